@@ -1,0 +1,76 @@
+//! The blocking API: the same names as the async one, each call waiting on
+//! a runtime of the store's own. Do not call it from inside an async task.
+
+mod group;
+mod lease;
+
+pub use group::{Locks, Semaphore};
+pub use lease::{Lease, Permit};
+
+use crate::error::{Error, Result};
+use crate::status::Status;
+use crate::store::StoreOptions;
+use std::path::Path;
+use std::sync::Arc;
+use tokio::runtime::Runtime;
+
+/// An open store, for blocking code. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    inner: crate::Store,
+    rt: Arc<Runtime>,
+}
+
+fn runtime() -> Result<Arc<Runtime>> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("tinystore")
+        .enable_all()
+        .build()
+        .map(Arc::new)
+        .map_err(|e| Error::io("cannot start the tinystore runtime", e))
+}
+
+impl Store {
+    /// Opens the store directory `dir`; see [`crate::Store::open`].
+    pub fn open(dir: impl AsRef<Path>) -> Result<Store> {
+        Store::open_with(dir, StoreOptions::default())
+    }
+
+    /// `open` with options.
+    pub fn open_with(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
+        let rt = runtime()?;
+        let inner = rt.block_on(crate::Store::open_with(dir, options))?;
+        Ok(Store { inner, rt })
+    }
+
+    /// The async store underneath.
+    pub fn as_async(&self) -> &crate::Store {
+        &self.inner
+    }
+
+    /// The group of exclusive locks called `name`.
+    pub fn locks(&self, name: &str) -> Locks {
+        Locks::new(self.inner.locks(name), self.rt.clone())
+    }
+
+    /// The group of semaphores called `name`, `limit` holders per key.
+    pub fn semaphore(&self, name: &str, limit: u32) -> Semaphore {
+        Semaphore::new(self.inner.semaphore(name, limit), self.rt.clone())
+    }
+
+    /// The epoch, the fences given, the held keys and the waiters.
+    pub fn status(&self) -> Result<Status> {
+        self.rt.block_on(self.inner.status())
+    }
+
+    /// Writes a consistent copy of `kv.db` to `dest`.
+    pub fn backup(&self, dest: impl AsRef<Path>) -> Result<()> {
+        self.rt.block_on(self.inner.backup(dest))
+    }
+
+    /// Closes the store; see [`crate::Store::close`].
+    pub fn close(&self) -> Result<()> {
+        self.rt.block_on(self.inner.close())
+    }
+}

@@ -1,0 +1,380 @@
+//! The lock engine: exclusive locks with fences and semaphores with permits,
+//! first come first served, with TTLs. It lives in memory; the store gives it
+//! its epoch, and the server and the embedded API both drive it.
+
+mod scheduler;
+mod state;
+mod wait;
+
+pub use state::{Grant, KeyId, LeaseId, LostSignal, Request};
+
+use crate::error::{Code, Error, Result};
+use crate::fence::Fence;
+use crate::status::{HeldStatus, Status, WaitingStatus};
+use state::{Held, KeyState, State, Waiter};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::{oneshot, watch, Notify};
+use tokio::time::Instant;
+
+/// The lock engine of one open store.
+pub struct Engine {
+    epoch: u64,
+    state: Mutex<State>,
+    wake: Arc<Notify>,
+}
+
+impl Engine {
+    /// An engine that gives fences in `epoch`, and no lease before `grace`
+    /// has passed. Must be called within a tokio runtime: it spawns the task
+    /// that ends leases at their TTL.
+    pub fn new(epoch: u64, grace: Option<Duration>) -> Arc<Engine> {
+        let state = State {
+            grace_until: grace.filter(|g| !g.is_zero()).map(|g| Instant::now() + g),
+            ..State::default()
+        };
+        let engine = Arc::new(Engine {
+            epoch,
+            state: Mutex::new(state),
+            wake: Arc::new(Notify::new()),
+        });
+        scheduler::spawn(&engine);
+        engine
+    }
+
+    /// The epoch in the high 64 bits of every fence this engine gives.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Grants the key now if it is free and nobody waits for it; `None`
+    /// otherwise.
+    pub fn try_acquire(&self, request: &Request) -> Result<Option<Grant>> {
+        let mut st = self.lock();
+        let now = Instant::now();
+        self.reap(&mut st, now);
+        check_open(&st)?;
+        let grant = self.grant_if_free(&mut st, request, now)?;
+        if grant.is_none() {
+            remove_if_idle(&mut st, &request.key);
+        }
+        Ok(grant)
+    }
+
+    /// Waits first come first served until the key is free. Dropping the
+    /// future gives up the wait and never leaks a lease.
+    pub async fn acquire(self: &Arc<Self>, request: Request) -> Result<Grant> {
+        let (waiter_id, key, reply) = {
+            let mut st = self.lock();
+            let now = Instant::now();
+            self.reap(&mut st, now);
+            check_open(&st)?;
+            if let Some(grant) = self.grant_if_free(&mut st, &request, now)? {
+                return Ok(grant);
+            }
+            let id = st.next_id();
+            let (tx, rx) = oneshot::channel();
+            let key = request.key.clone();
+            let line = &mut st.keys.get_mut(&key).expect("key entry made above").waiters;
+            line.push_back(Waiter {
+                id,
+                request,
+                reply: tx,
+            });
+            (id, key, rx)
+        };
+        wait::Wait::new(self.clone(), key, waiter_id, reply).await
+    }
+
+    /// Extends a held lease by its TTL from now.
+    pub fn renew(&self, id: LeaseId) -> Result<()> {
+        let mut st = self.lock();
+        let now = Instant::now();
+        self.reap(&mut st, now);
+        check_open(&st)?;
+        let held = st.leases.get_mut(&id).ok_or_else(|| not_held(id))?;
+        let old = held.expires;
+        held.expires = now + held.ttl;
+        let (keepalive, expires) = (held.keepalive, held.expires);
+        if !keepalive {
+            st.deadlines.remove(&(old, id));
+            st.deadlines.insert((expires, id));
+        }
+        Ok(())
+    }
+
+    /// Releases a held lease and serves the next in line.
+    pub fn release(&self, id: LeaseId) -> Result<()> {
+        let mut st = self.lock();
+        let now = Instant::now();
+        self.reap(&mut st, now);
+        check_open(&st)?;
+        if !st.leases.contains_key(&id) {
+            return Err(not_held(id));
+        }
+        self.end_lease(
+            &mut st,
+            id,
+            Error::lease_lost("the lease was released"),
+            now,
+        );
+        Ok(())
+    }
+
+    /// Ends every lease (their holders are told `reason`) and fails every
+    /// waiter with it. Later calls fail with `reason` too.
+    pub fn close(&self, reason: Error) {
+        let mut st = self.lock();
+        if st.closed.is_some() {
+            return;
+        }
+        for (_, held) in st.leases.drain() {
+            held.lost.send_replace(Some(reason.clone()));
+        }
+        for (_, key) in st.keys.drain() {
+            for waiter in key.waiters {
+                let _ = waiter.reply.send(Err(reason.clone()));
+            }
+        }
+        st.deadlines.clear();
+        st.closed = Some(reason);
+        drop(st);
+        self.wake.notify_one();
+    }
+
+    /// Whether `close` was called.
+    pub fn is_closed(&self) -> bool {
+        self.lock().closed.is_some()
+    }
+
+    /// A snapshot of the epoch, the fences given, the held keys and the lines.
+    pub fn status(&self) -> Status {
+        let mut st = self.lock();
+        let now = Instant::now();
+        self.reap(&mut st, now);
+        let mut held: Vec<HeldStatus> = st
+            .leases
+            .values()
+            .map(|h| HeldStatus {
+                name: h.key.name.clone(),
+                key: h.key.key.clone(),
+                fence: h.fence,
+                ttl_ms: h.ttl.as_millis() as u64,
+                left_ms: h.expires.saturating_duration_since(now).as_millis() as u64,
+                renewing: h.keepalive,
+            })
+            .collect();
+        held.sort_by(|a, b| (&a.name, &a.key, a.fence).cmp(&(&b.name, &b.key, b.fence)));
+        let mut waiting: Vec<WaitingStatus> = st
+            .keys
+            .iter()
+            .filter(|(_, k)| !k.waiters.is_empty())
+            .map(|(id, k)| WaitingStatus {
+                name: id.name.clone(),
+                key: id.key.clone(),
+                waiters: k.waiters.len(),
+            })
+            .collect();
+        waiting.sort_by(|a, b| (&a.name, &a.key).cmp(&(&b.name, &b.key)));
+        Status {
+            epoch: self.epoch,
+            fences_given: st.count,
+            last_fence: (st.count > 0).then(|| Fence::new(self.epoch, st.count)),
+            grace_left_ms: st
+                .grace_until
+                .map(|g| g.saturating_duration_since(now).as_millis() as u64),
+            held,
+            waiting,
+        }
+    }
+
+    /// Grants `request` now if its key has room and an empty line.
+    fn grant_if_free(
+        &self,
+        st: &mut State,
+        request: &Request,
+        now: Instant,
+    ) -> Result<Option<Grant>> {
+        let in_grace = st.in_grace();
+        let entry = st
+            .keys
+            .entry(request.key.clone())
+            .or_insert_with(|| KeyState {
+                limit: request.limit,
+                ..KeyState::default()
+            });
+        if entry.limit != request.limit {
+            return Err(Error::invalid(format!(
+                "{} has limit {} while it has holders; it was asked with limit {}",
+                request.key, entry.limit, request.limit
+            )));
+        }
+        let free =
+            !in_grace && entry.waiters.is_empty() && entry.holders.len() < entry.limit as usize;
+        if !free {
+            return Ok(None);
+        }
+        self.grant(st, request, now).map(Some)
+    }
+
+    /// Makes a lease for `request`, whose key must have room.
+    fn grant(&self, st: &mut State, request: &Request, now: Instant) -> Result<Grant> {
+        let fence = if request.key.fenced {
+            if st.count == u64::MAX {
+                return Err(Error::new(
+                    Code::Limit,
+                    format!("the count of epoch {} is used up at 2^64-1", self.epoch),
+                ));
+            }
+            st.count += 1;
+            Some(Fence::new(self.epoch, st.count))
+        } else {
+            None
+        };
+        let id = st.next_id();
+        let expires = now + request.ttl;
+        let (lost_tx, lost_rx) = watch::channel(None);
+        st.leases.insert(
+            id,
+            Held {
+                key: request.key.clone(),
+                fence,
+                ttl: request.ttl,
+                keepalive: request.keepalive,
+                expires,
+                lost: lost_tx,
+            },
+        );
+        if !request.keepalive {
+            st.deadlines.insert((expires, id));
+            if st.scheduler_wakes_at.is_none_or(|at| expires < at) {
+                st.scheduler_wakes_at = Some(expires);
+                self.wake.notify_one();
+            }
+        }
+        if let Some(key) = st.keys.get_mut(&request.key) {
+            key.holders.push(id);
+        }
+        Ok(Grant {
+            id,
+            fence,
+            lost: lost_rx,
+        })
+    }
+
+    /// Ends the leases whose TTL has passed.
+    fn reap(&self, st: &mut State, now: Instant) {
+        while let Some(&(at, id)) = st.deadlines.first() {
+            if at > now {
+                break;
+            }
+            st.deadlines.pop_first();
+            let reason = match st.leases.get(&id) {
+                Some(h) => Error::lease_lost(format!(
+                    "the lease on {} ran out: it was not renewed within its ttl of {:?}",
+                    h.key, h.ttl
+                )),
+                None => continue,
+            };
+            self.end_lease(st, id, reason, now);
+        }
+    }
+
+    /// Removes a lease, tells its holder `reason`, and serves the line.
+    fn end_lease(&self, st: &mut State, id: LeaseId, reason: Error, now: Instant) {
+        if let Some(held) = detach(st, id) {
+            held.lost.send_replace(Some(reason));
+            self.serve_line(st, &held.key, now);
+        }
+    }
+
+    /// Grants the key to those first in line while it has room.
+    fn serve_line(&self, st: &mut State, key: &Arc<KeyId>, now: Instant) {
+        if st.in_grace() {
+            return;
+        }
+        loop {
+            let Some(entry) = st.keys.get_mut(key) else {
+                return;
+            };
+            if entry.holders.len() >= entry.limit as usize {
+                break;
+            }
+            let Some(waiter) = entry.waiters.pop_front() else {
+                break;
+            };
+            if waiter.reply.is_closed() {
+                continue;
+            }
+            match self.grant(st, &waiter.request, now) {
+                Ok(grant) => {
+                    if let Err(Ok(unwanted)) = waiter.reply.send(Ok(grant)) {
+                        detach(st, unwanted.id);
+                    }
+                }
+                Err(err) => {
+                    let _ = waiter.reply.send(Err(err));
+                }
+            }
+        }
+        remove_if_idle(st, key);
+    }
+
+    /// Ends the grace if it is due, serving every line that formed in it.
+    fn end_grace_if_due(&self, st: &mut State, now: Instant) {
+        if st.grace_until.is_some_and(|until| now >= until) {
+            st.grace_until = None;
+            let keys: Vec<Arc<KeyId>> = st.keys.keys().cloned().collect();
+            for key in keys {
+                self.serve_line(st, &key, now);
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.wake.notify_one();
+    }
+}
+
+fn check_open(st: &State) -> Result<()> {
+    match &st.closed {
+        Some(reason) => Err(reason.clone()),
+        None => Ok(()),
+    }
+}
+
+fn not_held(id: LeaseId) -> Error {
+    Error::lease_lost(format!(
+        "lease {id} is not held: it ran out or was released"
+    ))
+}
+
+/// Removes a lease from every table without telling anyone or serving the
+/// line; the caller does what follows.
+fn detach(st: &mut State, id: LeaseId) -> Option<Held> {
+    let held = st.leases.remove(&id)?;
+    st.deadlines.remove(&(held.expires, id));
+    if let Some(entry) = st.keys.get_mut(&held.key) {
+        entry.holders.retain(|h| *h != id);
+    }
+    Some(held)
+}
+
+/// Forgets a key's entry once nobody holds it or waits for it.
+fn remove_if_idle(st: &mut State, key: &KeyId) {
+    if st
+        .keys
+        .get(key)
+        .is_some_and(|k| k.holders.is_empty() && k.waiters.is_empty())
+    {
+        st.keys.remove(key);
+    }
+}

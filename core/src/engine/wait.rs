@@ -1,0 +1,75 @@
+//! A place in line: the future `acquire` awaits, which gives up its place,
+//! or the lease granted as it gave up, when it is dropped.
+
+use super::state::{Grant, KeyId};
+use super::{detach, Engine};
+use crate::error::{Error, Result};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio::sync::oneshot;
+
+/// Waits for a grant sent by the engine. Grants are sent under the engine's
+/// mutex, and dropping takes it too, so a grant and a give-up that cross
+/// always end with the lease released.
+pub(super) struct Wait {
+    engine: Arc<Engine>,
+    key: Arc<KeyId>,
+    waiter_id: u64,
+    reply: oneshot::Receiver<Result<Grant>>,
+    done: bool,
+}
+
+impl Wait {
+    pub(super) fn new(
+        engine: Arc<Engine>,
+        key: Arc<KeyId>,
+        waiter_id: u64,
+        reply: oneshot::Receiver<Result<Grant>>,
+    ) -> Wait {
+        Wait {
+            engine,
+            key,
+            waiter_id,
+            reply,
+            done: false,
+        }
+    }
+}
+
+impl Future for Wait {
+    type Output = Result<Grant>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Grant>> {
+        let polled = Pin::new(&mut self.reply).poll(cx);
+        match polled {
+            Poll::Ready(result) => {
+                self.done = true;
+                Poll::Ready(result.unwrap_or_else(|_| {
+                    Err(Error::internal("the engine dropped a waiter unanswered"))
+                }))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Wait {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let mut st = self.engine.lock();
+        if let Some(entry) = st.keys.get_mut(&self.key) {
+            entry.waiters.retain(|w| w.id != self.waiter_id);
+        }
+        self.reply.close();
+        if let Ok(Ok(grant)) = self.reply.try_recv() {
+            detach(&mut st, grant.id);
+        }
+        // Leaving may make room for the next in line, or leave the key idle.
+        let now = tokio::time::Instant::now();
+        self.engine.serve_line(&mut st, &self.key, now);
+    }
+}

@@ -1,0 +1,106 @@
+//! Fences: 128-bit numbers, the store's epoch in the high 64 bits and a
+//! count in the low 64, that strictly increase in the order leases are given.
+
+use crate::error::{Error, Result};
+use std::fmt;
+use std::str::FromStr;
+
+/// The number of digits in a fence's text form.
+pub const TEXT_DIGITS: usize = 40;
+
+/// A fence: larger than every fence the store gave before it.
+///
+/// Fences order as numbers. [`Fence::text`] gives the 40-digit zero-padded
+/// decimal that orders the same way as text, for keeping in SQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Fence(u128);
+
+impl Fence {
+    /// The fence made of an epoch (high 64 bits) and a count (low 64).
+    pub const fn new(epoch: u64, count: u64) -> Fence {
+        Fence(((epoch as u128) << 64) | count as u128)
+    }
+
+    /// The fence with this value.
+    pub const fn from_u128(value: u128) -> Fence {
+        Fence(value)
+    }
+
+    /// The fence's value as a number.
+    pub const fn get(self) -> u128 {
+        self.0
+    }
+
+    /// The store's epoch when it gave this fence: the high 64 bits.
+    pub const fn epoch(self) -> u64 {
+        (self.0 >> 64) as u64
+    }
+
+    /// The count within the epoch: the low 64 bits.
+    pub const fn count(self) -> u64 {
+        self.0 as u64
+    }
+
+    /// The 40-digit zero-padded decimal, which orders as text the way fences
+    /// order as numbers.
+    pub fn text(self) -> String {
+        format!("{:040}", self.0)
+    }
+
+    /// Parses a decimal: ASCII digits only, leading zeros allowed, at most
+    /// 2^128-1; no sign, space, `_`, `0x`, other scripts' digits or empty text.
+    pub fn parse(text: &str) -> Result<Fence> {
+        if text.is_empty() {
+            return Err(Error::invalid("fence text is empty"));
+        }
+        let mut value: u128 = 0;
+        for byte in text.bytes() {
+            if !byte.is_ascii_digit() {
+                return Err(Error::invalid(format!(
+                    "fence text {text:?} is not a decimal of ASCII digits"
+                )));
+            }
+            value = value
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u128::from(byte - b'0')))
+                .ok_or_else(|| Error::invalid(format!("fence text {text:?} is above 2^128-1")))?;
+        }
+        Ok(Fence(value))
+    }
+}
+
+impl fmt::Display for Fence {
+    /// The decimal value; width, fill and alignment flags apply, so
+    /// `format!("{:040}", fence)` gives the text form.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl FromStr for Fence {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Fence> {
+        Fence::parse(text)
+    }
+}
+
+impl From<Fence> for u128 {
+    fn from(fence: Fence) -> u128 {
+        fence.0
+    }
+}
+
+impl serde::Serialize for Fence {
+    /// A fence is a decimal string on the wire.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Fence {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Fence, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Fence::parse(&text).map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,170 @@
+//! What `Locks` and `Semaphore` share: a name, options, and the steps from a
+//! key to a held lease.
+
+use crate::backend::Backend;
+use crate::engine::{KeyId, Request};
+use crate::error::{Code, Error, Result};
+use crate::fence::Fence;
+use crate::lease::Holding;
+use crate::names::{check_key, check_name, Key};
+use crate::options::Options;
+use std::sync::Arc;
+
+/// The most holders a semaphore key may allow at once.
+pub const MAX_LIMIT: u32 = 1_000_000;
+
+/// A named group of keys, with its options; `limit` is `None` for locks.
+#[derive(Clone)]
+pub(crate) struct Group {
+    backend: Arc<dyn Backend>,
+    name: Arc<str>,
+    options: Options,
+    limit: Option<u32>,
+}
+
+impl Group {
+    pub(crate) fn new(backend: Arc<dyn Backend>, name: &str, limit: Option<u32>) -> Group {
+        Group {
+            backend,
+            name: name.into(),
+            options: Options::default(),
+            limit,
+        }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn options(&self) -> Options {
+        self.options
+    }
+
+    pub(crate) fn with_options(mut self, over: Options) -> Group {
+        self.options = self.options.merged(over);
+        self
+    }
+
+    /// Checks the name, key, limit and TTL, and builds the request.
+    fn request(&self, key: &dyn Key, over: Options) -> Result<(Request, Options)> {
+        check_name(&self.name)?;
+        let key = key.key_text();
+        check_key(&self.name, &key)?;
+        let limit = match self.limit {
+            None => 1,
+            Some(limit) if (1..=MAX_LIMIT).contains(&limit) => limit,
+            Some(limit) => {
+                return Err(Error::invalid(format!(
+                    "semaphore {} has limit {limit}; a limit must be from 1 to {MAX_LIMIT}",
+                    self.name
+                )))
+            }
+        };
+        let options = self.options.merged(over);
+        let request = Request {
+            key: Arc::new(KeyId {
+                fenced: self.limit.is_none(),
+                name: self.name.to_string(),
+                key: key.into_owned(),
+            }),
+            limit,
+            ttl: options.checked_ttl()?,
+            keepalive: options.keeps_alive(),
+        };
+        Ok((request, options))
+    }
+
+    fn holding(&self, request: &Request, grant: crate::engine::Grant) -> (Holding, Option<Fence>) {
+        let fence = grant.fence;
+        let holding = Holding::new(
+            self.backend.clone(),
+            request.key.clone(),
+            request.ttl,
+            grant,
+        );
+        (holding, fence)
+    }
+
+    /// Waits for the key, up to the `wait` option.
+    pub(crate) async fn acquire(
+        &self,
+        key: &dyn Key,
+        over: Options,
+    ) -> Result<(Holding, Option<Fence>)> {
+        let (request, options) = self.request(key, over)?;
+        let waiting = self.backend.acquire(request.clone());
+        let grant = match options.wait {
+            None => waiting.await?,
+            Some(wait) => tokio::time::timeout(wait, waiting).await.map_err(|_| {
+                Error::new(
+                    Code::Timeout,
+                    format!("waited {wait:?} for {} without getting it", request.key),
+                )
+            })??,
+        };
+        Ok(self.holding(&request, grant))
+    }
+
+    /// Takes the key if it is free now.
+    pub(crate) async fn try_acquire(
+        &self,
+        key: &dyn Key,
+        over: Options,
+    ) -> Result<Option<(Holding, Option<Fence>)>> {
+        let (request, _) = self.request(key, over)?;
+        let grant = self.backend.try_acquire(request.clone()).await?;
+        Ok(grant.map(|g| self.holding(&request, g)))
+    }
+}
+
+/// What `hold` returns: the body's error first; else the release's error
+/// (a lease lost before the body ended); else the body's value.
+pub(crate) fn hold_outcome<T, E: From<Error>>(
+    body: Result<T, E>,
+    release: Result<()>,
+) -> Result<T, E> {
+    let value = body?;
+    release.map_err(E::from)?;
+    Ok(value)
+}
+
+/// Builder methods for the group options, shared by `Locks` and `Semaphore`.
+macro_rules! option_builders {
+    () => {
+        /// Sets the TTL of the leases this group gives (default 15 s).
+        pub fn ttl(self, ttl: std::time::Duration) -> Self {
+            self.with(crate::options::Options {
+                ttl: Some(ttl),
+                ..Default::default()
+            })
+        }
+
+        /// Sets how long `acquire` may wait (default: until given up).
+        pub fn wait(self, wait: std::time::Duration) -> Self {
+            self.with(crate::options::Options {
+                wait: Some(wait),
+                ..Default::default()
+            })
+        }
+
+        /// Sets whether held leases are renewed every ttl/3 (default on).
+        pub fn renew(self, renew: bool) -> Self {
+            self.with(crate::options::Options {
+                renew: Some(renew),
+                ..Default::default()
+            })
+        }
+
+        /// The group's options.
+        pub fn options(&self) -> crate::options::Options {
+            self.group.options()
+        }
+
+        /// The group's name.
+        pub fn name(&self) -> &str {
+            self.group.name()
+        }
+    };
+}
+
+pub(crate) use option_builders;

@@ -1,0 +1,57 @@
+//! The options of a group or a call: `ttl`, `wait` and `renew`.
+
+use crate::error::{Error, Result};
+use std::time::Duration;
+
+/// The TTL a lease has when nothing sets one.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(15);
+/// The shortest TTL a lease may have.
+pub const MIN_TTL: Duration = Duration::from_millis(10);
+/// The longest TTL a lease may have.
+pub const MAX_TTL: Duration = Duration::from_secs(24 * 3600);
+
+/// Options set on a group and overridden per call; a `None` field keeps the
+/// group's value (or the default: 15 s TTL, wait until given up, renew on).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// How long a lease lives after its grant or last renewal.
+    pub ttl: Option<Duration>,
+    /// How long acquire may wait for the key; `None` waits until the caller
+    /// gives up.
+    pub wait: Option<Duration>,
+    /// Whether a held lease is renewed every ttl/3 until it is released.
+    pub renew: Option<bool>,
+}
+
+impl Options {
+    /// These options, with each field that `over` sets taken from it.
+    pub fn merged(self, over: Options) -> Options {
+        Options {
+            ttl: over.ttl.or(self.ttl),
+            wait: over.wait.or(self.wait),
+            renew: over.renew.or(self.renew),
+        }
+    }
+
+    /// The TTL to use, checked against the allowed range.
+    pub fn checked_ttl(&self) -> Result<Duration> {
+        let ttl = self.ttl.unwrap_or(DEFAULT_TTL);
+        check_ttl(ttl)?;
+        Ok(ttl)
+    }
+
+    /// Whether leases keep themselves alive (default on).
+    pub fn keeps_alive(&self) -> bool {
+        self.renew.unwrap_or(true)
+    }
+}
+
+/// Checks that a TTL is from 10 ms to 24 h.
+pub fn check_ttl(ttl: Duration) -> Result<()> {
+    if ttl < MIN_TTL || ttl > MAX_TTL {
+        return Err(Error::invalid(format!(
+            "ttl {ttl:?} is out of range: it must be from 10ms to 24h"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! `Store`: an open store, owned by this process or reached over a
+//! connection, and the door to its `Locks` and `Semaphore` groups.
+
+use crate::backend::Backend;
+use crate::clock::{Clock, SystemClock};
+use crate::embedded::Embedded;
+use crate::error::Result;
+use crate::group::Group;
+use crate::locks::Locks;
+use crate::semaphore::Semaphore;
+use crate::status::Status;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a store is opened. The defaults suit an embedded store: the system
+/// clock and no grace after an unclean stop.
+#[derive(Clone)]
+pub struct StoreOptions {
+    /// The wall clock the epoch is read from.
+    pub clock: Arc<dyn Clock>,
+    /// How long to wait before the first grant when the last stop was not
+    /// clean, so that holders from before it have run out.
+    pub grace: Option<Duration>,
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions {
+            clock: Arc::new(SystemClock),
+            grace: None,
+        }
+    }
+}
+
+impl StoreOptions {
+    /// These options with `clock`.
+    pub fn clock(mut self, clock: impl Clock) -> StoreOptions {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// These options with a grace after an unclean stop.
+    pub fn grace(mut self, grace: Duration) -> StoreOptions {
+        self.grace = Some(grace);
+        self
+    }
+}
+
+/// An open store. Cheap to clone; every clone is the same store.
+#[derive(Clone)]
+pub struct Store {
+    backend: Arc<dyn Backend>,
+}
+
+impl Store {
+    /// Opens the store directory `dir`, making it if missing. Fails with
+    /// `in_use`, naming the owner's pid, when another process owns it.
+    pub async fn open(dir: impl AsRef<Path>) -> Result<Store> {
+        Store::open_with(dir, StoreOptions::default()).await
+    }
+
+    /// `open` with options.
+    pub async fn open_with(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
+        let embedded = Embedded::open(dir.as_ref(), &options)?;
+        Ok(Store {
+            backend: Arc::new(embedded),
+        })
+    }
+
+    /// The group of exclusive locks called `name`. The name is checked at
+    /// the first acquire: 1 to 128 bytes of `A-Z a-z 0-9 . _ - :`.
+    pub fn locks(&self, name: &str) -> Locks {
+        Locks::new(Group::new(self.backend.clone(), name, None))
+    }
+
+    /// The group of semaphores called `name`, each key allowing `limit`
+    /// holders at once.
+    pub fn semaphore(&self, name: &str, limit: u32) -> Semaphore {
+        Semaphore::new(Group::new(self.backend.clone(), name, Some(limit)))
+    }
+
+    /// The epoch, the fences given, the held keys and the waiters.
+    pub async fn status(&self) -> Result<Status> {
+        self.backend.status().await
+    }
+
+    /// Writes a consistent copy of `kv.db` to `dest` while the store runs.
+    pub async fn backup(&self, dest: impl AsRef<Path>) -> Result<()> {
+        self.backend.backup(dest.as_ref()).await
+    }
+
+    /// Releases every lease (their holders learn they lost them), fails every
+    /// waiter with `closed`, and marks `kv.db` closed cleanly. Idempotent.
+    pub async fn close(&self) -> Result<()> {
+        self.backend.close().await
+    }
+}
+
+/// Restores a backup into the store directory `dir`, which no process may
+/// have open. The restored store opens with max(now, backed-up epoch + 1).
+pub fn restore(backup: impl AsRef<Path>, dir: impl AsRef<Path>) -> Result<()> {
+    crate::disk::restore(backup.as_ref(), dir.as_ref())
+}
