@@ -1,0 +1,30 @@
+# tinystore: `make demo` plays the seed's scene; `make test` runs every test.
+# Each binding adds its own targets in mk/<part>.mk, appending to TESTS.
+
+CARGO ?= cargo
+export CARGO_TARGET_DIR ?= $(CURDIR)/target
+
+TESTS := test-rust
+BENCHES :=
+
+include $(sort $(wildcard mk/*.mk))
+
+.PHONY: demo test lint test-rust bench build
+
+demo:
+	$(CARGO) run -q --release -p tinystore-cli -- demo
+
+build:
+	$(CARGO) build --release -p tinystore-cli
+
+test: lint $(TESTS)
+	@echo "make test: every suite passed ($(TESTS))"
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-rust:
+	$(CARGO) test -p tinystore -p tinystore-cli
+
+bench: $(BENCHES)
