@@ -6,7 +6,7 @@ use crate::engine::{KeyId, Request};
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
 use crate::lease::Holding;
-use crate::names::{check_key, check_name, Key};
+use crate::names::{check_key, check_name};
 use crate::options::Options;
 use std::sync::Arc;
 
@@ -46,9 +46,8 @@ impl Group {
     }
 
     /// Checks the name, key, limit and TTL, and builds the request.
-    fn request(&self, key: &dyn Key, over: Options) -> Result<(Request, Options)> {
+    fn request(&self, key: String, over: Options) -> Result<(Request, Options)> {
         check_name(&self.name)?;
-        let key = key.key_text();
         check_key(&self.name, &key)?;
         let limit = match self.limit {
             None => 1,
@@ -65,7 +64,7 @@ impl Group {
             key: Arc::new(KeyId {
                 fenced: self.limit.is_none(),
                 name: self.name.to_string(),
-                key: key.into_owned(),
+                key,
             }),
             limit,
             ttl: options.checked_ttl()?,
@@ -88,7 +87,7 @@ impl Group {
     /// Waits for the key, up to the `wait` option.
     pub(crate) async fn acquire(
         &self,
-        key: &dyn Key,
+        key: String,
         over: Options,
     ) -> Result<(Holding, Option<Fence>)> {
         let (request, options) = self.request(key, over)?;
@@ -108,7 +107,7 @@ impl Group {
     /// Takes the key if it is free now.
     pub(crate) async fn try_acquire(
         &self,
-        key: &dyn Key,
+        key: String,
         over: Options,
     ) -> Result<Option<(Holding, Option<Fence>)>> {
         let (request, _) = self.request(key, over)?;

@@ -35,7 +35,10 @@ impl Locks {
 
     /// `acquire` with per-call options.
     pub async fn acquire_with(&self, key: impl Key, options: Options) -> Result<Lease> {
-        let (holding, fence) = self.group.acquire(&key, options).await?;
+        let (holding, fence) = self
+            .group
+            .acquire(key.key_text().into_owned(), options)
+            .await?;
         Ok(Lease::new(
             holding,
             fence.expect("a lock's grant has a fence"),
@@ -49,7 +52,10 @@ impl Locks {
 
     /// `try_acquire` with per-call options.
     pub async fn try_acquire_with(&self, key: impl Key, options: Options) -> Result<Option<Lease>> {
-        let held = self.group.try_acquire(&key, options).await?;
+        let held = self
+            .group
+            .try_acquire(key.key_text().into_owned(), options)
+            .await?;
         Ok(held.map(|(holding, fence)| {
             Lease::new(holding, fence.expect("a lock's grant has a fence"))
         }))

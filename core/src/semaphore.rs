@@ -35,7 +35,10 @@ impl Semaphore {
 
     /// `acquire` with per-call options.
     pub async fn acquire_with(&self, key: impl Key, options: Options) -> Result<Permit> {
-        let (holding, _) = self.group.acquire(&key, options).await?;
+        let (holding, _) = self
+            .group
+            .acquire(key.key_text().into_owned(), options)
+            .await?;
         Ok(Permit::new(holding))
     }
 
@@ -50,7 +53,10 @@ impl Semaphore {
         key: impl Key,
         options: Options,
     ) -> Result<Option<Permit>> {
-        let held = self.group.try_acquire(&key, options).await?;
+        let held = self
+            .group
+            .try_acquire(key.key_text().into_owned(), options)
+            .await?;
         Ok(held.map(|(holding, _)| Permit::new(holding)))
     }
 

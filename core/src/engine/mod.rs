@@ -166,7 +166,11 @@ impl Engine {
                 key: h.key.key.clone(),
                 fence: h.fence,
                 ttl_ms: h.ttl.as_millis() as u64,
-                left_ms: h.expires.saturating_duration_since(now).as_millis() as u64,
+                left_ms: if h.keepalive {
+                    h.ttl.as_millis() as u64
+                } else {
+                    h.expires.saturating_duration_since(now).as_millis() as u64
+                },
                 renewing: h.keepalive,
             })
             .collect();
