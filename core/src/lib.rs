@@ -39,6 +39,7 @@ mod options;
 mod semaphore;
 mod status;
 mod store;
+pub mod wire;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Code, Error, Result};

@@ -102,3 +102,9 @@ impl Store {
 pub fn restore(backup: impl AsRef<Path>, dir: impl AsRef<Path>) -> Result<()> {
     crate::disk::restore(backup.as_ref(), dir.as_ref())
 }
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").finish_non_exhaustive()
+    }
+}

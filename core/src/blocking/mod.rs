@@ -74,3 +74,9 @@ impl Store {
         self.rt.block_on(self.inner.close())
     }
 }
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").finish_non_exhaustive()
+    }
+}

@@ -11,7 +11,7 @@ mod request;
 
 pub use codec::{read_frame, FrameRead};
 pub use reply::{Event, Reply, ServerFrame, WireError};
-pub use request::{decode_request, Op, RequestFrame};
+pub use request::{decode_request, Op, RequestFrame, WireKey};
 
 /// The protocol version this crate speaks, settled by `hello`.
 pub const VERSION: u32 = 1;

@@ -1,0 +1,160 @@
+//! What the server sends: replies to requests and pushed events.
+
+use crate::error::{Code, Error};
+use crate::fence::Fence;
+use crate::status::Status;
+use serde::{Deserialize, Serialize};
+
+/// An error as it travels: a DESIGN.md code and a message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireError {
+    /// The code's spelling, e.g. `"lease_lost"`.
+    pub code: String,
+    /// What went wrong, naming the thing it is about.
+    pub message: String,
+}
+
+impl From<&Error> for WireError {
+    fn from(err: &Error) -> WireError {
+        WireError {
+            code: err.code().as_str().to_string(),
+            message: err.message().to_string(),
+        }
+    }
+}
+
+impl WireError {
+    /// The error this stands for; an unknown code becomes `internal`.
+    pub fn to_error(&self) -> Error {
+        match Code::parse(&self.code) {
+            Some(code) => Error::new(code, self.message.clone()),
+            None => Error::new(
+                Code::Internal,
+                format!("unknown error code {:?}: {}", self.code, self.message),
+            ),
+        }
+    }
+}
+
+/// The one reply to a request. Fields that do not apply are left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reply {
+    /// The request's id; absent only when it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    /// Whether the request succeeded.
+    pub ok: bool,
+    /// `hello`: the protocol version the server speaks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
+    /// `hello`: the store's epoch, as a decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<String>,
+    /// `acquire`, `try_acquire`: whether a lease was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granted: Option<bool>,
+    /// `acquire`, `try_acquire`: the opaque lease id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease: Option<String>,
+    /// `acquire`, `try_acquire` on a lock: the fence, a decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<Fence>,
+    /// `cancel`: whether the acquire was still waiting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled: Option<bool>,
+    /// `status`: the store's state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// When `ok` is false: what went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<WireError>,
+}
+
+impl Reply {
+    /// A success with nothing more to say.
+    pub fn ok(id: Option<u64>) -> Reply {
+        Reply {
+            id,
+            ok: true,
+            ..Reply::default()
+        }
+    }
+
+    /// A failure with `err`.
+    pub fn err(id: Option<u64>, err: &Error) -> Reply {
+        Reply {
+            id,
+            ok: false,
+            error: Some(err.into()),
+            ..Reply::default()
+        }
+    }
+
+    /// The reply's error as an [`Error`], if it failed.
+    pub fn into_result(self) -> Result<Reply, Error> {
+        if self.ok {
+            return Ok(self);
+        }
+        Err(match &self.error {
+            Some(e) => e.to_error(),
+            None => Error::new(Code::Internal, "the server failed without an error"),
+        })
+    }
+}
+
+/// An event the server pushes without being asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// The event's kind: `"lost"`.
+    pub event: String,
+    /// The lease it is about.
+    pub lease: String,
+    /// Why: a DESIGN.md code, `lease_lost` or `closed`.
+    pub code: String,
+    /// The reason in words.
+    pub message: String,
+}
+
+impl Event {
+    /// The event telling that `lease` ended for `reason`.
+    pub fn lost(lease: &str, reason: &Error) -> Event {
+        Event {
+            event: "lost".into(),
+            lease: lease.to_string(),
+            code: reason.code().as_str().to_string(),
+            message: reason.message().to_string(),
+        }
+    }
+}
+
+/// A line from the server: a reply or an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerFrame {
+    /// The reply to a request.
+    Reply(Reply),
+    /// A pushed event.
+    Event(Event),
+}
+
+impl ServerFrame {
+    /// Decodes a line from the server.
+    pub fn decode(line: &[u8]) -> Result<ServerFrame, Error> {
+        let value: serde_json::Value = serde_json::from_slice(line)
+            .map_err(|e| Error::new(Code::Internal, format!("the server sent a bad frame: {e}")))?;
+        let frame = if value.get("event").is_some() {
+            serde_json::from_value(value).map(ServerFrame::Event)
+        } else {
+            serde_json::from_value(value).map(ServerFrame::Reply)
+        };
+        frame.map_err(|e| Error::new(Code::Internal, format!("the server sent a bad frame: {e}")))
+    }
+
+    /// The frame as one line of JSON, without the newline.
+    pub fn encode(&self) -> String {
+        let text = match self {
+            ServerFrame::Reply(r) => serde_json::to_string(r),
+            ServerFrame::Event(e) => serde_json::to_string(e),
+        };
+        text.expect("server frames always serialize")
+    }
+}
