@@ -106,11 +106,11 @@ async fn run(steps: Vec<Step>) -> Log {
             };
             {
                 let mut log = log.lock().unwrap();
+                log.grants += 1;
                 let limit = if s.semaphore { LIMIT } else { 1 };
                 let others = log.held.entry(slot).or_default();
                 others.retain(|(_, held)| held());
                 others.push((n, is_held.clone()));
-                log.grants += 1;
                 if others.len() > limit {
                     let msg = format!("{} held leases on {slot:?} at once", others.len());
                     log.violations.push(msg);
