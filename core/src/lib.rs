@@ -25,6 +25,7 @@
 
 mod backend;
 pub mod blocking;
+pub mod client;
 pub mod clock;
 pub mod disk;
 mod embedded;
@@ -37,10 +38,12 @@ mod locks;
 mod names;
 mod options;
 mod semaphore;
+pub mod server;
 mod status;
 mod store;
 pub mod wire;
 
+pub use client::{Address, ConnectOptions};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Code, Error, Result};
 pub use fence::{Fence, TEXT_DIGITS};

@@ -2,9 +2,10 @@
 //! connection, and the door to its `Locks` and `Semaphore` groups.
 
 use crate::backend::Backend;
+use crate::client::{Address, ConnectOptions, Remote};
 use crate::clock::{Clock, SystemClock};
 use crate::embedded::Embedded;
-use crate::error::Result;
+use crate::error::{Code, Result};
 use crate::group::Group;
 use crate::locks::Locks;
 use crate::semaphore::Semaphore;
@@ -60,11 +61,46 @@ impl Store {
         Store::open_with(dir, StoreOptions::default()).await
     }
 
-    /// `open` with options.
+    /// `open` with options. When another process owns `dir` and serves it,
+    /// this connects to `DIR/tinystore.sock` instead (the options then do not
+    /// apply). A socket left by a dead server is ignored: the owner lock on
+    /// `DIR/LOCK` tells whether anyone owns the store.
     pub async fn open_with(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
-        let embedded = Embedded::open(dir.as_ref(), &options)?;
+        let dir = dir.as_ref();
+        match Embedded::open(dir, &options) {
+            Ok(embedded) => Ok(Store {
+                backend: Arc::new(embedded),
+            }),
+            Err(err) if err.code() == Code::InUse => {
+                let socket = dir.join(crate::disk::SOCKET);
+                if !socket.exists() {
+                    return Err(err);
+                }
+                Store::connect_to(Address::Unix(socket), ConnectOptions::default())
+                    .await
+                    .map_err(|_| err)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Connects to a store served by `tinystore serve` at `address`:
+    /// `unix:PATH`, `tcp://HOST:PORT`, a socket's path, or a served store
+    /// directory. Fails with `unavailable` when it cannot be reached.
+    pub async fn connect(address: &str) -> Result<Store> {
+        Store::connect_with(address, ConnectOptions::default()).await
+    }
+
+    /// `connect` with options, such as the token a TCP server asks for.
+    pub async fn connect_with(address: &str, options: ConnectOptions) -> Result<Store> {
+        Store::connect_to(Address::parse(address)?, options).await
+    }
+
+    /// `connect` to an address already parsed.
+    pub async fn connect_to(address: Address, options: ConnectOptions) -> Result<Store> {
+        let remote = Remote::connect(address, options).await?;
         Ok(Store {
-            backend: Arc::new(embedded),
+            backend: Arc::new(remote),
         })
     }
 

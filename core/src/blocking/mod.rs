@@ -7,6 +7,7 @@ mod lease;
 pub use group::{Locks, Semaphore};
 pub use lease::{Lease, Permit};
 
+use crate::client::ConnectOptions;
 use crate::error::{Error, Result};
 use crate::status::Status;
 use crate::store::StoreOptions;
@@ -41,6 +42,18 @@ impl Store {
     pub fn open_with(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
         let rt = runtime()?;
         let inner = rt.block_on(crate::Store::open_with(dir, options))?;
+        Ok(Store { inner, rt })
+    }
+
+    /// Connects to a served store; see [`crate::Store::connect`].
+    pub fn connect(address: &str) -> Result<Store> {
+        Store::connect_with(address, ConnectOptions::default())
+    }
+
+    /// `connect` with options; see [`crate::Store::connect_with`].
+    pub fn connect_with(address: &str, options: ConnectOptions) -> Result<Store> {
+        let rt = runtime()?;
+        let inner = rt.block_on(crate::Store::connect_with(address, options))?;
         Ok(Store { inner, rt })
     }
 

@@ -17,7 +17,9 @@ use tokio::sync::{mpsc, watch, Semaphore};
 pub(super) struct Shared {
     pub embedded: Arc<Embedded>,
     pub shutdown: watch::Sender<bool>,
-    /// Dropped by each connection when it ends; shutdown waits for all.
+    /// Never sent on: dropped by each connection when it ends, so that
+    /// shutdown can wait for all of them.
+    #[allow(dead_code)]
     pub done: mpsc::Sender<()>,
     pub slots: Arc<Semaphore>,
 }

@@ -1,0 +1,362 @@
+//! One connection to a server: the greeting, a writer task, a reader task
+//! that routes replies to their callers and `lost` events to the lease
+//! table, and the map of requests waiting for replies.
+
+use super::address::Address;
+use super::table::{LeaseTerms, Table};
+use super::ConnectOptions;
+use crate::engine::Grant;
+use crate::error::{Code, Error, Result};
+use crate::wire::{read_frame, FrameRead, Op, Reply, RequestFrame, ServerFrame, VERSION};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+/// The longest frame the client reads: status replies may be long.
+const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
+
+/// A reply, with the lease it granted already recorded in the table.
+pub(crate) struct Answer {
+    pub reply: Reply,
+    pub grant: Option<Grant>,
+}
+
+struct Pending {
+    tx: oneshot::Sender<Result<Answer>>,
+    terms: Option<LeaseTerms>,
+}
+
+#[derive(Default)]
+struct Calls {
+    broken: Option<Error>,
+    waiting: HashMap<u64, Pending>,
+}
+
+/// The part of a connection its tasks, renewers and callers share.
+pub(crate) struct Link {
+    pub generation: u64,
+    pub address: Address,
+    pub table: Arc<Table>,
+    out: mpsc::UnboundedSender<String>,
+    next_id: AtomicU64,
+    calls: Mutex<Calls>,
+}
+
+/// An open connection; dropping it closes the socket, and the server then
+/// releases its leases.
+pub(crate) struct Conn {
+    pub link: Arc<Link>,
+    tasks: [AbortHandle; 2],
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        self.link.broke(Error::new(
+            Code::Closed,
+            format!("the connection to {} was closed", self.link.address),
+        ));
+    }
+}
+
+trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
+
+async fn open_stream(address: &Address) -> std::io::Result<Box<dyn Stream>> {
+    Ok(match address {
+        Address::Unix(path) => Box::new(tokio::net::UnixStream::connect(path).await?),
+        Address::Tcp(hostport) => {
+            let stream = tokio::net::TcpStream::connect(hostport).await?;
+            stream.set_nodelay(true)?;
+            Box::new(stream)
+        }
+    })
+}
+
+impl Conn {
+    /// Connects and says hello; `unavailable` when the server cannot be
+    /// reached, its error (e.g. `unauthorized`) when it refuses.
+    pub(crate) async fn open(
+        address: &Address,
+        options: &ConnectOptions,
+        generation: u64,
+        table: Arc<Table>,
+    ) -> Result<Conn> {
+        let greeting = greet(address, options);
+        let (reader, writer) = tokio::time::timeout(options.timeout, greeting)
+            .await
+            .map_err(|_| {
+                Error::new(
+                    Code::Unavailable,
+                    format!(
+                        "tinystore server at {address} did not answer within {:?}",
+                        options.timeout
+                    ),
+                )
+            })??;
+        let (out, rx) = mpsc::unbounded_channel();
+        let link = Arc::new(Link {
+            generation,
+            address: address.clone(),
+            table,
+            out,
+            next_id: AtomicU64::new(1),
+            calls: Mutex::new(Calls::default()),
+        });
+        let writing = tokio::spawn(write_lines(writer, rx)).abort_handle();
+        let reading = tokio::spawn(read_replies(reader, link.clone())).abort_handle();
+        Ok(Conn {
+            link,
+            tasks: [writing, reading],
+        })
+    }
+}
+
+type Halves = (
+    BufReader<tokio::io::ReadHalf<Box<dyn Stream>>>,
+    tokio::io::WriteHalf<Box<dyn Stream>>,
+);
+
+async fn greet(address: &Address, options: &ConnectOptions) -> Result<Halves> {
+    let unreachable = |e: std::io::Error| {
+        Error::new(
+            Code::Unavailable,
+            format!("cannot reach tinystore server at {address}: {e}"),
+        )
+    };
+    let stream = open_stream(address).await.map_err(unreachable)?;
+    let (read, mut write) = tokio::io::split(stream);
+    let mut reader = BufReader::new(read);
+    let hello = RequestFrame {
+        id: None,
+        op: Op::Hello {
+            version: VERSION,
+            token: options.token.clone(),
+        },
+    };
+    write
+        .write_all((hello.encode() + "\n").as_bytes())
+        .await
+        .map_err(unreachable)?;
+    match next_frame(&mut reader).await.map_err(unreachable)? {
+        Some(ServerFrame::Reply(reply)) => reply.into_result()?,
+        _ => {
+            return Err(Error::new(
+                Code::Unavailable,
+                format!("tinystore server at {address} closed the connection during hello"),
+            ))
+        }
+    };
+    Ok((reader, write))
+}
+
+async fn next_frame<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+) -> std::io::Result<Option<ServerFrame>> {
+    loop {
+        match read_frame(reader, MAX_SERVER_FRAME).await? {
+            FrameRead::End => return Ok(None),
+            FrameRead::TooLong(_) => continue,
+            FrameRead::Line(line) => match ServerFrame::decode(&line) {
+                Ok(frame) => return Ok(Some(frame)),
+                Err(_) => continue,
+            },
+        }
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(write: W, mut rx: mpsc::UnboundedReceiver<String>) {
+    let mut write = BufWriter::new(write);
+    while let Some(line) = rx.recv().await {
+        if write.write_all(line.as_bytes()).await.is_err() {
+            return;
+        }
+        while let Ok(line) = rx.try_recv() {
+            if write.write_all(line.as_bytes()).await.is_err() {
+                return;
+            }
+        }
+        if write.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn read_replies<R: AsyncBufRead + Unpin>(mut reader: R, link: Arc<Link>) {
+    let why = loop {
+        match next_frame(&mut reader).await {
+            Ok(Some(ServerFrame::Reply(reply))) => link.on_reply(reply),
+            Ok(Some(ServerFrame::Event(event))) => {
+                let reason = Error::new(
+                    Code::parse(&event.code).unwrap_or(Code::LeaseLost),
+                    event.message,
+                );
+                link.table.lost_wire(link.generation, &event.lease, reason);
+            }
+            Ok(None) => break "the server closed it".to_string(),
+            Err(e) => break e.to_string(),
+        }
+    };
+    link.broke(Error::new(
+        Code::Unavailable,
+        format!("the connection to {} broke: {why}", link.address),
+    ));
+}
+
+impl Link {
+    fn calls(&self) -> MutexGuard<'_, Calls> {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the connection still works.
+    pub(crate) fn is_alive(&self) -> bool {
+        self.calls().broken.is_none()
+    }
+
+    /// Fails every waiting call and loses every lease of this connection.
+    pub(crate) fn broke(&self, err: Error) {
+        let waiting = {
+            let mut calls = self.calls();
+            if calls.broken.is_none() {
+                calls.broken = Some(err.clone());
+            }
+            std::mem::take(&mut calls.waiting)
+        };
+        for (_, pending) in waiting {
+            let _ = pending.tx.send(Err(err.clone()));
+        }
+        let lost = Error::new(
+            Code::LeaseLost,
+            format!("the lease was lost with its connection: {}", err.message()),
+        );
+        self.table.lost_generation(self.generation, lost);
+    }
+
+    fn on_reply(self: &Arc<Self>, reply: Reply) {
+        let pending = reply.id.and_then(|id| self.calls().waiting.remove(&id));
+        let Some(pending) = pending else {
+            // The caller gave up: a lease granted meanwhile is not wanted.
+            if let (true, Some(lease)) = (reply.ok, &reply.lease) {
+                self.release_nowait(lease);
+            }
+            return;
+        };
+        let grant = match (&reply, pending.terms) {
+            (
+                Reply {
+                    ok: true,
+                    lease: Some(lease),
+                    ..
+                },
+                Some(terms),
+            ) => Some(self.table.record(self, lease, reply.fence, terms)),
+            _ => None,
+        };
+        let answer = reply.into_result().map(|reply| Answer { reply, grant });
+        if let Err(Ok(unwanted)) = pending.tx.send(answer) {
+            if let Some(grant) = unwanted.grant {
+                self.table.forget_and_release(grant.id);
+            }
+        }
+    }
+
+    /// Sends a request whose reply nobody awaits.
+    pub(crate) fn send_nowait(&self, op: Op) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let frame = RequestFrame { id: Some(id), op };
+        let _ = self.out.send(frame.encode() + "\n");
+    }
+
+    /// Releases a lease by its wire id, not waiting for the reply.
+    pub(crate) fn release_nowait(&self, lease: &str) {
+        self.send_nowait(Op::Release {
+            lease: lease.to_string(),
+        });
+    }
+
+    /// Sends a request and waits for its reply; a reply with `ok: false`
+    /// is its error. `terms` says how to keep a lease it grants. Dropping
+    /// the future cancels a waiting acquire and releases a lease granted
+    /// as it was dropped.
+    pub(crate) async fn call(
+        self: &Arc<Self>,
+        op: Op,
+        terms: Option<LeaseTerms>,
+    ) -> Result<Answer> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut calls = self.calls();
+            if let Some(err) = &calls.broken {
+                return Err(err.clone());
+            }
+            calls.waiting.insert(id, Pending { tx, terms });
+        }
+        let cancels = matches!(op, Op::Acquire { .. });
+        let frame = RequestFrame { id: Some(id), op };
+        let _ = self.out.send(frame.encode() + "\n");
+        Call {
+            link: self.clone(),
+            id,
+            rx,
+            cancels,
+            done: false,
+        }
+        .await
+    }
+}
+
+/// A call waiting for its reply; see [`Link::call`] for what dropping does.
+struct Call {
+    link: Arc<Link>,
+    id: u64,
+    rx: oneshot::Receiver<Result<Answer>>,
+    cancels: bool,
+    done: bool,
+}
+
+impl Future for Call {
+    type Output = Result<Answer>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Answer>> {
+        match Pin::new(&mut self.rx).poll(cx) {
+            Poll::Ready(answer) => {
+                self.done = true;
+                Poll::Ready(answer.unwrap_or_else(|_| {
+                    Err(Error::new(Code::Unavailable, "the connection went away"))
+                }))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let was_waiting = self.link.calls().waiting.remove(&self.id).is_some();
+        if was_waiting {
+            if self.cancels {
+                self.link.send_nowait(Op::Cancel { target: self.id });
+            }
+            return;
+        }
+        self.rx.close();
+        if let Ok(Ok(Answer {
+            grant: Some(grant), ..
+        })) = self.rx.try_recv()
+        {
+            self.link.table.forget_and_release(grant.id);
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! One connection: the greeting (and on TCP, authentication), then requests
+//! read one line at a time and answered through a writer task.
+
+use super::auth::token_matches;
+use super::leases::Leases;
+use super::shutdown::Shutdown;
+use crate::embedded::Embedded;
+use crate::engine::Engine;
+use crate::error::{Code, Error};
+use crate::wire::{
+    decode_request, read_frame, Event, FrameRead, Op, Reply, ServerFrame, MAX_FRAME_BYTES, VERSION,
+};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::mpsc;
+
+/// How a connection reached the server.
+#[derive(Clone)]
+pub(crate) enum Transport {
+    /// The store's Unix socket: the file mode is the access control.
+    Unix,
+    /// TCP: `hello` must carry this token before anything is served.
+    Tcp(Arc<str>),
+}
+
+/// One connection's shared half: what its request handlers, acquire tasks
+/// and lease watchers use.
+pub(super) struct Conn {
+    pub engine: Arc<Engine>,
+    pub embedded: Arc<Embedded>,
+    pub transport: Transport,
+    out: mpsc::UnboundedSender<String>,
+    state: Mutex<Leases>,
+}
+
+impl Conn {
+    /// The connection's leases and waits.
+    pub fn state(&self) -> MutexGuard<'_, Leases> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues a frame for the client.
+    pub fn send(&self, frame: ServerFrame) {
+        let _ = self.out.send(frame.encode());
+    }
+
+    /// Queues a reply.
+    pub fn reply(&self, reply: Reply) {
+        self.send(ServerFrame::Reply(reply));
+    }
+
+    /// Queues an error reply.
+    pub fn fail(&self, id: Option<u64>, err: &Error) {
+        self.reply(Reply::err(id, err));
+    }
+
+    /// Queues a `lost` event.
+    pub fn lost(&self, lease: &str, reason: &Error) {
+        self.send(ServerFrame::Event(Event::lost(lease, reason)));
+    }
+
+    /// Releases every lease and cancels every wait of this connection.
+    fn close(&self) {
+        let held = self.state().close();
+        for lease in held {
+            lease.watcher.abort();
+            let _ = self.engine.release(lease.id);
+        }
+    }
+
+    fn is_tcp(&self) -> bool {
+        matches!(self.transport, Transport::Tcp(_))
+    }
+}
+
+/// Serves one connection until the client leaves or the server shuts down.
+pub(super) async fn serve<S>(
+    stream: S,
+    transport: Transport,
+    embedded: Arc<Embedded>,
+    mut shutdown: Shutdown,
+) where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let (read, write) = tokio::io::split(stream);
+    let mut reader = BufReader::new(read);
+    let (out, rx) = mpsc::unbounded_channel();
+    let writer = tokio::spawn(write_frames(write, rx));
+    let conn = Arc::new(Conn {
+        engine: embedded.engine().clone(),
+        embedded,
+        transport,
+        out,
+        state: Mutex::new(Leases::default()),
+    });
+    let mut greeted = false;
+    let mut shutting_down = false;
+    loop {
+        let frame = tokio::select! {
+            frame = read_frame(&mut reader, MAX_FRAME_BYTES) => frame,
+            _ = shutdown.recv() => { shutting_down = true; break }
+        };
+        let keep = match frame {
+            Ok(FrameRead::Line(line)) => on_line(&conn, &line, &mut greeted),
+            Ok(FrameRead::TooLong(len)) => on_too_long(&conn, len, greeted),
+            Ok(FrameRead::End) | Err(_) => false,
+        };
+        if !keep {
+            break;
+        }
+    }
+    if shutting_down {
+        // The engine closed first: let the watchers and waits tell the client.
+        for _ in 0..200 {
+            if conn.state().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    conn.close();
+    drop(conn);
+    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+}
+
+/// Handles one line; false closes the connection.
+fn on_line(conn: &Arc<Conn>, line: &[u8], greeted: &mut bool) -> bool {
+    let frame = match decode_request(line) {
+        Ok(frame) => frame,
+        Err((id, err)) => {
+            if !*greeted && conn.is_tcp() {
+                return unauthorized(conn, id, "the first frame must be a valid hello");
+            }
+            conn.fail(id, &err);
+            return true;
+        }
+    };
+    let id = frame.id;
+    match (frame.op, *greeted) {
+        (Op::Hello { version, token }, false) => hello(conn, id, version, token, greeted),
+        (Op::Hello { .. }, true) => {
+            conn.fail(id, &Error::new(Code::Invalid, "hello was already said"));
+            true
+        }
+        (op, false) => {
+            let what = format!("{:?} came before hello", op.name());
+            if conn.is_tcp() {
+                return unauthorized(conn, id, &format!("{what}; authenticate first"));
+            }
+            conn.fail(
+                id,
+                &Error::new(Code::Invalid, format!("{what}; say hello first")),
+            );
+            true
+        }
+        (op, true) => {
+            super::ops::handle(conn, id, op);
+            true
+        }
+    }
+}
+
+fn hello(
+    conn: &Arc<Conn>,
+    id: Option<u64>,
+    version: u32,
+    token: Option<String>,
+    greeted: &mut bool,
+) -> bool {
+    if let Transport::Tcp(expected) = &conn.transport {
+        let given = token.unwrap_or_default();
+        if !token_matches(given.as_bytes(), expected.as_bytes()) {
+            return unauthorized(conn, id, "the token is missing or wrong");
+        }
+    }
+    if version != VERSION {
+        let err = Error::new(
+            Code::Invalid,
+            format!("this server speaks wire version {VERSION}, not {version}"),
+        );
+        conn.fail(id, &err);
+        return true;
+    }
+    *greeted = true;
+    conn.reply(Reply {
+        id,
+        ok: true,
+        version: Some(VERSION),
+        epoch: Some(conn.engine.epoch().to_string()),
+        ..Reply::default()
+    });
+    true
+}
+
+fn on_too_long(conn: &Arc<Conn>, len: usize, greeted: bool) -> bool {
+    if !greeted && conn.is_tcp() {
+        return unauthorized(conn, None, "an oversized frame came before hello");
+    }
+    let err = Error::new(
+        Code::Limit,
+        format!("a frame of {len} bytes is over the limit of {MAX_FRAME_BYTES} bytes"),
+    );
+    conn.fail(None, &err);
+    true
+}
+
+/// Tells a TCP client it is not authenticated; the connection then closes.
+fn unauthorized(conn: &Conn, id: Option<u64>, why: &str) -> bool {
+    conn.fail(id, &Error::new(Code::Unauthorized, why));
+    false
+}
+
+/// Writes queued frames, one per line, flushing when the queue runs dry.
+async fn write_frames<W: AsyncWrite + Unpin>(write: W, mut rx: mpsc::UnboundedReceiver<String>) {
+    let mut write = BufWriter::new(write);
+    while let Some(line) = rx.recv().await {
+        if write_line(&mut write, &line).await.is_err() {
+            return;
+        }
+        while let Ok(line) = rx.try_recv() {
+            if write_line(&mut write, &line).await.is_err() {
+                return;
+            }
+        }
+        if write.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(
+    write: &mut BufWriter<W>,
+    line: &str,
+) -> std::io::Result<()> {
+    write.write_all(line.as_bytes()).await?;
+    write.write_all(b"\n").await
+}

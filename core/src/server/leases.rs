@@ -1,0 +1,121 @@
+//! The leases and waits of one connection. Lease ids are scoped to the
+//! connection: another connection's id is simply not found here.
+
+use crate::engine::LeaseId;
+use crate::error::{Code, Error, Result};
+use crate::wire::{MAX_LEASES_PER_CONNECTION, MAX_WAITERS_PER_CONNECTION};
+use std::collections::HashMap;
+use tokio::sync::oneshot;
+use tokio::task::AbortHandle;
+
+/// A lease this connection holds, and the task that tells the client when
+/// it ends.
+pub(super) struct HeldLease {
+    pub id: LeaseId,
+    pub watcher: AbortHandle,
+}
+
+/// Everything a connection holds or waits for; guarded by its mutex.
+#[derive(Default)]
+pub(super) struct Leases {
+    closed: bool,
+    held: HashMap<String, HeldLease>,
+    pending: HashMap<u64, oneshot::Sender<()>>,
+}
+
+impl Leases {
+    /// Whether the connection is gone (or the server shutting down).
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Whether nothing is held or waited for.
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty() && self.pending.is_empty()
+    }
+
+    /// Records a waiting acquire `id`; the receiver fires when it is
+    /// cancelled or the connection closes.
+    pub fn add_pending(&mut self, id: u64) -> Result<oneshot::Receiver<()>> {
+        if self.pending.contains_key(&id) {
+            return Err(Error::new(
+                Code::Invalid,
+                format!("request id {id} is already used by an acquire that is waiting"),
+            ));
+        }
+        if self.pending.len() >= MAX_WAITERS_PER_CONNECTION {
+            return Err(Error::new(
+                Code::Limit,
+                format!(
+                    "a connection may have at most {MAX_WAITERS_PER_CONNECTION} acquires waiting"
+                ),
+            ));
+        }
+        self.check_room()?;
+        let (tx, rx) = oneshot::channel();
+        self.pending.insert(id, tx);
+        Ok(rx)
+    }
+
+    /// Fails with `limit` when the connection holds as many leases as allowed.
+    pub fn check_room(&self) -> Result<()> {
+        if self.held.len() >= MAX_LEASES_PER_CONNECTION {
+            return Err(Error::new(
+                Code::Limit,
+                format!("a connection may hold at most {MAX_LEASES_PER_CONNECTION} leases at once"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Ends the wait `id` as answered; false if it was cancelled meanwhile.
+    pub fn finish_pending(&mut self, id: u64) -> bool {
+        self.pending.remove(&id).is_some()
+    }
+
+    /// Cancels the wait `id`; false if no such acquire waits.
+    pub fn cancel(&mut self, id: u64) -> bool {
+        match self.pending.remove(&id) {
+            Some(tx) => {
+                let _ = tx.send(());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Records a held lease under its wire id.
+    pub fn hold(&mut self, lease: String, held: HeldLease) {
+        self.held.insert(lease, held);
+    }
+
+    /// The engine's id of a lease this connection holds.
+    pub fn get(&self, lease: &str) -> Result<LeaseId> {
+        self.held
+            .get(lease)
+            .map(|h| h.id)
+            .ok_or_else(|| not_here(lease))
+    }
+
+    /// Forgets a held lease, returning it.
+    pub fn take(&mut self, lease: &str) -> Result<HeldLease> {
+        self.held.remove(lease).ok_or_else(|| not_here(lease))
+    }
+
+    /// Marks the connection closed, cancels every wait and returns every
+    /// held lease for release.
+    pub fn close(&mut self) -> Vec<HeldLease> {
+        self.closed = true;
+        self.pending.clear();
+        self.held.drain().map(|(_, h)| h).collect()
+    }
+}
+
+fn not_here(lease: &str) -> Error {
+    Error::new(
+        Code::LeaseLost,
+        format!(
+            "lease {lease:?} is not held by this connection: it ran out, was released, or was never given here"
+        ),
+    )
+}

@@ -1,0 +1,265 @@
+//! The operations a greeted connection may ask for, one function each.
+
+use super::connection::{Conn, Transport};
+use super::leases::HeldLease;
+use crate::backend::Backend;
+use crate::engine::{Grant, KeyId, LostSignal, Request};
+use crate::error::{Code, Error, Result};
+use crate::group::MAX_LIMIT;
+use crate::names::{check_key, check_name};
+use crate::options::{check_ttl, DEFAULT_TTL};
+use crate::wire::{Op, Reply, WireKey};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The longest `wait_ms` an acquire may ask for: 30 days.
+pub const MAX_WAIT: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Answers one request (some answers come later, from a task).
+pub(super) fn handle(conn: &Arc<Conn>, id: Option<u64>, op: Op) {
+    let Some(id) = id else {
+        let err = Error::new(
+            Code::Invalid,
+            format!("request {:?} has no \"id\"", op.name()),
+        );
+        return conn.fail(None, &err);
+    };
+    let result = match op {
+        Op::Acquire {
+            name,
+            key,
+            limit,
+            ttl_ms,
+            wait_ms,
+        } => acquire(conn, id, &name, &key, limit, ttl_ms, wait_ms),
+        Op::TryAcquire {
+            name,
+            key,
+            limit,
+            ttl_ms,
+        } => try_acquire(conn, id, &name, &key, limit, ttl_ms),
+        Op::Renew { lease } => renew(conn, id, &lease),
+        Op::Release { lease } => release(conn, id, &lease),
+        Op::Cancel { target } => {
+            let cancelled = conn.state().cancel(target);
+            conn.reply(Reply {
+                cancelled: Some(cancelled),
+                ..Reply::ok(Some(id))
+            });
+            Ok(())
+        }
+        Op::Status {} => {
+            conn.reply(Reply {
+                status: Some(conn.engine.status()),
+                ..Reply::ok(Some(id))
+            });
+            Ok(())
+        }
+        Op::Backup { path } => backup(conn, id, path),
+        Op::Ping {} => {
+            conn.reply(Reply::ok(Some(id)));
+            Ok(())
+        }
+        Op::Hello { .. } => Err(Error::new(Code::Invalid, "hello was already said")),
+    };
+    if let Err(err) = result {
+        conn.fail(Some(id), &err);
+    }
+}
+
+/// Checks a request's fields and builds the engine's request. Leases over a
+/// connection never keep themselves alive: the client renews them.
+fn request(name: &str, key: &WireKey, limit: Option<u32>, ttl_ms: Option<u64>) -> Result<Request> {
+    check_name(name)?;
+    let key = key.text();
+    check_key(name, &key)?;
+    if let Some(limit) = limit {
+        if !(1..=MAX_LIMIT).contains(&limit) {
+            return Err(Error::new(
+                Code::Invalid,
+                format!(
+                    "semaphore {name} has limit {limit}; a limit must be from 1 to {MAX_LIMIT}"
+                ),
+            ));
+        }
+    }
+    let ttl = ttl_ms.map_or(DEFAULT_TTL, Duration::from_millis);
+    check_ttl(ttl)?;
+    Ok(Request {
+        key: Arc::new(KeyId {
+            fenced: limit.is_none(),
+            name: name.to_string(),
+            key,
+        }),
+        limit: limit.unwrap_or(1),
+        ttl,
+        keepalive: false,
+    })
+}
+
+fn acquire(
+    conn: &Arc<Conn>,
+    id: u64,
+    name: &str,
+    key: &WireKey,
+    limit: Option<u32>,
+    ttl_ms: Option<u64>,
+    wait_ms: Option<u64>,
+) -> Result<()> {
+    let request = request(name, key, limit, ttl_ms)?;
+    let wait = wait_ms.map(Duration::from_millis);
+    if wait.is_some_and(|w| w > MAX_WAIT) {
+        return Err(Error::new(
+            Code::Invalid,
+            format!("wait_ms {} is over the most, 30 days", wait_ms.unwrap_or(0)),
+        ));
+    }
+    let cancelled = conn.state().add_pending(id)?;
+    let conn = conn.clone();
+    tokio::spawn(async move {
+        let engine = conn.engine.clone();
+        let waiting = engine.acquire(request.clone());
+        let outcome = tokio::select! {
+            got = async {
+                match wait {
+                    Some(w) => tokio::time::timeout(w, waiting).await.unwrap_or_else(|_| {
+                        Err(Error::new(Code::Timeout, format!(
+                            "waited {w:?} for {} without getting it", request.key
+                        )))
+                    }),
+                    None => waiting.await,
+                }
+            } => got,
+            _ = cancelled => Err(Error::new(Code::Timeout, format!(
+                "the acquire of {} was cancelled", request.key
+            ))),
+        };
+        let mut st = conn.state();
+        let still_wanted = st.finish_pending(id) && !st.is_closed();
+        match outcome {
+            Ok(grant) if still_wanted => granted(&conn, &mut st, id, grant),
+            Ok(grant) => {
+                drop(st);
+                let _ = engine.release(grant.id);
+                if !conn.state().is_closed() {
+                    let err = Error::new(
+                        Code::Timeout,
+                        format!("the acquire of {} was cancelled", request.key),
+                    );
+                    conn.fail(Some(id), &err);
+                }
+            }
+            Err(err) => conn.fail(Some(id), &err),
+        }
+    });
+    Ok(())
+}
+
+fn try_acquire(
+    conn: &Arc<Conn>,
+    id: u64,
+    name: &str,
+    key: &WireKey,
+    limit: Option<u32>,
+    ttl_ms: Option<u64>,
+) -> Result<()> {
+    let request = request(name, key, limit, ttl_ms)?;
+    conn.state().check_room()?;
+    match conn.engine.try_acquire(&request)? {
+        Some(grant) => {
+            let mut st = conn.state();
+            granted(conn, &mut st, id, grant);
+        }
+        None => conn.reply(Reply {
+            granted: Some(false),
+            ..Reply::ok(Some(id))
+        }),
+    }
+    Ok(())
+}
+
+/// Records a grant, answers with it, and starts telling the client when it
+/// ends. The reply goes out under the connection's lock, so a `lost` event
+/// for the lease always comes after it.
+fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Grant) {
+    let lease = grant.id.to_string();
+    let watcher = tokio::spawn(watch_lost(conn.clone(), lease.clone(), grant.lost)).abort_handle();
+    st.hold(
+        lease.clone(),
+        HeldLease {
+            id: grant.id,
+            watcher,
+        },
+    );
+    conn.reply(Reply {
+        granted: Some(true),
+        lease: Some(lease),
+        fence: grant.fence,
+        ..Reply::ok(Some(id))
+    });
+}
+
+/// Waits for a lease to end and tells the client, unless the client itself
+/// released it.
+async fn watch_lost(conn: Arc<Conn>, lease: String, mut lost: LostSignal) {
+    let reason = match lost.wait_for(|r| r.is_some()).await {
+        Ok(reason) => reason.clone(),
+        Err(_) => None,
+    };
+    let reason = reason.unwrap_or_else(|| Error::new(Code::Closed, "the store closed"));
+    let mut st = conn.state();
+    if st.take(&lease).is_ok() {
+        conn.lost(&lease, &reason);
+    }
+}
+
+fn renew(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
+    let engine_id = conn.state().get(lease)?;
+    conn.engine.renew(engine_id).map_err(|e| about(e, lease))?;
+    conn.reply(Reply::ok(Some(id)));
+    Ok(())
+}
+
+fn release(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
+    let held = conn.state().take(lease)?;
+    held.watcher.abort();
+    conn.engine.release(held.id).map_err(|e| about(e, lease))?;
+    conn.reply(Reply::ok(Some(id)));
+    Ok(())
+}
+
+/// An engine error, naming the lease by its wire id.
+fn about(err: Error, lease: &str) -> Error {
+    if err.code() == Code::LeaseLost {
+        return Error::new(
+            Code::LeaseLost,
+            format!("lease {lease:?} is not held: it ran out or was released"),
+        );
+    }
+    err
+}
+
+fn backup(conn: &Arc<Conn>, id: u64, path: String) -> Result<()> {
+    if matches!(conn.transport, Transport::Tcp(_)) {
+        return Err(Error::new(
+            Code::Unauthorized,
+            "backup writes a file on the server's machine; it is served on the Unix socket only",
+        ));
+    }
+    let dest = PathBuf::from(&path);
+    if !dest.is_absolute() {
+        return Err(Error::new(
+            Code::Invalid,
+            format!("backup path {path:?} must be absolute"),
+        ));
+    }
+    let conn = conn.clone();
+    tokio::spawn(async move {
+        match conn.embedded.backup(&dest).await {
+            Ok(()) => conn.reply(Reply::ok(Some(id))),
+            Err(err) => conn.fail(Some(id), &err),
+        }
+    });
+    Ok(())
+}
