@@ -1,0 +1,73 @@
+'use strict'
+// Store: open (and connect) a store, and get its Locks and Semaphore groups.
+const native = require('./native')
+const { InvalidError, mapped, mappedSync } = require('./errors')
+const { describe, nativeOptions, signalOf } = require('./convert')
+const { Locks, Semaphore } = require('./group')
+
+class Store {
+  /** @type {import('../native').NativeStore} */
+  #native
+
+  /** @param {import('../native').NativeStore} store */
+  constructor(store) {
+    this.#native = store
+  }
+
+  /**
+   * The group of exclusive locks called `name` (1 to 128 bytes of
+   * A-Z a-z 0-9 . _ - :, checked at the first acquire), with its options.
+   * @param {string} name
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, signal?: AbortSignal }} [options]
+   */
+  locks(name, options) {
+    checkName(name)
+    const opts = nativeOptions(options, name)
+    return new Locks(mappedSync(() => this.#native.locks(name, opts)), signalOf(options, name))
+  }
+
+  /**
+   * The group of semaphores called `name`: up to `limit` holders per key.
+   * @param {string} name
+   * @param {number} limit
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, signal?: AbortSignal }} [options]
+   */
+  semaphore(name, limit, options) {
+    checkName(name)
+    if (typeof limit !== 'number') throw new InvalidError(`the limit of semaphore ${name} must be a number, not ${describe(limit)}`)
+    const opts = nativeOptions(options, name)
+    return new Semaphore(mappedSync(() => this.#native.semaphore(name, limit, opts)), limit, signalOf(options, name))
+  }
+
+  /**
+   * Releases every lease (their holders learn they lost them) and fails
+   * every waiter with ClosedError. Idempotent.
+   * @returns {Promise<void>}
+   */
+  close() {
+    return mapped(this.#native.close())
+  }
+
+  /** Closes the store at the end of an `await using` block. */
+  [Symbol.asyncDispose]() {
+    return this.close()
+  }
+}
+
+/** @param {unknown} name */
+function checkName(name) {
+  if (typeof name !== 'string') throw new InvalidError(`a group name is a string, not ${describe(name)}`)
+}
+
+/**
+ * Opens the store directory `dir`, making it if missing. Rejects with
+ * InUseError, naming the owner's pid, when another process owns it.
+ * @param {string} dir
+ * @returns {Promise<Store>}
+ */
+async function open(dir) {
+  if (typeof dir !== 'string') throw new InvalidError(`a store directory is a string, not ${describe(dir)}`)
+  return new Store(await mapped(native.openStore(dir)))
+}
+
+module.exports = { Store, open }

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// The package's install script: builds the addon from source with cargo and
+// puts it beside the package as tinystore.node. Needs no npm package and
+// downloads nothing prebuilt. Set CARGO to use another cargo, and
+// TINYSTORE_NODE_PROFILE=dev for a debug build.
+'use strict'
+const { execFileSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const pkg = path.resolve(__dirname, '..')
+const manifest = path.join(pkg, 'Cargo.toml')
+const cargo = process.env.CARGO || 'cargo'
+const profile = process.env.TINYSTORE_NODE_PROFILE === 'dev' ? 'dev' : 'release'
+
+function run(args, env) {
+  return execFileSync(cargo, args, { cwd: pkg, env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' })
+}
+
+// The target folder cargo uses (CARGO_TARGET_DIR or the workspace's).
+const metadata = JSON.parse(run(['metadata', '--no-deps', '--format-version', '1', '--manifest-path', manifest], process.env))
+const target = metadata.target_directory
+
+// napi-derive writes the native module's typings here; the tests compare
+// them with the committed native.d.ts.
+const typedefs = path.join(target, 'napi-typedefs')
+fs.mkdirSync(typedefs, { recursive: true })
+const env = { ...process.env, NAPI_TYPE_DEF_TMP_FOLDER: typedefs }
+process.stderr.write(`tinystore: cargo build --profile ${profile} -p tinystore-node\n`)
+run(['build', '--profile', profile, '-p', 'tinystore-node', '--manifest-path', manifest], env)
+
+const out = path.join(target, profile === 'dev' ? 'debug' : 'release')
+const built = ['libtinystore_node.so', 'libtinystore_node.dylib', 'tinystore_node.dll']
+  .map(name => path.join(out, name))
+  .find(file => fs.existsSync(file))
+if (!built) {
+  throw new Error(`tinystore: cargo built no addon in ${out}`)
+}
+// Copy then rename, so a process that loaded the old addon keeps working.
+const dest = path.join(pkg, 'tinystore.node')
+const partial = `${dest}.${process.pid}.tmp`
+fs.copyFileSync(built, partial)
+fs.renameSync(partial, dest)
+process.stderr.write(`tinystore: ${path.relative(process.cwd(), dest) || dest} is built\n`)

@@ -1,0 +1,93 @@
+//! `NativeLease` (from a lock, with a fence) and `NativePermit` (from a
+//! semaphore, without one). Dropping either releases it, as in the core.
+
+use crate::error::to_napi;
+use napi::bindgen_prelude::BigInt;
+use napi_derive::napi;
+
+/// An exclusive hold on one key, with its fence.
+#[napi]
+pub struct NativeLease {
+    inner: tinystore::Lease,
+}
+
+/// One of a semaphore key's places; it has no fence.
+#[napi]
+pub struct NativePermit {
+    inner: tinystore::Permit,
+}
+
+impl From<tinystore::Lease> for NativeLease {
+    fn from(inner: tinystore::Lease) -> NativeLease {
+        NativeLease { inner }
+    }
+}
+
+impl From<tinystore::Permit> for NativePermit {
+    fn from(inner: tinystore::Permit) -> NativePermit {
+        NativePermit { inner }
+    }
+}
+
+#[napi]
+impl NativeLease {
+    /// The fence, every digit kept.
+    #[napi(getter)]
+    pub fn fence(&self) -> BigInt {
+        BigInt::from(self.inner.fence().get())
+    }
+}
+
+/// The methods a lease and a permit share, each a thin call into the core.
+macro_rules! holding_methods {
+    ($t:ty) => {
+        #[napi]
+        impl $t {
+            /// The group's name.
+            #[napi(getter)]
+            pub fn name(&self) -> String {
+                self.inner.name().to_string()
+            }
+
+            /// The key held, as text.
+            #[napi(getter)]
+            pub fn key(&self) -> String {
+                self.inner.key().to_string()
+            }
+
+            /// The TTL in milliseconds.
+            #[napi(getter)]
+            pub fn ttl(&self) -> f64 {
+                self.inner.ttl().as_secs_f64() * 1000.0
+            }
+
+            /// Whether it is still held.
+            #[napi(getter)]
+            pub fn held(&self) -> bool {
+                self.inner.is_held()
+            }
+
+            /// Extends it by its TTL; `lease_lost` when it already ran out.
+            #[napi]
+            pub async fn renew(&self) -> napi::Result<()> {
+                self.inner.renew().await.map_err(to_napi)
+            }
+
+            /// Releases it; idempotent; `lease_lost` when it ran out first.
+            #[napi]
+            pub async fn release(&self) -> napi::Result<()> {
+                self.inner.release().await.map_err(to_napi)
+            }
+
+            /// Resolves when it is lost (also after a release) with the
+            /// reason as `"<code>: <message>"`.
+            #[napi]
+            pub async fn lost(&self) -> String {
+                self.inner.lost().await.to_string()
+            }
+        }
+    };
+}
+
+holding_methods!(NativeLease);
+holding_methods!(NativePermit);

@@ -1,0 +1,51 @@
+//! `openStore` and `NativeStore`: the door to a store's groups.
+
+use crate::error::{invalid, to_napi};
+use crate::group::{NativeLocks, NativeSemaphore};
+use crate::options::{to_core, NativeOptions};
+use napi_derive::napi;
+
+/// An open store, owned by this process or reached over a connection.
+#[napi]
+pub struct NativeStore {
+    inner: tinystore::Store,
+}
+
+/// Opens the store directory `dir`, making it if missing.
+#[napi]
+pub async fn open_store(dir: String) -> napi::Result<NativeStore> {
+    let inner = tinystore::Store::open(dir).await.map_err(to_napi)?;
+    Ok(NativeStore { inner })
+}
+
+#[napi]
+impl NativeStore {
+    /// The group of exclusive locks called `name`, with its options.
+    #[napi]
+    pub fn locks(&self, name: String, options: Option<NativeOptions>) -> napi::Result<NativeLocks> {
+        Ok(self.inner.locks(&name).with(to_core(options)?).into())
+    }
+
+    /// The group of semaphores called `name`, `limit` holders per key.
+    #[napi]
+    pub fn semaphore(
+        &self,
+        name: String,
+        limit: f64,
+        options: Option<NativeOptions>,
+    ) -> napi::Result<NativeSemaphore> {
+        if limit.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(&limit) {
+            return Err(invalid(format!(
+                "semaphore {name} has limit {limit}; a limit must be a whole number from 1 up"
+            )));
+        }
+        let group = self.inner.semaphore(&name, limit as u32);
+        Ok(group.with(to_core(options)?).into())
+    }
+
+    /// Releases every lease, fails every waiter with `closed`. Idempotent.
+    #[napi]
+    pub async fn close(&self) -> napi::Result<()> {
+        self.inner.close().await.map_err(to_napi)
+    }
+}
