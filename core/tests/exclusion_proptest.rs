@@ -45,9 +45,12 @@ fn step() -> impl Strategy<Value = Step> {
 
 const LIMIT: usize = 2;
 
+/// Tells whether a recorded lease or permit is still held.
+type IsHeld = Arc<dyn Fn() -> bool + Send + Sync>;
+
 #[derive(Default)]
 struct Log {
-    held: HashMap<(bool, u8), Vec<(usize, Arc<dyn Fn() -> bool + Send + Sync>)>>,
+    held: HashMap<(bool, u8), Vec<(usize, IsHeld)>>,
     fences: HashMap<u8, Vec<u128>>,
     grants: usize,
     violations: Vec<String>,
@@ -69,7 +72,7 @@ async fn run(steps: Vec<Step>) -> Log {
                 renew: Some(s.ttl_ms.is_none()),
             };
             let slot = (s.semaphore, s.key);
-            let (is_held, release): (Arc<dyn Fn() -> bool + Send + Sync>, _) = if s.semaphore {
+            let (is_held, release): (IsHeld, _) = if s.semaphore {
                 let sem = store.semaphore("sem", LIMIT as u32);
                 let got = if s.try_only {
                     sem.try_acquire_with(s.key, options).await.unwrap()

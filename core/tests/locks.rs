@@ -225,6 +225,7 @@ async fn hold_returns_the_body_value_and_releases() {
 }
 
 #[derive(Debug)]
+#[allow(dead_code)] // the fields are read through Debug
 enum AppError {
     Store(tinystore::Error),
     Mine(&'static str),

@@ -34,7 +34,7 @@ fn lock_02_fences_always_grow_across_a_thousand_reopens_under_a_jumping_clock() 
             );
             last = lease.fence();
         }
-        if rng % 5 == 0 {
+        if rng.is_multiple_of(5) {
             drop(store); // a stop without close: the epoch rule holds all the same
         } else {
             store.close().unwrap();
@@ -44,7 +44,7 @@ fn lock_02_fences_always_grow_across_a_thousand_reopens_under_a_jumping_clock() 
 
 fn clock_step(base: u64, rng: u64) -> u64 {
     let day = 86_400_000u64;
-    if rng % 2 == 0 {
+    if rng.is_multiple_of(2) {
         base - rng % day
     } else {
         base + rng % 60_000
