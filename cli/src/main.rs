@@ -1,6 +1,13 @@
 //! `tinystore`: the command line. One module per command.
 
+mod backup;
 mod demo;
+mod duration;
+mod hold;
+mod restore;
+mod serve;
+mod status;
+mod target;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,12 +27,22 @@ enum Command {
     ///
     /// Example: tinystore demo
     Demo(demo::Args),
+    Serve(serve::Args),
+    Hold(hold::Args),
+    Status(status::Args),
+    Backup(backup::Args),
+    Restore(restore::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => demo::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Hold(args) => hold::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Backup(args) => backup::run(args),
+        Command::Restore(args) => restore::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,40 @@
+//! TARGET: a store directory (opened, or connected to when it is served) or
+//! a server address (`unix:PATH`, `tcp://HOST:PORT`).
+
+use std::path::PathBuf;
+use tinystore::{ConnectOptions, Store};
+
+/// How a command reaches its store.
+#[derive(clap::Args, Clone)]
+pub struct Target {
+    /// A store directory, or a server address: unix:PATH or tcp://HOST:PORT.
+    pub target: String,
+    /// A file holding the token of a TCP server (or set TINYSTORE_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+}
+
+impl Target {
+    /// Opens or connects to the store.
+    pub async fn open(&self) -> tinystore::Result<Store> {
+        let is_address = self.target.starts_with("unix:") || self.target.contains("://");
+        if !is_address {
+            return Store::open(&self.target).await;
+        }
+        let mut options = ConnectOptions::default();
+        if let Some(file) = &self.token_file {
+            options.token = Some(tinystore::server::read_token_file(file)?);
+        } else if let Ok(token) = std::env::var("TINYSTORE_TOKEN") {
+            options.token = Some(token);
+        }
+        Store::connect_with(&self.target, options).await
+    }
+}
+
+/// A runtime for one command.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
