@@ -1,0 +1,155 @@
+"""`hold` with `async with` and with `with`: the lease while the block runs,
+released however it ends, and a lost lease told to the block."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+import tinystore
+
+
+def test_sync_with(store: tinystore.Store) -> None:
+    locks = store.locks("hold")
+    with locks.hold("k") as lease:
+        assert lease.held and lease.key == "k" and lease.name == "hold"
+        assert locks.try_acquire_sync("k") is None
+    assert not lease.held
+    again = locks.try_acquire_sync("k")
+    assert again is not None and again.fence > lease.fence
+    again.release_sync()
+
+
+def test_async_with(store: tinystore.Store) -> None:
+    locks = store.locks("hold")
+
+    async def main() -> None:
+        async with locks.hold(7) as lease:
+            assert lease.held and lease.key == "7"
+            assert await locks.try_acquire("7") is None
+            await asyncio.sleep(0.01)
+        assert not lease.held
+        again = await locks.try_acquire(7)
+        assert again is not None and again.fence > lease.fence
+        await again.release()
+
+    asyncio.run(main())
+
+
+def test_body_exception_propagates_and_releases(store: tinystore.Store) -> None:
+    locks = store.locks("hold")
+    with pytest.raises(KeyError):
+        with locks.hold("k") as lease:
+            raise KeyError("the body's own")
+    assert not lease.held
+
+    async def main() -> None:
+        with pytest.raises(KeyError):
+            async with locks.hold("k") as lease:
+                await asyncio.sleep(0)
+                raise KeyError("the body's own")
+        assert not lease.held
+
+    asyncio.run(main())
+    with locks.hold("k"):
+        pass
+
+
+def test_lost_lease_cancels_async_body(store: tinystore.Store) -> None:
+    locks = store.locks("hold", ttl=0.05, renew=False)
+    reached_end = False
+
+    async def main() -> tinystore.Lease:
+        nonlocal reached_end
+        with pytest.raises(tinystore.LeaseLost):
+            async with locks.hold("k") as lease:
+                await asyncio.sleep(30)  # cancelled when the lease runs out
+                reached_end = True
+        return lease
+
+    lease = asyncio.run(asyncio.wait_for(main(), 10))
+    assert not reached_end and not lease.held
+    # The task was not left cancelled: it went on to return the lease.
+    assert locks.try_acquire_sync("k") is not None
+
+
+def test_lost_lease_after_task_keeps_running(store: tinystore.Store) -> None:
+    """The task whose block was cancelled for a lost lease can go on
+    awaiting: LeaseLost is an ordinary exception, not a cancellation."""
+    locks = store.locks("hold", ttl=0.05, renew=False)
+
+    async def main() -> str:
+        try:
+            async with locks.hold("k"):
+                await asyncio.sleep(30)
+        except tinystore.LeaseLost:
+            await asyncio.sleep(0.01)
+            return "went on"
+        return "not lost"
+
+    assert asyncio.run(asyncio.wait_for(main(), 10)) == "went on"
+
+
+def test_lost_lease_in_sync_with(store: tinystore.Store) -> None:
+    locks = store.locks("hold", ttl=0.05, renew=False)
+    with pytest.raises(tinystore.LeaseLost):
+        with locks.hold("k") as lease:
+            deadline = time.monotonic() + 10
+            while lease.held and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not lease.held
+
+
+def test_renewed_lease_outlives_its_ttl(store: tinystore.Store) -> None:
+    locks = store.locks("hold", ttl=0.05)  # renew on: kept alive every ttl/3
+
+    async def main() -> None:
+        async with locks.hold("k") as lease:
+            for _ in range(4):
+                await asyncio.sleep(0.05)
+                assert lease.held
+
+    asyncio.run(main())
+
+
+def test_closing_the_store_cancels_the_block(tmp_path: object) -> None:
+    from pathlib import Path
+
+    store = tinystore.open(Path(str(tmp_path)) / "store")
+    locks = store.locks("hold")
+
+    async def main() -> None:
+        async def closer() -> None:
+            await asyncio.sleep(0.05)
+            store.close()
+
+        closing = asyncio.create_task(closer())
+        with pytest.raises(tinystore.LeaseLost):
+            async with locks.hold("k"):
+                await asyncio.sleep(30)
+        await closing
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+    with pytest.raises(tinystore.Closed):
+        locks.acquire_sync("k")
+
+
+def test_manual_acquire_renew_release(store: tinystore.Store) -> None:
+    locks = store.locks("manual", ttl=0.05, renew=False)
+
+    async def main() -> None:
+        lease = await locks.acquire("k", wait=5.0)
+        await lease.renew()
+        await lease.release()
+        await lease.release()  # idempotent
+        with pytest.raises(tinystore.LeaseLost):
+            await lease.renew()
+
+    asyncio.run(main())
+    lease = locks.acquire_sync("k", ttl=1.0)
+    assert lease.ttl == 1.0
+    lease.renew_sync()
+    lease.release_sync()
+    lease.release_sync()
