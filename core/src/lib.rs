@@ -31,6 +31,8 @@ pub mod disk;
 mod embedded;
 pub mod engine;
 mod error;
+#[cfg(feature = "etcd")]
+pub mod etcd;
 mod fence;
 mod group;
 mod lease;

@@ -92,8 +92,34 @@ impl Store {
     }
 
     /// `connect` with options, such as the token a TCP server asks for.
+    /// An `etcd://` address goes to [`Store::connect_etcd`] (the options do
+    /// not apply to it).
     pub async fn connect_with(address: &str, options: ConnectOptions) -> Result<Store> {
+        if address.starts_with("etcd://") {
+            return Store::connect_etcd(address).await;
+        }
         Store::connect_to(Address::parse(address)?, options).await
+    }
+
+    /// Opens the store kept on etcd at
+    /// `etcd://HOST:PORT[,HOST:PORT...]/PREFIX` (docs/etcd.md). Fails with
+    /// `unavailable` when no member answers, and with `invalid` when this
+    /// build lacks the cargo feature `etcd`.
+    pub async fn connect_etcd(address: &str) -> Result<Store> {
+        #[cfg(feature = "etcd")]
+        {
+            let etcd = crate::etcd::open(address).await?;
+            Ok(Store {
+                backend: Arc::new(etcd),
+            })
+        }
+        #[cfg(not(feature = "etcd"))]
+        {
+            Err(crate::error::Error::invalid(format!(
+                "address {address:?} needs etcd support, which this build of tinystore lacks: \
+                 build it with the cargo feature `etcd`"
+            )))
+        }
     }
 
     /// `connect` to an address already parsed.

@@ -1,0 +1,321 @@
+//! Acquiring a key on etcd, first come first served by create revision.
+//!
+//! Each caller writes an entry into the key's line, attached to an etcd
+//! lease of its own; it holds the key while its entry is among the first
+//! `limit` by create revision (1 for a lock), and otherwise watches the line
+//! for deletions. At the grant it writes its entry again in a transaction
+//! conditioned on the entry still existing: the revision of that write is
+//! the fence's count, so counts grow in grant order across the cluster. When
+//! the line is empty, joining and granting are one transaction.
+//!
+//! Giving up (the future dropped, a wait that ran out, `try_acquire` finding
+//! the key taken) revokes the caller's etcd lease, which deletes its entry;
+//! a give-up that crosses the grant revokes the granted lease the same way.
+
+use super::call::retry;
+use super::epoch;
+use super::guard::Guard;
+use super::layout::{limit_value, parse_limit};
+use super::session::{self, Session};
+use super::table::Held;
+use super::Inner;
+use crate::engine::{Grant, Request};
+use crate::error::{Error, Result};
+use crate::fence::Fence;
+use etcd_client::{
+    Compare, CompareOp, GetOptions, KeyValue, PutOptions, SortOrder, SortTarget, Txn, TxnOp,
+    TxnOpResponse, TxnResponse, WatchFilterType, WatchOptions,
+};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::AbortHandle;
+
+/// What a look at the line found.
+enum Seen {
+    /// The key is granted, at this revision, in this epoch.
+    Granted { revision: i64, epoch: u64 },
+    /// The first `limit` entries of the line, as of `revision`.
+    Line { revision: i64, first: Vec<KeyValue> },
+}
+
+/// Waits (or, when `waits` is false, does not) until the key is ours.
+pub(crate) async fn acquire(
+    inner: &Arc<Inner>,
+    request: Request,
+    waits: bool,
+) -> Result<Option<Grant>> {
+    inner.check_open()?;
+    let session = Session::grant(&inner.client, request.ttl).await?;
+    let entry = inner.layout.entry(&request.key, session.id);
+    let guard = Guard::new(session, request.key.to_string(), entry);
+    let mut place = Place {
+        inner: inner.clone(),
+        guard,
+        task: None,
+        armed: true,
+    };
+    let mut seen = place.join(&request).await?;
+    let from = match &seen {
+        Seen::Granted { revision, .. } | Seen::Line { revision, .. } => revision + 1,
+    };
+    place.task = Some(place.guard.spawn(inner.client.clone(), from));
+    loop {
+        let (revision, first) = match seen {
+            Seen::Granted { revision, epoch } => {
+                return place.hold(&request, revision, epoch).await.map(Some)
+            }
+            Seen::Line { revision, first } => (revision, first),
+        };
+        check_limit(&request, &first)?;
+        if first
+            .iter()
+            .any(|kv| kv.key() == place.guard.entry.as_bytes())
+        {
+            seen = place.grant(&request).await?;
+            continue;
+        }
+        if !waits {
+            place.give_up().await;
+            return Ok(None);
+        }
+        place.wait_for_deletion(&request, revision + 1).await?;
+        seen = place.look(&request).await?;
+    }
+}
+
+/// A place in a key's line: revoked when dropped unless it became a lease.
+struct Place {
+    inner: Arc<Inner>,
+    guard: Arc<Guard>,
+    task: Option<AbortHandle>,
+    armed: bool,
+}
+
+impl Place {
+    /// Writes our entry; grants at once when the line was empty.
+    async fn join(&self, request: &Request) -> Result<Seen> {
+        let layout = &self.inner.layout;
+        let line = layout.line(&request.key);
+        let put = TxnOp::put(
+            self.guard.entry.as_str(),
+            limit_value(request.limit),
+            Some(PutOptions::new().with_lease(self.guard.session.id)),
+        );
+        let txn = Txn::new()
+            .when([Compare::create_revision(line.as_str(), CompareOp::Equal, 0).with_prefix()])
+            .and_then([put.clone(), TxnOp::get(layout.epoch(), None)])
+            .or_else([
+                put,
+                TxnOp::get(line.as_str(), Some(first_of_line(request.limit))),
+            ]);
+        let what = format!("joining the line of {} on etcd", request.key);
+        let reply = self.txn(&what, txn).await?;
+        let revision = revision_of(&reply);
+        let get = first_get(&reply);
+        if reply.succeeded() {
+            let epoch = epoch::from_get(layout, get.as_ref())?;
+            return Ok(Seen::Granted { revision, epoch });
+        }
+        let first = get.map(|mut g| g.take_kvs()).unwrap_or_default();
+        Ok(Seen::Line { revision, first })
+    }
+
+    /// Reads the first `limit` entries of the line again.
+    async fn look(&self, request: &Request) -> Result<Seen> {
+        self.check_still_waiting()?;
+        let line = self.inner.layout.line(&request.key);
+        let what = format!("reading the line of {} on etcd", request.key);
+        let client = &self.inner.client;
+        let mut reply = retry(&what, || {
+            let (mut kv, line) = (client.kv_client(), line.clone());
+            async move { kv.get(line, Some(first_of_line(request.limit))).await }
+        })
+        .await?;
+        let revision = reply.header().map(|h| h.revision()).unwrap_or(0);
+        Ok(Seen::Line {
+            revision,
+            first: reply.take_kvs(),
+        })
+    }
+
+    /// Writes our entry again if it still exists: the grant.
+    async fn grant(&self, request: &Request) -> Result<Seen> {
+        self.check_still_waiting()?;
+        let entry = self.guard.entry.as_str();
+        let layout = &self.inner.layout;
+        let limit = limit_value(request.limit);
+        let txn = Txn::new()
+            .when([Compare::create_revision(entry, CompareOp::Greater, 0)])
+            .and_then([
+                TxnOp::put(
+                    entry,
+                    limit,
+                    Some(PutOptions::new().with_lease(self.guard.session.id)),
+                ),
+                TxnOp::get(layout.epoch(), None),
+            ]);
+        let what = format!("granting {} on etcd", self.guard.what);
+        let reply = self.txn(&what, txn).await?;
+        if !reply.succeeded() {
+            return Err(self.guard.lost().unwrap_or_else(|| {
+                Error::lease_lost(format!(
+                    "the wait for {} ended: its entry {} vanished from etcd before the grant \
+                     (its etcd lease ran out)",
+                    self.guard.what, self.guard.entry
+                ))
+            }));
+        }
+        let epoch = epoch::from_get(layout, first_get(&reply).as_ref())?;
+        Ok(Seen::Granted {
+            revision: revision_of(&reply),
+            epoch,
+        })
+    }
+
+    /// Waits until an entry of the line is deleted after `from`, our lease
+    /// is lost, or the store closes.
+    async fn wait_for_deletion(&self, request: &Request, from: i64) -> Result<()> {
+        let line = self.inner.layout.line(&request.key);
+        let options = WatchOptions::new()
+            .with_prefix()
+            .with_start_revision(from)
+            .with_filters([WatchFilterType::NoPut]);
+        let what = format!("watching the line of {} on etcd", request.key);
+        let client = &self.inner.client;
+        let mut stream = retry(&what, || {
+            let (mut watch, line, options) = (client.watch_client(), line.clone(), options.clone());
+            async move { watch.watch(line, Some(options)).await }
+        })
+        .await?;
+        let mut lost = self.guard.signal();
+        let mut closed = self.inner.closed.subscribe();
+        loop {
+            self.check_still_waiting()?;
+            tokio::select! {
+                message = stream.message() => match message {
+                    Ok(Some(reply)) if reply.events().is_empty() && !reply.canceled() => continue,
+                    Ok(Some(_)) => return Ok(()),
+                    // The watch broke: look at the line again.
+                    Ok(None) | Err(_) => {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        return Ok(());
+                    }
+                },
+                _ = lost.changed() => {}
+                _ = closed.changed() => {}
+            }
+        }
+    }
+
+    fn check_still_waiting(&self) -> Result<()> {
+        self.inner.check_open()?;
+        match self.guard.lost() {
+            Some(reason) => Err(reason),
+            None => Ok(()),
+        }
+    }
+
+    async fn txn(&self, what: &str, txn: Txn) -> Result<TxnResponse> {
+        let client = &self.inner.client;
+        retry(what, || {
+            let (mut kv, txn) = (client.kv_client(), txn.clone());
+            async move { kv.txn(txn).await }
+        })
+        .await
+    }
+
+    /// Turns the place into a held lease.
+    async fn hold(mut self, request: &Request, revision: i64, epoch: u64) -> Result<Grant> {
+        let guard = self.guard.clone();
+        guard.set_renewing(request.keepalive);
+        if !request.keepalive {
+            // Without renewals the lease runs out a TTL after its grant.
+            let _ = guard.renew().await;
+        }
+        let task = match self.task.take() {
+            Some(task) => task,
+            None => guard.spawn(self.inner.client.clone(), revision + 1),
+        };
+        let id = guard.session.id as u64;
+        let fence = request
+            .key
+            .fenced
+            .then(|| Fence::new(epoch, revision as u64));
+        let lost = guard.signal();
+        self.inner.table.insert(
+            id,
+            Held {
+                guard: guard.clone(),
+                task,
+            },
+        );
+        // The table owns the lease now; nothing is left to revoke on drop.
+        self.armed = false;
+        Ok(Grant { id, fence, lost })
+    }
+
+    /// Leaves the line now.
+    async fn give_up(mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+        self.armed = false;
+        let _ = self.guard.session.revoke().await;
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+        if !self.armed {
+            return;
+        }
+        let (client, id) = (self.inner.client.clone(), self.guard.session.id);
+        self.inner.runtime.spawn(async move {
+            let _ = session::revoke(&client, id).await;
+        });
+    }
+}
+
+/// A semaphore's limit belongs to the key while it has holders: the first
+/// entry's limit is the key's.
+fn check_limit(request: &Request, first: &[KeyValue]) -> Result<()> {
+    let Some(oldest) = first.first() else {
+        return Ok(());
+    };
+    match parse_limit(oldest.value()) {
+        Some(limit) if limit == request.limit => Ok(()),
+        Some(limit) => Err(Error::invalid(format!(
+            "{} has limit {limit} while it has holders; it was asked with limit {}",
+            request.key, request.limit
+        ))),
+        None => Err(Error::new(
+            crate::error::Code::Corrupt,
+            format!(
+                "entry {} on etcd holds {:?}, not a limit",
+                String::from_utf8_lossy(oldest.key()),
+                String::from_utf8_lossy(oldest.value())
+            ),
+        )),
+    }
+}
+
+fn first_of_line(limit: u32) -> GetOptions {
+    GetOptions::new()
+        .with_prefix()
+        .with_sort(SortTarget::Create, SortOrder::Ascend)
+        .with_limit(i64::from(limit))
+}
+
+fn revision_of(reply: &TxnResponse) -> i64 {
+    reply.header().map(|h| h.revision()).unwrap_or(0)
+}
+
+fn first_get(reply: &TxnResponse) -> Option<etcd_client::GetResponse> {
+    reply.op_responses().into_iter().find_map(|r| match r {
+        TxnOpResponse::Get(get) => Some(get),
+        _ => None,
+    })
+}

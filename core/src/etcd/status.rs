@@ -1,0 +1,88 @@
+//! A snapshot of a store on etcd: its epoch, and each line's holders (the
+//! first `limit` entries by create revision) and waiters.
+
+use super::call::retry;
+use super::layout::parse_limit;
+use super::{epoch, Inner};
+use crate::error::Result;
+use crate::fence::Fence;
+use crate::status::{HeldStatus, Status, WaitingStatus};
+use etcd_client::{GetOptions, KeyValue, SortOrder, SortTarget};
+
+/// The epoch, the held keys and the waiters. `fences_given` is 0: a store
+/// on etcd does not count its grants; `last_fence` is the largest fence held.
+pub(crate) async fn status(inner: &Inner) -> Result<Status> {
+    let client = &inner.client;
+    let epoch_key = inner.layout.epoch();
+    let got = retry("reading the epoch on etcd", || {
+        let (mut kv, key) = (client.kv_client(), epoch_key.clone());
+        async move { kv.get(key, None).await }
+    })
+    .await?;
+    let epoch = epoch::from_get(&inner.layout, Some(&got))?;
+    let mut held = Vec::new();
+    let mut waiting = Vec::new();
+    for fenced in [true, false] {
+        let lines = inner.layout.lines(fenced);
+        let options = GetOptions::new()
+            .with_prefix()
+            .with_sort(SortTarget::Create, SortOrder::Ascend);
+        let mut got = retry("listing the lines on etcd", || {
+            let (mut kv, lines, options) = (client.kv_client(), lines.clone(), options.clone());
+            async move { kv.get(lines, Some(options)).await }
+        })
+        .await?;
+        let mut entries: Vec<(String, String, KeyValue)> = got
+            .take_kvs()
+            .into_iter()
+            .filter_map(|kv| {
+                let (name, key) = inner.layout.parse_entry(fenced, kv.key())?;
+                Some((name, key, kv))
+            })
+            .collect();
+        // Sorting is stable: within a line, entries stay in create order.
+        entries.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        for line in entries.chunk_by(|a, b| (&a.0, &a.1) == (&b.0, &b.1)) {
+            let limit = parse_limit(line[0].2.value()).unwrap_or(1) as usize;
+            for (name, key, kv) in line.iter().take(limit) {
+                let (ttl_ms, left_ms) = lease_times(inner, kv.lease()).await;
+                held.push(HeldStatus {
+                    name: name.clone(),
+                    key: key.clone(),
+                    fence: fenced.then(|| Fence::new(epoch, kv.mod_revision() as u64)),
+                    ttl_ms,
+                    left_ms,
+                    renewing: false,
+                });
+            }
+            if line.len() > limit {
+                waiting.push(WaitingStatus {
+                    name: line[0].0.clone(),
+                    key: line[0].1.clone(),
+                    waiters: line.len() - limit,
+                });
+            }
+        }
+    }
+    let last_fence = held.iter().filter_map(|h| h.fence).max();
+    Ok(Status {
+        epoch,
+        fences_given: 0,
+        last_fence,
+        grace_left_ms: None,
+        held,
+        waiting,
+    })
+}
+
+/// The granted TTL and the time left of etcd lease `id`, in ms.
+async fn lease_times(inner: &Inner, id: i64) -> (u64, u64) {
+    let mut lease = inner.client.lease_client();
+    match lease.time_to_live(id, None).await {
+        Ok(t) => (
+            t.granted_ttl().max(0) as u64 * 1000,
+            t.ttl().max(0) as u64 * 1000,
+        ),
+        Err(_) => (0, 0),
+    }
+}

@@ -1,0 +1,63 @@
+//! The leases this client holds on etcd, by lease id (the etcd lease id),
+//! each with its guard and the task that keeps it.
+
+use super::guard::Guard;
+use crate::engine::LeaseId;
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::task::AbortHandle;
+
+/// One held lease.
+pub(crate) struct Held {
+    pub(crate) guard: Arc<Guard>,
+    pub(crate) task: AbortHandle,
+}
+
+impl Held {
+    /// Stops keeping the lease and tells its holder `reason`.
+    pub(crate) fn end(&self, reason: Error) {
+        self.task.abort();
+        self.guard.lose(reason);
+    }
+}
+
+/// The held leases.
+#[derive(Default)]
+pub(crate) struct Table {
+    held: Mutex<HashMap<LeaseId, Held>>,
+}
+
+impl Table {
+    fn lock(&self) -> MutexGuard<'_, HashMap<LeaseId, Held>> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn insert(&self, id: LeaseId, held: Held) {
+        self.lock().insert(id, held);
+    }
+
+    /// The guard of a held lease.
+    pub(crate) fn get(&self, id: LeaseId) -> Result<Arc<Guard>> {
+        self.lock()
+            .get(&id)
+            .map(|h| h.guard.clone())
+            .ok_or_else(|| not_held(id))
+    }
+
+    /// Takes a lease out of the table.
+    pub(crate) fn take(&self, id: LeaseId) -> Result<Held> {
+        self.lock().remove(&id).ok_or_else(|| not_held(id))
+    }
+
+    /// Takes every lease out of the table.
+    pub(crate) fn drain(&self) -> Vec<Held> {
+        self.lock().drain().map(|(_, h)| h).collect()
+    }
+}
+
+fn not_held(id: LeaseId) -> Error {
+    Error::lease_lost(format!(
+        "etcd lease {id:016x} is not held: it ran out or was released"
+    ))
+}
