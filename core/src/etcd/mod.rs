@@ -67,6 +67,16 @@ impl Inner {
         }
         Ok(())
     }
+
+    /// Tells a lease's holder `reason` and revokes it from a background
+    /// task: what a `Drop` can do.
+    fn end_in_background(&self, held: table::Held, reason: Error) {
+        held.end(reason);
+        let (client, lease) = (self.client.clone(), held.guard.session.id);
+        self.runtime.spawn(async move {
+            let _ = session::revoke(&client, lease).await;
+        });
+    }
 }
 
 /// A store on etcd, as a `Backend`.
@@ -161,14 +171,9 @@ impl Backend for Etcd {
 
     fn release_on_drop(&self, id: LeaseId) {
         if let Ok(held) = self.inner.table.take(id) {
-            held.end(Error::lease_lost(format!(
-                "the lease on {} was released",
-                held.guard.what
-            )));
-            let (client, lease) = (self.inner.client.clone(), held.guard.session.id);
-            self.inner.runtime.spawn(async move {
-                let _ = session::revoke(&client, lease).await;
-            });
+            let reason =
+                Error::lease_lost(format!("the lease on {} was released", held.guard.what));
+            self.inner.end_in_background(held, reason);
         }
     }
 
@@ -204,15 +209,9 @@ impl Backend for Etcd {
 impl Drop for Etcd {
     fn drop(&mut self) {
         self.inner.closed.send_replace(true);
+        let reason = Error::closed(format!("the store at {} was dropped", self.inner.address));
         for held in self.inner.table.drain() {
-            held.end(Error::closed(format!(
-                "the store at {} was dropped",
-                self.inner.address
-            )));
-            let (client, lease) = (self.inner.client.clone(), held.guard.session.id);
-            self.inner.runtime.spawn(async move {
-                let _ = session::revoke(&client, lease).await;
-            });
+            self.inner.end_in_background(held, reason.clone());
         }
     }
 }

@@ -1,0 +1,121 @@
+//! What the etcd tests share: the cluster that `make test-etcd` started
+//! (its members in TINYSTORE_ETCD, its directory in TINYSTORE_ETCD_DIR), a
+//! fresh prefix per test, and a plain etcd client to look behind the store.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The members, `HOST:PORT,HOST:PORT,...`.
+pub fn members() -> String {
+    std::env::var("TINYSTORE_ETCD").expect(
+        "TINYSTORE_ETCD names the etcd members (HOST:PORT,...); `make test-etcd` starts a cluster and sets it",
+    )
+}
+
+/// A prefix no other test uses.
+pub fn prefix(test: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("tests/{test}-{}-{nanos}", std::process::id())
+}
+
+/// The address of a fresh store for `test`.
+pub fn address(test: &str) -> String {
+    format!("etcd://{}/{}", members(), prefix(test))
+}
+
+/// The prefix part of an address made by `address`.
+pub fn prefix_of(address: &str) -> String {
+    address
+        .split_once("://")
+        .unwrap()
+        .1
+        .split_once('/')
+        .unwrap()
+        .1
+        .to_string()
+}
+
+/// A plain etcd client on every member.
+pub async fn raw() -> etcd_client::Client {
+    let endpoints: Vec<String> = members()
+        .split(',')
+        .map(|m| format!("http://{m}"))
+        .collect();
+    etcd_client::Client::connect(endpoints, None).await.unwrap()
+}
+
+/// How many keys live under `/PREFIX/` besides the epoch.
+pub async fn entries(address: &str) -> i64 {
+    let root = format!("/{}/", prefix_of(address));
+    let mut kv = raw().await.kv_client();
+    let options = etcd_client::GetOptions::new()
+        .with_prefix()
+        .with_keys_only();
+    let got = kv.get(root.clone(), Some(options)).await.unwrap();
+    got.kvs()
+        .iter()
+        .filter(|kv| kv.key() != format!("{root}epoch").as_bytes())
+        .count() as i64
+}
+
+/// Polls `entries` until it is `want`; returns what it saw last.
+pub async fn entries_become(address: &str, want: i64) -> i64 {
+    let mut seen = entries(address).await;
+    for _ in 0..100 {
+        if seen == want {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        seen = entries(address).await;
+    }
+    seen
+}
+
+/// The cluster's directory, as etcd_cluster.sh keeps it.
+pub fn cluster_dir() -> PathBuf {
+    PathBuf::from(std::env::var("TINYSTORE_ETCD_DIR").expect(
+        "TINYSTORE_ETCD_DIR is the directory of the test cluster; `make test-etcd` sets it",
+    ))
+}
+
+/// Runs `etcd_cluster.sh COMMAND DIR MEMBER`: `kill` or `restart`.
+pub fn cluster(command: &str, member: usize) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/etcd_cluster.sh");
+    let status = Command::new("bash")
+        .arg(script)
+        .arg(command)
+        .arg(cluster_dir())
+        .arg(member.to_string())
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "etcd_cluster.sh {command} {member} failed"
+    );
+}
+
+/// The member (1..3) that leads the cluster now.
+pub async fn leader() -> usize {
+    for _ in 0..100 {
+        for (i, member) in members().split(',').enumerate() {
+            let Ok(mut client) =
+                etcd_client::Client::connect([format!("http://{member}")], None).await
+            else {
+                continue;
+            };
+            if let Ok(status) = client.status().await {
+                let me = status.header().map(|h| h.member_id());
+                if me == Some(status.leader()) {
+                    return i + 1;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no member of the test cluster says it leads");
+}
