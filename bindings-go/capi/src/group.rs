@@ -1,0 +1,166 @@
+//! `TsGroup`: a `Locks` or `Semaphore` group of a store, and `TsOptions`.
+
+use crate::acquire::{self, TsAcquire};
+use crate::error::{call, quiet, TsError};
+use crate::held::{Held, TsHeld};
+use crate::runtime::block_on;
+use crate::store::TsStore;
+use crate::text::{free_handle, handle, put, put_handle, utf8};
+use std::time::Duration;
+use tinystore::Options;
+
+/// The options of a group or a call; a field whose `has_` flag is false
+/// keeps the group's value (or the default: 15 s TTL, wait until given up,
+/// renew on).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TsOptions {
+    pub has_ttl: bool,
+    /// The lease's TTL, in nanoseconds.
+    pub ttl_ns: u64,
+    pub has_wait: bool,
+    /// How long acquire may wait, in nanoseconds.
+    pub wait_ns: u64,
+    pub has_renew: bool,
+    /// Whether a held lease is renewed every ttl/3 until released.
+    pub renew: bool,
+}
+
+impl From<TsOptions> for Options {
+    fn from(o: TsOptions) -> Options {
+        Options {
+            ttl: o.has_ttl.then(|| Duration::from_nanos(o.ttl_ns)),
+            wait: o.has_wait.then(|| Duration::from_nanos(o.wait_ns)),
+            renew: o.has_renew.then_some(o.renew),
+        }
+    }
+}
+
+/// A group of exclusive locks or of semaphores.
+pub enum TsGroup {
+    Locks(tinystore::Locks),
+    Semaphore(tinystore::Semaphore),
+}
+
+/// Which kind of group `ts_store_group` makes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TsGroupKind {
+    /// Exclusive locks, whose leases carry fences; `limit` is ignored.
+    Locks = 0,
+    /// Semaphores of `limit` holders per key, whose permits have no fence.
+    Semaphore = 1,
+}
+
+/// Makes the group called (`name`, `name_len`) of `kind`, with `options`,
+/// and writes a new handle to `*out`. The name (and a semaphore's limit) is
+/// checked at the first acquire.
+///
+/// # Safety
+/// `store` is a live handle; `name` points to `name_len` readable bytes;
+/// `out` and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_store_group(
+    store: *const TsStore,
+    name: *const u8,
+    name_len: usize,
+    kind: TsGroupKind,
+    limit: u32,
+    options: TsOptions,
+    out: *mut *mut TsGroup,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let store = handle(store, "store")?;
+            let name = utf8(name, name_len, "name")?;
+            let group = match kind {
+                TsGroupKind::Locks => TsGroup::Locks(store.store.locks(name).with(options.into())),
+                TsGroupKind::Semaphore => {
+                    TsGroup::Semaphore(store.store.semaphore(name, limit).with(options.into()))
+                }
+            };
+            put_handle(out, group, "group")
+        })
+    }
+}
+
+/// Starts acquiring the key (`key`, `key_len`) with per-call `options`.
+/// When the key is granted at once, writes a new `TsHeld` to `*out_held`
+/// and NULL to `*out_acquire`; otherwise writes NULL to `*out_held` and a
+/// new `TsAcquire` to `*out_acquire`, to wait on with `ts_acquire_wait`
+/// or give up with `ts_acquire_cancel`.
+///
+/// # Safety
+/// `group` is a live handle; `key` points to `key_len` readable bytes;
+/// `out_held`, `out_acquire` and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_group_acquire(
+    group: *const TsGroup,
+    key: *const u8,
+    key_len: usize,
+    options: TsOptions,
+    out_held: *mut *mut TsHeld,
+    out_acquire: *mut *mut TsAcquire,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let group = handle(group, "group")?;
+            let key = utf8(key, key_len, "key")?.to_owned();
+            put(out_held, std::ptr::null_mut(), "held")?;
+            put(out_acquire, std::ptr::null_mut(), "acquire")?;
+            match acquire::start(group, key, options.into())? {
+                acquire::Started::Held(held) => put_handle(out_held, held, "held"),
+                acquire::Started::Waiting(op) => put_handle(out_acquire, op, "acquire"),
+            }
+        })
+    }
+}
+
+/// Takes the key (`key`, `key_len`) if it is free now: writes a new
+/// `TsHeld` to `*out_held`, or NULL when the key is taken.
+///
+/// # Safety
+/// As for `ts_group_acquire`.
+#[no_mangle]
+pub unsafe extern "C" fn ts_group_try_acquire(
+    group: *const TsGroup,
+    key: *const u8,
+    key_len: usize,
+    options: TsOptions,
+    out_held: *mut *mut TsHeld,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let group = handle(group, "group")?;
+            let key = utf8(key, key_len, "key")?;
+            put(out_held, std::ptr::null_mut(), "held")?;
+            let options: Options = options.into();
+            let held = match group {
+                TsGroup::Locks(l) => block_on(l.try_acquire_with(key, options))??.map(Held::lease),
+                TsGroup::Semaphore(s) => {
+                    block_on(s.try_acquire_with(key, options))??.map(Held::permit)
+                }
+            };
+            match held {
+                Some(held) => put_handle(out_held, TsHeld::new(held), "held"),
+                None => Ok(()),
+            }
+        })
+    }
+}
+
+/// Frees the group handle; leases it gave stay held. NULL is ignored.
+///
+/// # Safety
+/// `group` is NULL or a live handle that no other call uses now or later.
+#[no_mangle]
+pub unsafe extern "C" fn ts_group_free(group: *mut TsGroup) {
+    // SAFETY: forwarded from the caller.
+    quiet((), || unsafe { free_handle(group) })
+}

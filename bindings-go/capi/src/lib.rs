@@ -1,0 +1,30 @@
+//! A C ABI over the tinystore core, for the Go binding. cbindgen turns the
+//! `extern "C"` items here into `bindings-go/include/tinystore.h`.
+//!
+//! A tour:
+//!
+//! - [`error`]: `TsError`, `TsCode`, and `call`, the guard every export
+//!   runs its body in, so that no panic crosses the boundary.
+//! - [`runtime`]: the one tokio runtime the core's futures run on.
+//! - [`text`]: (pointer, length) arguments read as Rust text.
+//! - [`store`]: `TsStore`, an open store.
+//! - [`group`]: `TsGroup`, a `Locks` or `Semaphore` group, and `TsOptions`.
+//! - [`acquire`]: `TsAcquire`, an acquire under way that can be waited on
+//!   or cancelled (cancelling drops the core's future: no lease leaks).
+//! - [`held`]: `TsHeld`, a held lease or permit.
+//! - [`lost`]: how a held lease tells its loss: a token in a queue that one
+//!   caller thread drains.
+//! - [`fence`]: `TsFence` and the core's fence parser and printer.
+//!
+//! The C ABI converts types and maps errors; every semantic lives in the
+//! core.
+
+pub mod acquire;
+pub mod error;
+pub mod fence;
+pub mod group;
+pub mod held;
+pub mod lost;
+pub mod runtime;
+pub mod store;
+pub mod text;

@@ -1,0 +1,3 @@
+module tinystore.dev/go
+
+go 1.24

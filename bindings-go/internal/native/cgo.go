@@ -1,0 +1,67 @@
+// Package native is the Go side of tinystore's C ABI (include/tinystore.h,
+// made by cbindgen from ../capi). It converts Go values to C and back, maps
+// errors, and keeps each handle's lifetime: an idempotent Close or Free, a
+// cleanup as a safety net, runtime.KeepAlive after each call. It keeps no
+// Go pointer on the C side.
+//
+// The Rust library is linked statically from the workspace's target dir:
+// build it first with `cargo build --release -p tinystore-capi`.
+package native
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../include
+#cgo LDFLAGS: ${SRCDIR}/../../../target/release/libtinystore_capi.a -lgcc_s -lutil -lrt -lpthread -lm -ldl
+#include "tinystore.h"
+*/
+import "C"
+
+import (
+	"time"
+	"unsafe"
+)
+
+// text gives a Go string to C as (pointer, length). The C side only reads
+// it during the call.
+func text(s string) (*C.uint8_t, C.size_t) {
+	return (*C.uint8_t)(unsafe.Pointer(unsafe.StringData(s))), C.size_t(len(s))
+}
+
+// failure turns a filled TsError into a Go error and frees its message.
+func failure(e *C.TsError) error {
+	code := e.code
+	message := C.GoString(e.message)
+	C.ts_error_clear(e)
+	if code == C.TS_CODE_CANCELLED {
+		return errCancelled
+	}
+	return &Error{Code: codeOf(C.TsCode(code)), Message: message}
+}
+
+// Options are a group's or a call's options; a false Has field keeps the
+// group's value.
+type Options struct {
+	HasTTL   bool
+	TTL      time.Duration
+	HasWait  bool
+	Wait     time.Duration
+	HasRenew bool
+	Renew    bool
+}
+
+func nanos(d time.Duration) C.uint64_t {
+	if d < 0 {
+		return 0
+	}
+	return C.uint64_t(d)
+}
+
+func (o Options) c() C.TsOptions {
+	return C.TsOptions{
+		has_ttl:   C.bool(o.HasTTL),
+		ttl_ns:    nanos(o.TTL),
+		has_wait:  C.bool(o.HasWait),
+		wait_ns:   nanos(o.Wait),
+		has_renew: C.bool(o.HasRenew),
+		renew:     C.bool(o.Renew),
+	}
+}

@@ -1,0 +1,84 @@
+package native
+
+/*
+#include "tinystore.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// Store is an open store's handle.
+type Store struct {
+	mu      sync.RWMutex
+	p       *C.TsStore
+	cleanup runtime.Cleanup
+	// What the store is, for messages: its directory or address.
+	What string
+}
+
+func newStore(p *C.TsStore, what string) *Store {
+	s := &Store{p: p, What: what}
+	s.cleanup = runtime.AddCleanup(s, func(p *C.TsStore) { C.ts_store_free(p) }, p)
+	return s
+}
+
+// Open opens the store directory dir.
+func Open(dir string) (*Store, error) {
+	var p *C.TsStore
+	var e C.TsError
+	ptr, n := text(dir)
+	if !C.ts_store_open(ptr, n, &p, &e) {
+		return nil, failure(&e)
+	}
+	return newStore(p, dir), nil
+}
+
+func (s *Store) closedError() error {
+	return &Error{Code: CodeClosed, Message: fmt.Sprintf("store %s was closed", s.What)}
+}
+
+// Close closes the store (releasing every lease, failing every waiter) and
+// frees the handle. Idempotent.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.p == nil {
+		return nil
+	}
+	var e C.TsError
+	var err error
+	if !C.ts_store_close(s.p, &e) {
+		err = failure(&e)
+	}
+	s.cleanup.Stop()
+	C.ts_store_free(s.p)
+	s.p = nil
+	return err
+}
+
+// Group makes the group called name: a semaphore of limit holders per key
+// when semaphore is true, otherwise exclusive locks.
+func (s *Store) Group(name string, semaphore bool, limit uint32, o Options) (*Group, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.p == nil {
+		return nil, s.closedError()
+	}
+	var p *C.TsGroup
+	var e C.TsError
+	ptr, n := text(name)
+	var kind uint32 = C.TS_GROUP_KIND_LOCKS
+	if semaphore {
+		kind = C.TS_GROUP_KIND_SEMAPHORE
+	}
+	ok := C.ts_store_group(s.p, ptr, n, kind, C.uint32_t(limit), o.c(), &p, &e)
+	runtime.KeepAlive(s)
+	if !ok {
+		return nil, failure(&e)
+	}
+	return newGroup(p, name), nil
+}

@@ -1,0 +1,22 @@
+package tinystore
+
+import "tinystore.dev/go/locks"
+
+// Error is a tinystore error; see locks.Error.
+type Error = locks.Error
+
+// The sentinels of package locks, for errors.Is on what Open and Close
+// return (they are the very same values).
+var (
+	ErrTimeout      = locks.ErrTimeout
+	ErrLeaseLost    = locks.ErrLeaseLost
+	ErrInUse        = locks.ErrInUse
+	ErrClosed       = locks.ErrClosed
+	ErrInvalid      = locks.ErrInvalid
+	ErrLimit        = locks.ErrLimit
+	ErrUnauthorized = locks.ErrUnauthorized
+	ErrCorrupt      = locks.ErrCorrupt
+	ErrIO           = locks.ErrIO
+	ErrUnavailable  = locks.ErrUnavailable
+	ErrInternal     = locks.ErrInternal
+)

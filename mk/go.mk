@@ -1,0 +1,43 @@
+# The Go binding (bindings-go/): the C-ABI crate tinystore-capi, built as a
+# static library in the shared cargo target dir (release), its header made
+# by cbindgen and checked for drift, then go vet and go test -race.
+
+GO ?= go
+GO_DIR := bindings-go
+GO_HEADER := include/tinystore.h
+GO_CBINDGEN := $(or $(shell command -v cbindgen 2>/dev/null),$(HOME)/.cargo/bin/cbindgen)
+GO_TINYSTORE_BIN := $(CARGO_TARGET_DIR)/debug/tinystore
+
+TESTS += test-go
+BENCHES += bench-go
+
+.PHONY: go-tools go-lib go-header go-header-check test-go bench-go
+
+go-tools:
+	@command -v $(GO) >/dev/null || { apt-get update && apt-get install -y golang-go; }
+	@test -x $(GO_CBINDGEN) || $(CARGO) install cbindgen --locked
+
+# The one command another Go module needs before `go build` (docs/go.md).
+go-lib:
+	$(CARGO) build --release -p tinystore-capi
+
+# Regenerates the checked-in header after a change to bindings-go/capi.
+go-header: go-tools
+	cd $(GO_DIR) && $(GO_CBINDGEN) --quiet --config capi/cbindgen.toml --crate tinystore-capi --output $(GO_HEADER) capi
+
+# Fails when the checked-in header is not what cbindgen makes now.
+go-header-check: go-tools
+	@cd $(GO_DIR) && tmp=$$(mktemp) && \
+	  $(GO_CBINDGEN) --quiet --config capi/cbindgen.toml --crate tinystore-capi --output $$tmp capi && \
+	  if diff -u $(GO_HEADER) $$tmp; then rm -f $$tmp; \
+	  else rm -f $$tmp; echo "bindings-go/$(GO_HEADER) drifted from capi: run make go-header" >&2; exit 1; fi
+
+test-go: go-tools go-lib go-header-check
+	$(CARGO) build -q -p tinystore-cli
+	cd $(GO_DIR) && $(GO) vet ./...
+	cd $(GO_DIR) && TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
+
+bench-go: go-tools go-lib
+	$(CARGO) build -q --release -p tinystore-cli
+	cd $(GO_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/release/tinystore \
+	  $(GO) test -run '^$$' -bench 'Hold' -benchtime 200000x -count 5 ./tinystore
