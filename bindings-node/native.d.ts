@@ -100,6 +100,13 @@ export declare class NativeStore {
 }
 
 /**
+ * Connects to a store served by `tinystore serve` at `address`
+ * (`unix:PATH`, `tcp://HOST:PORT`, a socket's path or a served directory),
+ * with the token a TCP server asks for.
+ */
+export declare function connectStore(address: string, token?: string | undefined | null): Promise<NativeStore>
+
+/**
  * The 40-digit zero-padded text of a fence, which orders as text the way
  * fences order as numbers. Refuses a bigint below 0 or above 2^128-1.
  */

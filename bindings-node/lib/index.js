@@ -3,12 +3,13 @@
 // fence. See index.d.ts for the API and docs/node.md for a tour.
 const errors = require('./errors')
 const { parseFence, fenceText } = require('./convert')
-const { Store, open } = require('./store')
+const { Store, open, connect } = require('./store')
 const { Locks, Semaphore } = require('./group')
 const { Lease, Permit } = require('./lease')
 
 module.exports = {
   open,
+  connect,
   parseFence,
   fenceText,
   Store,

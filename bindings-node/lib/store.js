@@ -1,5 +1,5 @@
 'use strict'
-// Store: open (and connect) a store, and get its Locks and Semaphore groups.
+// Store: open or connect to a store, and get its Locks and Semaphore groups.
 const native = require('./native')
 const { InvalidError, mapped, mappedSync } = require('./errors')
 const { describe, nativeOptions, signalOf } = require('./convert')
@@ -70,4 +70,19 @@ async function open(dir) {
   return new Store(await mapped(native.openStore(dir)))
 }
 
-module.exports = { Store, open }
+/**
+ * Connects to a store served by `tinystore serve` at `address`: `unix:PATH`,
+ * `tcp://HOST:PORT` (with `token`), a socket's path or a served directory.
+ * Rejects with UnavailableError when it cannot be reached.
+ * @param {string} address
+ * @param {{ token?: string }} [options]
+ * @returns {Promise<Store>}
+ */
+async function connect(address, options) {
+  if (typeof address !== 'string') throw new InvalidError(`a server address is a string, not ${describe(address)}`)
+  const token = options?.token
+  if (token !== undefined && typeof token !== 'string') throw new InvalidError(`token must be a string, not ${describe(token)}`)
+  return new Store(await mapped(native.connectStore(address, token)))
+}
+
+module.exports = { Store, open, connect }

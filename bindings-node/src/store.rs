@@ -1,4 +1,4 @@
-//! `openStore` and `NativeStore`: the door to a store's groups.
+//! `openStore`, `connectStore` and `NativeStore`: the door to a store's groups.
 
 use crate::error::{invalid, to_napi};
 use crate::group::{NativeLocks, NativeSemaphore};
@@ -15,6 +15,21 @@ pub struct NativeStore {
 #[napi]
 pub async fn open_store(dir: String) -> napi::Result<NativeStore> {
     let inner = tinystore::Store::open(dir).await.map_err(to_napi)?;
+    Ok(NativeStore { inner })
+}
+
+/// Connects to a store served by `tinystore serve` at `address`
+/// (`unix:PATH`, `tcp://HOST:PORT`, a socket's path or a served directory),
+/// with the token a TCP server asks for.
+#[napi]
+pub async fn connect_store(address: String, token: Option<String>) -> napi::Result<NativeStore> {
+    let options = tinystore::ConnectOptions {
+        token,
+        ..Default::default()
+    };
+    let inner = tinystore::Store::connect_with(&address, options)
+        .await
+        .map_err(to_napi)?;
     Ok(NativeStore { inner })
 }
 

@@ -1,0 +1,80 @@
+// The committed typings match the Rust side: native.d.ts is what the build
+// of the addon renders, and every class, method and getter the addon and
+// the JS layer export at run time is declared.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { test } from 'node:test'
+import ts from 'typescript'
+import * as tinystore from 'tinystore'
+
+const pkg = path.resolve(__dirname, '..')
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const typings: { rendered(): string; committed: string } = require(path.join(pkg, 'scripts', 'typings.js'))
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const native: Record<string, unknown> = require(path.join(pkg, 'tinystore.node'))
+
+/** The exported names of a .d.ts, and each class's members. */
+function declared(file: string): Map<string, Set<string>> {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true)
+  const out = new Map<string, Set<string>>()
+  for (const node of source.statements) {
+    const exported = ts.canHaveModifiers(node) && ts.getModifiers(node)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)
+    if (!exported) continue
+    if (ts.isClassDeclaration(node) && node.name) {
+      const members = new Set<string>()
+      for (const m of node.members) if (m.name && ts.isIdentifier(m.name)) members.add(m.name.text)
+      out.set(node.name.text, members)
+    } else if (ts.isFunctionDeclaration(node) && node.name) {
+      out.set(node.name.text, new Set())
+    } else if (ts.isVariableStatement(node)) {
+      for (const d of node.declarationList.declarations) if (ts.isIdentifier(d.name)) out.set(d.name.text, new Set())
+    }
+  }
+  return out
+}
+
+/** The own and inherited members of a class's prototype, but Object's. */
+function members(made: Function): Set<string> {
+  const out = new Set<string>()
+  for (let proto = made.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') out.add(name)
+  }
+  return out
+}
+
+test('native.d.ts is what the Rust side renders', () => {
+  assert.equal(readFileSync(typings.committed, 'utf8'), typings.rendered(), 'run `node scripts/typings.js` after changing the Rust side')
+})
+
+test('native.d.ts declares exactly what the addon exports', () => {
+  const decl = declared(path.join(pkg, 'native.d.ts'))
+  const runtime = Object.keys(native).sort()
+  const values = [...decl.keys()].sort()
+  assert.deepEqual(runtime, values)
+  for (const [name, declaredMembers] of decl) {
+    const value = native[name]
+    if (typeof value === 'function' && declaredMembers.size > 0) {
+      assert.deepEqual([...members(value as Function)].sort(), [...declaredMembers].filter(m => m !== 'constructor').sort(), name)
+    }
+  }
+})
+
+/** Fields set by constructors rather than on prototypes. */
+const instanceFields = new Set(['code', 'limit'])
+
+test('index.d.ts declares exactly what the package exports', () => {
+  const decl = declared(path.join(pkg, 'index.d.ts'))
+  assert.deepEqual(Object.keys(tinystore).filter(k => k !== 'default').sort(), [...decl.keys()].sort())
+  for (const [name, declaredMembers] of decl) {
+    const value = (tinystore as Record<string, unknown>)[name]
+    if (typeof value === 'function' && declaredMembers.size > 0) {
+      const runtime = members(value as Function)
+      for (const m of declaredMembers) {
+        if (m === 'constructor') continue
+        if (instanceFields.has(m)) continue
+        assert.ok(runtime.has(m), `${name}.${m} is declared and exists`)
+      }
+    }
+  }
+})
