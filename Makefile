@@ -9,9 +9,13 @@ BENCHES :=
 
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: demo test lint test-rust bench build
+.PHONY: demo test lint test-rust bench build deps-rust
 
-demo:
+# protoc builds the etcd client (core's etcd feature and bench/).
+deps-rust:
+	@command -v protoc >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler)
+
+demo: deps-rust
 	$(CARGO) run -q --release -p tinystore-cli -- demo
 
 build:
@@ -20,11 +24,11 @@ build:
 test: lint $(TESTS)
 	@echo "make test: every suite passed ($(TESTS))"
 
-lint:
+lint: deps-rust
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-test-rust:
+test-rust: deps-rust
 	$(CARGO) test -p tinystore -p tinystore-cli
 
 bench: $(BENCHES)

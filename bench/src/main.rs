@@ -1,0 +1,154 @@
+//! `tinystore-bench`: tinystore against Redis, etcd and PostgreSQL on
+//! loopback, the same workload with the same number of clients, in one run.
+//! Writes target/bench/results.json and prints a Markdown report.
+//!
+//! Usage: tinystore-bench [--seconds S] [--tinystore PATH] [--out FILE]
+
+mod footprint;
+mod peers;
+mod report;
+mod servers;
+mod workload;
+
+use peers::tinystore::{Target, Tinystore};
+use peers::Peer;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const CLIENTS: [usize; 3] = [1, 8, 64];
+const KEYS: u64 = 1000;
+const HANDOFF_CLIENTS: usize = 8;
+
+struct Args {
+    seconds: f64,
+    tinystore: PathBuf,
+    out: PathBuf,
+}
+
+fn args() -> Args {
+    let mut args = Args {
+        seconds: 3.0,
+        tinystore: PathBuf::from("target/release/tinystore"),
+        out: PathBuf::from("target/bench/report.md"),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        match flag.as_str() {
+            "--seconds" => args.seconds = value.parse().expect("--seconds takes a number"),
+            "--tinystore" => args.tinystore = value.into(),
+            "--out" => args.out = value.into(),
+            other => panic!("unknown flag {other}; see the doc comment of bench/src/main.rs"),
+        }
+    }
+    args
+}
+
+async fn measure(peer: &dyn Peer, seconds: f64, results: &mut Vec<workload::Measured>) {
+    let duration = Duration::from_secs_f64(seconds);
+    for n in CLIENTS {
+        match workload::random_keys(peer, n, KEYS, duration).await {
+            Ok(m) => {
+                eprintln!(
+                    "{:<20} {:>3} clients {:>10.0} pairs/s",
+                    m.system, n, m.pairs_per_sec
+                );
+                results.push(m);
+            }
+            Err(e) => eprintln!("{} at {n} clients failed: {e}", peer.name()),
+        }
+    }
+    match workload::handoff(peer, HANDOFF_CLIENTS, duration).await {
+        Ok(m) => {
+            eprintln!(
+                "{:<20} handoff p50 {:.0} us p99 {:.0} us",
+                m.system, m.p50_us, m.p99_us
+            );
+            results.push(m);
+        }
+        Err(e) => eprintln!("{} handoff failed: {e}", peer.name()),
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let args = args();
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let mut results = Vec::new();
+    let mut notes = Vec::new();
+
+    {
+        let dir = tmp.path().join("tinystore");
+        std::fs::create_dir_all(&dir).unwrap();
+        match servers::tinystore(&args.tinystore, &dir) {
+            Ok((_server, address)) => {
+                let peer = Tinystore {
+                    target: Target::Served(address),
+                };
+                measure(&peer, args.seconds, &mut results).await;
+            }
+            Err(e) => notes.push(format!("tinystore serve: {e}")),
+        }
+    }
+    {
+        let store = tinystore::Store::open(tmp.path().join("embedded"))
+            .await
+            .unwrap();
+        let peer = Tinystore {
+            target: Target::Embedded(store.clone()),
+        };
+        measure(&peer, args.seconds, &mut results).await;
+        store.close().await.unwrap();
+    }
+    {
+        let dir = tmp.path().join("redis");
+        std::fs::create_dir_all(&dir).unwrap();
+        match servers::redis(&dir) {
+            Ok((_server, url)) => {
+                measure(&peers::redis::Redis { url }, args.seconds, &mut results).await
+            }
+            Err(e) => notes.push(format!("Redis: {e}")),
+        }
+    }
+    {
+        let dir = tmp.path().join("etcd");
+        std::fs::create_dir_all(&dir).unwrap();
+        match servers::etcd(&dir) {
+            Ok((_server, endpoint)) => {
+                measure(
+                    &peers::etcd::EtcdPeer { endpoint },
+                    args.seconds,
+                    &mut results,
+                )
+                .await
+            }
+            Err(e) => notes.push(format!("etcd: {e}")),
+        }
+    }
+    {
+        let dir = tmp.path().join("postgres");
+        match servers::postgres(&dir) {
+            Ok((_server, conninfo)) => {
+                measure(
+                    &peers::postgres::Postgres { conninfo },
+                    args.seconds,
+                    &mut results,
+                )
+                .await
+            }
+            Err(e) => notes.push(format!("PostgreSQL: {e}")),
+        }
+    }
+
+    let footprint = report::Footprint::measure(&args.tinystore, tmp.path()).await;
+    let report = report::render(&results, &footprint, &notes);
+    std::fs::create_dir_all(args.out.parent().unwrap()).unwrap();
+    std::fs::write(&args.out, &report).unwrap();
+    let json = serde_json::json!({ "results": results, "footprint": footprint });
+    std::fs::write(
+        args.out.with_extension("json"),
+        serde_json::to_string_pretty(&json).unwrap(),
+    )
+    .unwrap();
+    println!("{report}");
+}

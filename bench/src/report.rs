@@ -1,0 +1,163 @@
+//! The Markdown report: one table of pairs per second with the ratio of
+//! tinystore serve to each peer, the handoff latencies, memory and start.
+
+use crate::workload::Measured;
+use crate::{footprint, servers};
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Memory and start figures.
+#[derive(Debug, Default, Serialize)]
+pub struct Footprint {
+    pub leases: usize,
+    pub rss_idle_bytes: Option<u64>,
+    pub rss_with_leases_bytes: Option<u64>,
+    pub open_median_ms: Option<f64>,
+    pub error: Option<String>,
+}
+
+const MILLION: usize = 1_000_000;
+
+impl Footprint {
+    pub async fn measure(tinystore: &Path, tmp: &Path) -> Footprint {
+        let mut f = Footprint {
+            leases: MILLION,
+            ..Footprint::default()
+        };
+        f.open_median_ms = footprint::open_time(tmp, 21)
+            .await
+            .ok()
+            .map(|d| d.as_secs_f64() * 1000.0);
+        let dir = tmp.join("memory");
+        std::fs::create_dir_all(&dir).unwrap();
+        match servers::tinystore(tinystore, &dir) {
+            Ok((server, address)) => {
+                let pid = server.child.id();
+                f.rss_idle_bytes = servers::rss_bytes(pid);
+                match footprint::hold_many(&address, MILLION, 250).await {
+                    Ok(held) => {
+                        f.rss_with_leases_bytes = servers::rss_bytes(pid);
+                        f.leases = held.len();
+                        std::mem::forget(held);
+                    }
+                    Err(e) => f.error = Some(e),
+                }
+            }
+            Err(e) => f.error = Some(e),
+        }
+        f
+    }
+}
+
+fn find<'a>(
+    results: &'a [Measured],
+    system: &str,
+    workload_prefix: &str,
+    clients: usize,
+) -> Option<&'a Measured> {
+    results.iter().find(|m| {
+        m.system == system && m.workload.starts_with(workload_prefix) && m.clients == clients
+    })
+}
+
+fn cell(m: Option<&Measured>) -> String {
+    m.map_or("—".into(), |m| format!("{:.0}", m.pairs_per_sec))
+}
+
+fn ratio(a: Option<&Measured>, b: Option<&Measured>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b.pairs_per_sec > 0.0 => {
+            format!("{:.1}×", a.pairs_per_sec / b.pairs_per_sec)
+        }
+        _ => "—".into(),
+    }
+}
+
+const SYSTEMS: [&str; 5] = [
+    "tinystore serve",
+    "tinystore embedded",
+    "Redis",
+    "etcd",
+    "PostgreSQL",
+];
+
+pub fn render(results: &[Measured], footprint: &Footprint, notes: &[String]) -> String {
+    let mut out = String::new();
+    let serve = "tinystore serve";
+    let _ = writeln!(
+        out,
+        "Pairs per second: acquire then release a lock on a random key among 1,000.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| clients | {} | serve/Redis | serve/etcd | serve/PostgreSQL |",
+        SYSTEMS.join(" | ")
+    );
+    let _ = writeln!(
+        out,
+        "|---:|{}---:|---:|---:|",
+        "---:|".repeat(SYSTEMS.len())
+    );
+    for n in crate::CLIENTS {
+        let row: Vec<String> = SYSTEMS
+            .iter()
+            .map(|s| cell(find(results, s, "random", n)))
+            .collect();
+        let me = find(results, serve, "random", n);
+        let _ = writeln!(
+            out,
+            "| {n} | {} | {} | {} | {} |",
+            row.join(" | "),
+            ratio(me, find(results, "Redis", "random", n)),
+            ratio(me, find(results, "etcd", "random", n)),
+            ratio(me, find(results, "PostgreSQL", "random", n)),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nContended handoff: {} clients lock and unlock one key; latency of each lock (µs).\n",
+        crate::HANDOFF_CLIENTS
+    );
+    let _ = writeln!(
+        out,
+        "| system | pairs/s | p50 µs | p99 µs |\n|---|---:|---:|---:|"
+    );
+    for s in SYSTEMS {
+        if let Some(m) = find(results, s, "handoff", crate::HANDOFF_CLIENTS) {
+            let _ = writeln!(
+                out,
+                "| {s} | {:.0} | {:.0} | {:.0} |",
+                m.pairs_per_sec, m.p50_us, m.p99_us
+            );
+        }
+    }
+    let mb = |b: Option<u64>| b.map_or("—".into(), |b| format!("{:.1} MB", b as f64 / 1e6));
+    let _ = writeln!(out, "\nMemory and start:\n");
+    let _ = writeln!(out, "| what | measured | target |\n|---|---:|---:|");
+    let _ = writeln!(
+        out,
+        "| resident size of `tinystore serve`, idle | {} | |",
+        mb(footprint.rss_idle_bytes)
+    );
+    let _ = writeln!(
+        out,
+        "| resident size holding {} leases | {} | ≤ 200 MB |",
+        footprint.leases,
+        mb(footprint.rss_with_leases_bytes)
+    );
+    let _ = writeln!(
+        out,
+        "| time to open a store (median of 21) | {} | ≤ 20 ms |",
+        footprint
+            .open_median_ms
+            .map_or("—".into(), |ms| format!("{ms:.2} ms"))
+    );
+    if let Some(e) = &footprint.error {
+        let _ = writeln!(out, "\nThe memory run failed: {e}");
+    }
+    for n in notes {
+        let _ = writeln!(out, "\nNot measured: {n}");
+    }
+    out
+}
