@@ -4,6 +4,7 @@
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
+.DEFAULT_GOAL := demo
 TESTS := test-rust
 BENCHES :=
 
