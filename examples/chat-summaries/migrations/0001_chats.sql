@@ -1,0 +1,4 @@
+create table chats (
+    id integer primary key,
+    title text not null default ''
+);

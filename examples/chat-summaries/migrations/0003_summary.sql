@@ -1,0 +1,1 @@
+alter table chats add column summary text not null default '';

@@ -1,0 +1,1 @@
+alter table chats add column summary_fence text not null default '';

@@ -1,0 +1,227 @@
+//! chat-summaries in Rust: summary workers that hold `summaries` for a chat
+//! and save with the fenced conditional update. See ../README.md for the
+//! commands, which every language's program shares.
+
+mod chat_db;
+
+use std::collections::HashMap;
+use std::error::Error;
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use tinystore::blocking::Store;
+
+type Result<T> = std::result::Result<T, Box<dyn Error + Send + Sync>>;
+
+struct Args {
+    db: PathBuf,
+    store: String,
+    command: String,
+    flags: HashMap<String, String>,
+}
+
+fn parse_args() -> Result<Args> {
+    let mut db = None;
+    let mut store = None;
+    let mut command = None;
+    let mut flags = HashMap::new();
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.strip_prefix("--") {
+            Some(flag) => {
+                let value = it.next().ok_or(format!("--{flag} needs a value"))?;
+                match flag {
+                    "db" => db = Some(PathBuf::from(value)),
+                    "store" => store = Some(value),
+                    _ => {
+                        flags.insert(flag.to_string(), value);
+                    }
+                }
+            }
+            None => command = Some(arg),
+        }
+    }
+    Ok(Args {
+        db: db.ok_or("--db PATH is required")?,
+        store: store.ok_or("--store DIR|ADDRESS is required")?,
+        command: command.ok_or("a command is required: migrate, work, scene, hold-and-save")?,
+        flags,
+    })
+}
+
+impl Args {
+    fn number(&self, flag: &str, default: i64) -> Result<i64> {
+        match self.flags.get(flag) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--{flag} takes a whole number, not {v:?}").into()),
+        }
+    }
+}
+
+/// A store directory is opened (or reached through its socket when served);
+/// an address is connected to.
+fn open_store(target: &str) -> tinystore::Result<Store> {
+    if ["unix:", "tcp://", "etcd://"]
+        .iter()
+        .any(|p| target.starts_with(p))
+    {
+        Store::connect(target)
+    } else {
+        Store::open(target)
+    }
+}
+
+fn summarize(history: &[String], by: &str) -> String {
+    format!("{} messages, summarized by {by}", history.len())
+}
+
+fn work(args: &Args, store: &Store) -> Result<()> {
+    let chats = args.number("chats", 5)?;
+    let workers = args.number("workers", 3)?;
+    let rounds = args.number("rounds", 2)?;
+    chat_db::seed(&chat_db::open(&args.db)?, chats)?;
+    std::thread::scope(|s| -> Result<()> {
+        let mut handles = Vec::new();
+        for w in 0..workers {
+            let summaries = store.locks("summaries");
+            let db = args.db.clone();
+            handles.push(s.spawn(move || -> Result<()> {
+                let conn = chat_db::open(&db)?;
+                for round in 0..rounds {
+                    for chat in 1..=chats {
+                        summaries.hold(chat, |lease| -> Result<()> {
+                            let summary =
+                                summarize(&chat_db::history(&conn, chat)?, &format!("worker {w}"));
+                            let fence = format!("{:040}", lease.fence().get());
+                            let changed = chat_db::save(&conn, chat, &summary, &fence)?;
+                            println!(
+                                "worker {w} round {round} chat {chat}: fence {} saved {changed}",
+                                lease.fence()
+                            );
+                            Ok(())
+                        })?;
+                    }
+                }
+                Ok(())
+            }));
+        }
+        for h in handles {
+            h.join().map_err(|_| "a worker panicked")??;
+        }
+        Ok(())
+    })
+}
+
+fn scene(args: &Args, store: &Store) -> Result<bool> {
+    let conn = chat_db::open(&args.db)?;
+    conn.execute(
+        "insert or ignore into chats (id, title) values (42, 'chat 42')",
+        [],
+    )?;
+    let ttl = Duration::from_millis(args.number("ttl-ms", 300)? as u64);
+    let summaries = store.locks("summaries");
+    let a = summaries.clone().ttl(ttl).renew(false).acquire(42)?;
+    println!(
+        "1. Worker A holds chat 42 with fence {} and pauses past its ttl of {ttl:?}.",
+        a.fence()
+    );
+    let b = std::thread::scope(|s| {
+        let worker_b = s.spawn(|| -> Result<(tinystore::Fence, usize)> {
+            let conn = chat_db::open(&args.db)?;
+            Ok(summaries.hold(42, |lease| -> Result<_> {
+                let fence = format!("{:040}", lease.fence().get());
+                Ok((
+                    lease.fence(),
+                    chat_db::save(&conn, 42, "summary by B", &fence)?,
+                ))
+            })?)
+        });
+        std::thread::sleep(ttl * 2);
+        worker_b.join().map_err(|_| "worker B panicked")
+    })??;
+    println!(
+        "2. A's lease ran out. Worker B holds chat 42 with fence {} and saves: {} row changed.",
+        b.0, b.1
+    );
+    let a_changed = chat_db::save(
+        &conn,
+        42,
+        "summary by A",
+        &format!("{:040}", a.fence().get()),
+    )?;
+    println!(
+        "3. A wakes and saves with fence {}: {}.",
+        a.fence(),
+        if a_changed == 0 {
+            "refused, 0 rows changed"
+        } else {
+            "ACCEPTED (the fence failed)"
+        }
+    );
+    let (summary, fence) = chat_db::kept(&conn, 42)?;
+    println!("chat.db keeps: {summary:?} with fence {fence}");
+    Ok(a_changed == 0 && b.1 == 1)
+}
+
+fn hold_and_save(args: &Args, store: &Store) -> Result<()> {
+    let chat = args.number("chat", 42)?;
+    let conn = chat_db::open(&args.db)?;
+    conn.execute(
+        "insert or ignore into chats (id, title) values (?1, 'chat')",
+        [chat],
+    )?;
+    let ttl = Duration::from_millis(args.number("ttl-ms", 15_000)? as u64);
+    let name = args.flags.get("name").map_or("summaries", String::as_str);
+    let lease = store.locks(name).ttl(ttl).acquire(chat)?;
+    println!("HELD {}", lease.fence());
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    let changed = chat_db::save(
+        &conn,
+        chat,
+        "summary by rust",
+        &format!("{:040}", lease.fence().get()),
+    )?;
+    println!("SAVED {changed} {}", lease.fence());
+    match lease.release() {
+        Ok(()) => println!("RELEASED ok"),
+        Err(e) => println!("RELEASED {}", e.code()),
+    }
+    Ok(())
+}
+
+fn run() -> Result<bool> {
+    let args = parse_args()?;
+    chat_db::open(&args.db)?;
+    if args.command == "migrate" {
+        println!("migrated {}", args.db.display());
+        return Ok(true);
+    }
+    let store = open_store(&args.store)?;
+    let ok = match args.command.as_str() {
+        "work" => work(&args, &store).map(|_| true)?,
+        "scene" => scene(&args, &store)?,
+        "hold-and-save" => hold_and_save(&args, &store).map(|_| true)?,
+        other => {
+            return Err(
+                format!("unknown command {other:?}: migrate, work, scene, hold-and-save").into(),
+            )
+        }
+    };
+    store.close()?;
+    Ok(ok)
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("chat-summaries: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
