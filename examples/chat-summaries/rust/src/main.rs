@@ -43,8 +43,8 @@ fn parse_args() -> Result<Args> {
         }
     }
     Ok(Args {
-        db: db.ok_or("--db PATH is required")?,
-        store: store.ok_or("--store DIR|ADDRESS is required")?,
+        db: db.unwrap_or_default(),
+        store: store.unwrap_or_default(),
         command: command.ok_or("a command is required: migrate, work, scene, hold-and-save")?,
         flags,
     })
@@ -193,8 +193,46 @@ fn hold_and_save(args: &Args, store: &Store) -> Result<()> {
     Ok(())
 }
 
+/// The fence vectors through this language's API; see ../README.md.
+fn fences(args: &Args) -> Result<()> {
+    let path = args
+        .flags
+        .get("vectors")
+        .ok_or("--vectors FILE is required")?;
+    let vectors: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    for case in vectors["cases"].as_array().ok_or("no cases")? {
+        let fence: tinystore::Fence = text(&case["value"]).parse()?;
+        println!(
+            "CASE {fence} {} {} {}",
+            fence.text(),
+            fence.epoch(),
+            fence.count()
+        );
+    }
+    for pair in vectors["ordered"].as_array().ok_or("no ordered pairs")? {
+        let a: tinystore::Fence = text(&pair[0]).parse()?;
+        let b: tinystore::Fence = text(&pair[1]).parse()?;
+        println!("ORDERED {a} {b} {} {}", a < b, a.text() < b.text());
+    }
+    for bad in vectors["invalid"].as_array().ok_or("no invalid strings")? {
+        let code = match text(bad).parse::<tinystore::Fence>() {
+            Ok(f) => format!("ACCEPTED:{f}"),
+            Err(e) => e.code().to_string(),
+        };
+        println!("INVALID {bad} {code}");
+    }
+    Ok(())
+}
+
 fn run() -> Result<bool> {
     let args = parse_args()?;
+    if args.command == "fences" {
+        return fences(&args).map(|_| true);
+    }
+    if args.db.as_os_str().is_empty() || args.store.is_empty() {
+        return Err("--db PATH and --store DIR|ADDRESS are required".into());
+    }
     chat_db::open(&args.db)?;
     if args.command == "migrate" {
         println!("migrated {}", args.db.display());
