@@ -51,7 +51,7 @@ typedef enum TsGroupKind {
   TS_GROUP_KIND_SEMAPHORE = 1,
 } TsGroupKind;
 
-// An acquire under way.
+// An acquire under way: the core's future, until it ends or is given up.
 typedef struct TsAcquire TsAcquire;
 
 // A group of exclusive locks or of semaphores.
@@ -94,8 +94,8 @@ typedef struct TsOptions {
 
 // Blocks until the acquire ends: writes a new `TsHeld` to `*out_held`, or
 // fails with the core's error (e.g. `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`),
-// or with `TS_CODE_CANCELLED` once `ts_acquire_cancel` was called before
-// the outcome was taken.
+// or with `TS_CODE_CANCELLED` once `ts_acquire_cancel` gave it up. Call
+// it once.
 //
 // # Safety
 // `acquire` is a live handle; `out_held` and `err` are writable.
@@ -103,10 +103,10 @@ bool ts_acquire_wait(const struct TsAcquire *acquire,
                      struct TsHeld **out_held,
                      struct TsError *err);
 
-// Gives the acquire up: a waiting `ts_acquire_wait` returns
-// `TS_CODE_CANCELLED`, and no lease is left held. Idempotent; does nothing
-// once the outcome was taken. May be called from any thread while another
-// waits.
+// Gives the acquire up: the core's acquire is dropped before this
+// returns, so no lease is left held, and a waiting `ts_acquire_wait`
+// returns `TS_CODE_CANCELLED`. Idempotent; does nothing once the outcome
+// was taken. May be called from any thread while another waits.
 //
 // # Safety
 // `acquire` is a live handle.
@@ -252,6 +252,24 @@ size_t ts_lost_wait(uint64_t *out, size_t cap);
 // # Safety
 // `dir` points to `dir_len` readable bytes; `out` and `err` are writable.
 bool ts_store_open(const uint8_t *dir, size_t dir_len, struct TsStore **out, struct TsError *err);
+
+// Connects to a store served by `tinystore serve` at (`address`,
+// `address_len`): `unix:PATH`, `tcp://HOST:PORT`, a socket's path, or a
+// served store directory; with the TCP token (`token`, `token_len`) when
+// `token_len` > 0, and `timeout_ns` for connecting (0: the core's default).
+// Writes a new handle to `*out`; fails with `TS_CODE_UNAVAILABLE` when the
+// server cannot be reached.
+//
+// # Safety
+// `address` and `token` point to their lengths of readable bytes; `out`
+// and `err` are writable.
+bool ts_store_connect(const uint8_t *address,
+                      size_t address_len,
+                      const uint8_t *token,
+                      size_t token_len,
+                      uint64_t timeout_ns,
+                      struct TsStore **out,
+                      struct TsError *err);
 
 // Closes the store: every lease is released (its holder learns it lost
 // it) and every waiter fails with `TS_CODE_CLOSED`. Idempotent. The handle

@@ -1,6 +1,8 @@
 package tinystore
 
 import (
+	"time"
+
 	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 )
@@ -11,11 +13,48 @@ type Store struct {
 	n *native.Store
 }
 
-// Open opens the store directory dir, making it if missing. It fails with
-// ErrInUse, naming the owner's pid, when another process owns the
-// directory and does not serve it.
+// Open opens the store directory dir, making it if missing. When another
+// process owns the directory and serves it, Open connects to it (as
+// Connect); when the owner does not serve it, Open fails with ErrInUse,
+// naming the owner's pid.
 func Open(dir string) (*Store, error) {
 	n, err := native.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{n: n}, nil
+}
+
+// A ConnectOption sets how Connect reaches a server.
+type ConnectOption func(*connectOptions)
+
+type connectOptions struct {
+	token   string
+	timeout time.Duration
+}
+
+// Token gives the token a TCP server asks for (not needed on a Unix socket).
+func Token(token string) ConnectOption {
+	return func(o *connectOptions) { o.token = token }
+}
+
+// Timeout sets how long connecting and the greeting may take before
+// ErrUnavailable (default 5s).
+func Timeout(d time.Duration) ConnectOption {
+	return func(o *connectOptions) { o.timeout = d }
+}
+
+// Connect connects to a store served by `tinystore serve` at address:
+// "unix:PATH", "tcp://HOST:PORT", a socket's path, or a served store
+// directory. It fails with ErrUnavailable when the server cannot be
+// reached. Leases held over the connection are renewed in the background
+// and reported lost when a renewal fails or the connection breaks.
+func Connect(address string, opts ...ConnectOption) (*Store, error) {
+	var o connectOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	n, err := native.Connect(address, o.token, o.timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -1,20 +1,18 @@
 //! `TsAcquire`: an acquire under way. The caller waits on it from one
 //! thread and may cancel it from another; cancelling drops the core's
-//! acquire future (the core then leaks no lease, even when the grant and
-//! the give-up cross), and a grant that arrived but was not yet taken is
-//! dropped, which releases it.
+//! acquire future before it returns (the core then leaks no lease, even
+//! when the grant and the give-up cross).
 
 use crate::error::{call, quiet, Failure, TsCode, TsError};
 use crate::group::TsGroup;
 use crate::held::{Held, TsHeld};
 use crate::runtime::runtime;
 use crate::text::{free_handle, handle, put_handle};
-use std::future::Future;
+use std::future::{poll_fn, Future};
 use std::pin::Pin;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use tinystore::Options;
-use tokio::task::AbortHandle;
 
 type Acquiring = Pin<Box<dyn Future<Output = tinystore::Result<Held>> + Send>>;
 
@@ -24,46 +22,20 @@ pub enum Started {
     Waiting(TsAcquire),
 }
 
-/// An acquire under way.
+/// An acquire under way: the core's future, until it ends or is given up.
 pub struct TsAcquire {
-    slot: Arc<Slot>,
-    task: AbortHandle,
-}
-
-enum State {
-    Waiting,
-    Done(tinystore::Result<Held>),
-    Cancelled,
-    Taken,
-}
-
-struct Slot {
     state: Mutex<State>,
-    changed: Condvar,
 }
 
-impl Slot {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Keeps the outcome for the waiter; drops it (releasing a lease) when
-    /// the acquire was cancelled first.
-    fn finish(&self, outcome: tinystore::Result<Held>) {
-        let mut state = self.lock();
-        if matches!(*state, State::Waiting) {
-            *state = State::Done(outcome);
-            self.changed.notify_all();
-        } else {
-            drop(state);
-            drop(outcome);
-        }
-    }
+struct State {
+    /// `None` once the outcome was taken or the acquire given up.
+    acquiring: Option<Acquiring>,
+    /// The waiter to wake when the acquire is given up.
+    waker: Option<Waker>,
 }
 
-/// Starts acquiring `key` in `group`: polls once on the caller's thread
-/// (the common case of a free key costs no thread switch), and when the
-/// key is not free, moves the wait to a runtime task.
+/// Starts acquiring `key` in `group`: polls once on the caller's thread,
+/// so that a free key costs no thread switch.
 pub fn start(group: &TsGroup, key: String, options: Options) -> Result<Started, Failure> {
     let mut acquiring: Acquiring = match group {
         TsGroup::Locks(locks) => {
@@ -82,65 +54,63 @@ pub fn start(group: &TsGroup, key: String, options: Options) -> Result<Started, 
             .as_mut()
             .poll(&mut Context::from_waker(Waker::noop()))
     };
-    if let Poll::Ready(outcome) = polled {
-        return Ok(Started::Held(TsHeld::new(outcome?)));
+    match polled {
+        Poll::Ready(outcome) => Ok(Started::Held(TsHeld::new(outcome?))),
+        Poll::Pending => Ok(Started::Waiting(TsAcquire {
+            state: Mutex::new(State {
+                acquiring: Some(acquiring),
+                waker: None,
+            }),
+        })),
     }
-    let slot = Arc::new(Slot {
-        state: Mutex::new(State::Waiting),
-        changed: Condvar::new(),
-    });
-    let finisher = slot.clone();
-    let task = rt.spawn(async move { finisher.finish(acquiring.await) });
-    Ok(Started::Waiting(TsAcquire {
-        slot,
-        task: task.abort_handle(),
-    }))
 }
 
 impl TsAcquire {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Drives the acquire on this thread until it ends or is given up.
     fn wait(&self) -> Result<Held, Failure> {
-        let mut state = self.slot.lock();
-        while matches!(*state, State::Waiting) {
-            state = self
-                .slot
-                .changed
-                .wait(state)
-                .unwrap_or_else(|p| p.into_inner());
-        }
-        match std::mem::replace(&mut *state, State::Taken) {
-            State::Done(outcome) => Ok(outcome?),
-            State::Cancelled => {
-                *state = State::Cancelled;
-                Err(Failure::new(TsCode::Cancelled, "the acquire was given up"))
+        let outcome = runtime()?.block_on(poll_fn(|cx| {
+            let mut state = self.lock();
+            let Some(acquiring) = state.acquiring.as_mut() else {
+                return Poll::Ready(None);
+            };
+            match acquiring.as_mut().poll(cx) {
+                Poll::Ready(outcome) => {
+                    state.acquiring = None;
+                    Poll::Ready(Some(outcome))
+                }
+                Poll::Pending => {
+                    state.waker = Some(cx.waker().clone());
+                    Poll::Pending
+                }
             }
-            State::Taken | State::Waiting => Err(Failure::new(
-                TsCode::Invalid,
-                "this acquire's outcome was already taken",
-            )),
+        }));
+        match outcome {
+            Some(outcome) => Ok(outcome?),
+            None => Err(Failure::new(TsCode::Cancelled, "the acquire was given up")),
         }
     }
 
+    /// Drops the core's future (under the lock, so that a waiter sees the
+    /// give-up only once the drop is done) and wakes the waiter.
     fn cancel(&self) {
-        let dropped = {
-            let mut state = self.slot.lock();
-            match *state {
-                State::Waiting | State::Done(_) => {
-                    let old = std::mem::replace(&mut *state, State::Cancelled);
-                    self.slot.changed.notify_all();
-                    Some(old)
-                }
-                State::Cancelled | State::Taken => None,
-            }
-        };
-        self.task.abort();
-        drop(dropped);
+        let mut state = self.lock();
+        state.acquiring = None;
+        let waker = state.waker.take();
+        drop(state);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 }
 
 /// Blocks until the acquire ends: writes a new `TsHeld` to `*out_held`, or
 /// fails with the core's error (e.g. `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`),
-/// or with `TS_CODE_CANCELLED` once `ts_acquire_cancel` was called before
-/// the outcome was taken.
+/// or with `TS_CODE_CANCELLED` once `ts_acquire_cancel` gave it up. Call
+/// it once.
 ///
 /// # Safety
 /// `acquire` is a live handle; `out_held` and `err` are writable.
@@ -160,10 +130,10 @@ pub unsafe extern "C" fn ts_acquire_wait(
     }
 }
 
-/// Gives the acquire up: a waiting `ts_acquire_wait` returns
-/// `TS_CODE_CANCELLED`, and no lease is left held. Idempotent; does nothing
-/// once the outcome was taken. May be called from any thread while another
-/// waits.
+/// Gives the acquire up: the core's acquire is dropped before this
+/// returns, so no lease is left held, and a waiting `ts_acquire_wait`
+/// returns `TS_CODE_CANCELLED`. Idempotent; does nothing once the outcome
+/// was taken. May be called from any thread while another waits.
 ///
 /// # Safety
 /// `acquire` is a live handle.

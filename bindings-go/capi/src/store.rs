@@ -2,9 +2,10 @@
 
 use crate::error::{call, quiet, TsError};
 use crate::runtime::block_on;
-use crate::text::{bytes, free_handle, handle, put_handle};
+use crate::text::{bytes, free_handle, handle, put_handle, utf8};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
+use std::time::Duration;
 
 /// An open store (owned by this process, or reached over a connection).
 pub struct TsStore {
@@ -29,6 +30,43 @@ pub unsafe extern "C" fn ts_store_open(
         call(err, || {
             let dir = OsStr::from_bytes(bytes(dir, dir_len));
             let store = block_on(tinystore::Store::open(dir))??;
+            put_handle(out, TsStore { store }, "store")
+        })
+    }
+}
+
+/// Connects to a store served by `tinystore serve` at (`address`,
+/// `address_len`): `unix:PATH`, `tcp://HOST:PORT`, a socket's path, or a
+/// served store directory; with the TCP token (`token`, `token_len`) when
+/// `token_len` > 0, and `timeout_ns` for connecting (0: the core's default).
+/// Writes a new handle to `*out`; fails with `TS_CODE_UNAVAILABLE` when the
+/// server cannot be reached.
+///
+/// # Safety
+/// `address` and `token` point to their lengths of readable bytes; `out`
+/// and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_store_connect(
+    address: *const u8,
+    address_len: usize,
+    token: *const u8,
+    token_len: usize,
+    timeout_ns: u64,
+    out: *mut *mut TsStore,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let address = utf8(address, address_len, "address")?;
+            let mut options = tinystore::ConnectOptions::default();
+            if token_len > 0 {
+                options = options.token(utf8(token, token_len, "token")?);
+            }
+            if timeout_ns > 0 {
+                options.timeout = Duration::from_nanos(timeout_ns);
+            }
+            let store = block_on(tinystore::Store::connect_with(address, options))??;
             put_handle(out, TsStore { store }, "store")
         })
     }

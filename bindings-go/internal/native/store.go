@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Store is an open store's handle.
@@ -35,6 +36,19 @@ func Open(dir string) (*Store, error) {
 		return nil, failure(&e)
 	}
 	return newStore(p, dir), nil
+}
+
+// Connect connects to a store served at address, with the TCP token when
+// it is not empty, waiting up to timeout (0: the core's default).
+func Connect(address, token string, timeout time.Duration) (*Store, error) {
+	var p *C.TsStore
+	var e C.TsError
+	aptr, an := text(address)
+	tptr, tn := text(token)
+	if !C.ts_store_connect(aptr, an, tptr, tn, nanos(timeout), &p, &e) {
+		return nil, failure(&e)
+	}
+	return newStore(p, address), nil
 }
 
 func (s *Store) closedError() error {

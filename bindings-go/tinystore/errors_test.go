@@ -1,0 +1,131 @@
+package tinystore_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tinystore.dev/go/locks"
+	"tinystore.dev/go/tinystore"
+)
+
+var sentinels = map[locks.Code]error{
+	locks.CodeTimeout:      tinystore.ErrTimeout,
+	locks.CodeLeaseLost:    tinystore.ErrLeaseLost,
+	locks.CodeInUse:        tinystore.ErrInUse,
+	locks.CodeClosed:       tinystore.ErrClosed,
+	locks.CodeInvalid:      tinystore.ErrInvalid,
+	locks.CodeLimit:        tinystore.ErrLimit,
+	locks.CodeUnauthorized: tinystore.ErrUnauthorized,
+	locks.CodeCorrupt:      tinystore.ErrCorrupt,
+	locks.CodeIO:           tinystore.ErrIO,
+	locks.CodeUnavailable:  tinystore.ErrUnavailable,
+	locks.CodeInternal:     tinystore.ErrInternal,
+}
+
+// expect checks that err is an *Error of code, matched by errors.Is by its
+// sentinel only, with a message that says what it is about.
+func expect(t *testing.T, err error, code locks.Code, about string) {
+	t.Helper()
+	var e *locks.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("want a %s error about %q; got %v", code, about, err)
+	}
+	for c, sentinel := range sentinels {
+		if errors.Is(err, sentinel) != (c == code) {
+			t.Errorf("errors.Is(%v, %v) = %v", err, sentinel, c != code)
+		}
+	}
+	if e.Code != code || !strings.Contains(e.Message, about) || !strings.Contains(err.Error(), string(code)) {
+		t.Errorf("got %q (code %s); want code %s and a message naming %q", err, e.Code, code, about)
+	}
+}
+
+func TestEveryCodeHasOneSentinel(t *testing.T) {
+	if len(sentinels) != 11 {
+		t.Fatalf("%d sentinels; DESIGN.md has 11 codes", len(sentinels))
+	}
+	for code := range sentinels {
+		expect(t, &locks.Error{Code: code, Message: "about x"}, code, "about x")
+	}
+}
+
+func TestErrorsFromTheCoreMatchTheirSentinels(t *testing.T) {
+	store := openStore(t)
+	summaries := store.Locks("summaries")
+	lease, err := summaries.Acquire(bg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = summaries.Acquire(bg, 1, locks.Wait(10*time.Millisecond))
+	expect(t, err, locks.CodeTimeout, "summaries")
+	_ = lease.Release(bg)
+
+	_, err = store.Locks("bad name").Acquire(bg, 1)
+	expect(t, err, locks.CodeInvalid, "bad name")
+	_, err = summaries.Acquire(bg, 1, locks.TTL(time.Millisecond))
+	expect(t, err, locks.CodeInvalid, "ttl")
+	_, err = locks.ParseFence("0x10")
+	expect(t, err, locks.CodeInvalid, "0x10")
+
+	short, err := store.Locks("short", locks.TTL(20*time.Millisecond), locks.NoRenew()).Acquire(bg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, short.Done(), "the short lease running out")
+	expect(t, short.Renew(bg), locks.CodeLeaseLost, "short")
+	expect(t, short.Release(bg), locks.CodeLeaseLost, "short")
+
+	closed, err := tinystore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = closed.Close()
+	_, err = closed.Locks("summaries").Acquire(bg, 1)
+	expect(t, err, locks.CodeClosed, "closed")
+}
+
+func TestOpenErrorsMatchTheirSentinels(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tinystore.Open(filepath.Join(file, "store"))
+	expect(t, err, locks.CodeIO, "a-file")
+
+	corrupt := t.TempDir()
+	if err := os.WriteFile(filepath.Join(corrupt, "kv.db"), []byte(strings.Repeat("not sqlite ", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tinystore.Open(corrupt)
+	expect(t, err, locks.CodeCorrupt, "kv.db")
+
+	_, err = tinystore.Connect("unix:"+filepath.Join(t.TempDir(), "nobody.sock"), tinystore.Timeout(time.Second))
+	expect(t, err, locks.CodeUnavailable, "nobody.sock")
+}
+
+// A store owned by another process that does not serve it is in use.
+func TestOpenOfAStoreOwnedElsewhereIsInUse(t *testing.T) {
+	dir := t.TempDir()
+	owner := helper(t, "owner", "TS_DIR="+dir)
+	owner.expect(t, "owning")
+	_, err := tinystore.Open(dir)
+	expect(t, err, locks.CodeInUse, fmt.Sprint(owner.cmd.Process.Pid))
+}
+
+// helperOwner owns the store TS_DIR until its stdin closes.
+func helperOwner() int {
+	store, err := tinystore.Open(os.Getenv("TS_DIR"))
+	if err != nil {
+		fmt.Println("open:", err)
+		return 1
+	}
+	defer store.Close()
+	fmt.Println("owning")
+	_, _ = os.Stdin.Read(make([]byte, 1))
+	return 0
+}

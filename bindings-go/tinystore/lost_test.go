@@ -1,0 +1,93 @@
+package tinystore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"tinystore.dev/go/locks"
+	"tinystore.dev/go/tinystore"
+)
+
+// With renewing off and a short TTL, the lease runs out while fn runs: the
+// ctx given to fn is cancelled, with ErrLeaseLost as its cause, and Hold
+// returns ErrLeaseLost.
+func TestHoldCancelsItsContextWhenTheLeaseIsLost(t *testing.T) {
+	backends(t, func(t *testing.T, store *tinystore.Store) {
+		summaries := store.Locks("summaries", locks.TTL(50*time.Millisecond), locks.NoRenew())
+		var cause error
+		err := summaries.Hold(bg, "chat-1", func(ctx context.Context, lease *locks.Lease) error {
+			within(t, ctx.Done(), "the ctx of fn being cancelled")
+			within(t, lease.Done(), "lease.Done closing")
+			cause = context.Cause(ctx)
+			if lease.Held() {
+				t.Error("the lease says it is held after it was lost")
+			}
+			if err := lease.Renew(ctx); err == nil {
+				t.Error("Renew of a lost lease succeeded")
+			}
+			return nil
+		})
+		if !errors.Is(err, locks.ErrLeaseLost) {
+			t.Errorf("Hold returned %v; want ErrLeaseLost", err)
+		}
+		if !errors.Is(cause, locks.ErrLeaseLost) {
+			t.Errorf("the ctx's cause is %v; want ErrLeaseLost", cause)
+		}
+	})
+}
+
+// The lease is renewed in the background: it outlives many TTLs.
+func TestALeaseIsRenewedWhileHeld(t *testing.T) {
+	backends(t, func(t *testing.T, store *tinystore.Store) {
+		summaries := store.Locks("summaries", locks.TTL(150*time.Millisecond))
+		err := summaries.Hold(bg, "chat-1", func(ctx context.Context, lease *locks.Lease) error {
+			time.Sleep(750 * time.Millisecond)
+			if err := lease.Err(); err != nil {
+				t.Errorf("the lease was lost while renewing: %v", err)
+			}
+			return ctx.Err()
+		})
+		if err != nil {
+			t.Fatalf("hold: %v", err)
+		}
+	})
+}
+
+func TestClosingTheStoreLosesLeasesAndFailsWaiters(t *testing.T) {
+	store, err := tinystore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	summaries := store.Locks("summaries")
+	lease, err := summaries.Acquire(bg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		_, err := summaries.Acquire(bg, 1)
+		waited <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let the waiter line up; either order is checked below
+	if err := store.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	within(t, lease.Done(), "the lease's Done closing when the store closed")
+	if err := <-waited; !errors.Is(err, locks.ErrClosed) {
+		t.Errorf("the waiter got %v; want ErrClosed", err)
+	}
+	if err := lease.Err(); err == nil {
+		t.Error("the lease has no error after its store closed")
+	}
+	if _, err := summaries.Acquire(bg, 2); !errors.Is(err, locks.ErrClosed) {
+		t.Errorf("acquire after close: %v; want ErrClosed", err)
+	}
+	if err := store.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+	if _, err := store.Locks("later").Acquire(bg, 1); !errors.Is(err, locks.ErrClosed) {
+		t.Errorf("a group made after Close: %v; want ErrClosed", err)
+	}
+}
