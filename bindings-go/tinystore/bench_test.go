@@ -9,7 +9,7 @@ import (
 )
 
 // benchHold measures Hold round trips (acquire, run an empty fn, release)
-// on one key, one goroutine at a time.
+// on one key, one goroutine at a time. Run by `make bench-go`.
 func benchHold(b *testing.B, store *tinystore.Store) {
 	summaries := store.Locks("summaries")
 	ctx := context.Background()
@@ -26,4 +26,8 @@ func benchHold(b *testing.B, store *tinystore.Store) {
 
 func BenchmarkHoldEmbedded(b *testing.B) {
 	benchHold(b, openStore(b))
+}
+
+func BenchmarkHoldServed(b *testing.B) {
+	benchHold(b, connect(b, serve(b)))
 }
