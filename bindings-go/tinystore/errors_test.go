@@ -1,6 +1,7 @@
 package tinystore_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -128,4 +129,33 @@ func helperOwner() int {
 	fmt.Println("owning")
 	_, _ = os.Stdin.Read(make([]byte, 1))
 	return 0
+}
+
+// A TCP server asks for its token: without it a client is unauthorized;
+// with it, it holds locks as on the Unix socket.
+func TestTCPNeedsTheToken(t *testing.T) {
+	token := "a-test-token-of-32-bytes-or-so!!"
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, "--tcp", "127.0.0.1:0", "--token-file", file)
+	if srv.tcp == "" {
+		t.Fatal("the server did not say its TCP address")
+	}
+	if store, err := tinystore.Connect(srv.tcp); err == nil {
+		_, err = store.Locks("summaries").Acquire(bg, 1)
+		_ = store.Close()
+		expect(t, err, locks.CodeUnauthorized, "token")
+	} else {
+		expect(t, err, locks.CodeUnauthorized, "token")
+	}
+	store, err := tinystore.Connect(srv.tcp, tinystore.Token(token))
+	if err != nil {
+		t.Fatalf("connect with the token: %v", err)
+	}
+	defer store.Close()
+	if err := store.Locks("summaries").Hold(bg, 1, func(context.Context, *locks.Lease) error { return nil }); err != nil {
+		t.Fatalf("hold over TCP: %v", err)
+	}
 }

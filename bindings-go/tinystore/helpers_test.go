@@ -1,11 +1,12 @@
 package tinystore_test
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -39,19 +40,42 @@ func tinystoreBin(t testing.TB) string {
 	return bin
 }
 
-// serve starts `tinystore serve DIR` on a new directory, stopped with
-// SIGTERM at the end, and returns the directory once the server answers.
-func serve(t testing.TB) string {
+// A server is a `tinystore serve` the test started.
+type server struct {
+	dir string
+	tcp string // "tcp://HOST:PORT" when it listens on TCP
+}
+
+// serve starts `tinystore serve DIR args...` on a new directory, stopped
+// with SIGTERM at the end, and returns once it said where it listens.
+func serve(t testing.TB, args ...string) server {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(tinystoreBin(t), "serve", dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd := exec.Command(tinystoreBin(t), append([]string{"serve", dir}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start tinystore serve: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var said strings.Builder
+	var mu sync.Mutex
+	serving := make(chan string, 1)
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			mu.Lock()
+			said.WriteString(lines.Text() + "\n")
+			mu.Unlock()
+			if strings.Contains(lines.Text(), "serving") {
+				serving <- lines.Text()
+			}
+		}
+		_ = cmd.Wait()
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -61,30 +85,30 @@ func serve(t testing.TB) string {
 			<-exited
 		}
 		if t.Failed() {
-			t.Logf("tinystore serve said:\n%s", stderr.String())
+			mu.Lock()
+			t.Logf("tinystore serve said:\n%s", said.String())
+			mu.Unlock()
 		}
 	})
-	socket := filepath.Join(dir, "tinystore.sock")
-	for i := 0; i < 500; i++ {
-		select {
-		case err := <-exited:
-			t.Fatalf("tinystore serve exited early: %v\n%s", err, stderr.String())
-		default:
+	select {
+	case line := <-serving:
+		s := server{dir: dir}
+		if at := strings.Index(line, "tcp://"); at >= 0 {
+			s.tcp = strings.Fields(line[at:])[0]
 		}
-		if store, err := tinystore.Connect("unix:" + socket); err == nil {
-			_ = store.Close()
-			return dir
-		}
-		time.Sleep(20 * time.Millisecond)
+		return s
+	case <-exited:
+		t.Fatalf("tinystore serve exited early:\n%s", said.String())
+	case <-time.After(20 * time.Second):
+		t.Fatal("tinystore serve did not say it was serving")
 	}
-	t.Fatalf("tinystore serve did not answer on %s", socket)
-	return ""
+	return server{}
 }
 
-// connect connects to the server serving dir, closed at the end.
-func connect(t testing.TB, dir string) *tinystore.Store {
+// connect connects to the server on its Unix socket, closed at the end.
+func connect(t testing.TB, s server) *tinystore.Store {
 	t.Helper()
-	store, err := tinystore.Connect("unix:" + filepath.Join(dir, "tinystore.sock"))
+	store, err := tinystore.Connect("unix:" + filepath.Join(s.dir, "tinystore.sock"))
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

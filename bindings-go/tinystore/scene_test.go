@@ -66,17 +66,17 @@ func TestTheSeedsSnippetRefusesALateHoldersWrite(t *testing.T) {
 // process) holds the key and saves; SIGCONT wakes A, which saves too, and
 // the database refuses A's write.
 func TestTheSeedsSceneWithAWorkerStoppedBySIGSTOP(t *testing.T) {
-	dir := serve(t)
+	srv := serve(t)
 	dbPath := filepath.Join(t.TempDir(), "chat.db")
 	db := openChatDB(t, dbPath)
 	db.migrate(t)
 
-	a := helper(t, "worker", "TS_DIR="+dir, "TS_DB="+dbPath)
+	a := helper(t, "worker", "TS_DIR="+srv.dir, "TS_DB="+dbPath)
 	a.expect(t, "summarizing")
 	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	store := connect(t, dir)
+	store := connect(t, srv)
 	if err := summarize(bg, store.Locks("summaries"), 1, summarizer{worker: "worker B"}, db.history, db); err != nil {
 		t.Fatalf("worker B: %v", err)
 	}
