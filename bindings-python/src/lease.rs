@@ -3,51 +3,10 @@
 //! `renew` and `release`, and a watch that tells Python when one is lost.
 
 use crate::errors::to_py;
-use crate::ready::{awaitable, block_on, runtime};
+use crate::ready::{awaitable, block_on};
+use crate::watch::Watch;
 use pyo3::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::task::AbortHandle;
-
-/// A watch on a lease: calls a Python callback once the lease is lost,
-/// unless it was stopped first (as a release does).
-pub(crate) struct Watch {
-    stopped: Arc<AtomicBool>,
-    task: AbortHandle,
-}
-
-impl Watch {
-    /// Calls `callback()` (with the GIL, off the runtime's workers) when
-    /// `lost` resolves, unless stopped first. Errors of the callback are
-    /// dropped: it is the package's own, and its event loop may be gone.
-    fn start<F>(lost: F, callback: Py<PyAny>) -> Watch
-    where
-        F: std::future::Future<Output = tinystore::Error> + Send + 'static,
-    {
-        let stopped = Arc::new(AtomicBool::new(false));
-        let flag = stopped.clone();
-        let task = runtime()
-            .spawn(async move {
-                lost.await;
-                if flag.load(Ordering::SeqCst) {
-                    return;
-                }
-                let _ = tokio::task::spawn_blocking(move || {
-                    if !flag.load(Ordering::SeqCst) {
-                        Python::attach(|py| drop(callback.call0(py)));
-                    }
-                })
-                .await;
-            })
-            .abort_handle();
-        Watch { stopped, task }
-    }
-
-    fn stop(&self) {
-        self.stopped.store(true, Ordering::SeqCst);
-        self.task.abort();
-    }
-}
 
 macro_rules! holding_class {
     ($name:ident, $core:ty, $what:literal, { $($extra:tt)* }) => {
@@ -55,7 +14,7 @@ macro_rules! holding_class {
         #[pyclass(module = "tinystore._native", frozen)]
         pub(crate) struct $name {
             inner: Arc<$core>,
-            watching: Mutex<Option<Watch>>,
+            watching: Mutex<Option<Arc<Watch>>>,
         }
 
         impl $name {

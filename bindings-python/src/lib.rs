@@ -5,7 +5,8 @@
 //! - `store`: `open`, `connect` and `Store`; `groups`: `Locks` and `Semaphore`;
 //!   `lease`: `Lease` and `Permit`; `fence`: the fence text forms.
 //! - `args` converts keys and options; `errors` converts errors;
-//!   `ready` turns core futures into awaitables.
+//!   `ready` turns core futures into awaitables; `watch` tells Python
+//!   when a lease is lost.
 
 mod args;
 mod errors;
@@ -14,6 +15,7 @@ mod groups;
 mod lease;
 mod ready;
 mod store;
+mod watch;
 
 use pyo3::prelude::*;
 
