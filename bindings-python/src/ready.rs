@@ -85,6 +85,7 @@ where
     }
 
     fn abandon(&self) {
+        let _entered = runtime().enter();
         let gone = std::mem::replace(&mut *self.lock(), State::Gone);
         drop(gone);
     }
@@ -104,8 +105,8 @@ where
     };
     match first {
         Poll::Ready(result) => {
-            let value = result?.into_py_any(py)?;
-            Ok(Bound::new(py, Ready(Some(value)))?.into_any())
+            let result = result.and_then(|value| value.into_py_any(py));
+            Ok(Bound::new(py, Ready(Some(result)))?.into_any())
         }
         Poll::Pending => pending(py, fut),
     }
@@ -196,9 +197,10 @@ impl Cancel {
     }
 }
 
-/// An awaitable whose value is already there.
+/// An awaitable whose value (or error) is already there; the error is
+/// raised where it is awaited.
 #[pyclass(module = "tinystore._native")]
-pub(crate) struct Ready(Option<Py<PyAny>>);
+pub(crate) struct Ready(Option<PyResult<Py<PyAny>>>);
 
 #[pymethods]
 impl Ready {
@@ -211,7 +213,7 @@ impl Ready {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let value = self.0.take().unwrap_or_else(|| py.None());
+        let value = self.0.take().unwrap_or_else(|| Ok(py.None()))?;
         Err(PyStopIteration::new_err((value,)))
     }
 }

@@ -144,8 +144,9 @@ def test_manual_acquire_renew_release(store: tinystore.Store) -> None:
         await lease.renew()
         await lease.release()
         await lease.release()  # idempotent
+        renewing = lease.renew()  # the error comes where it is awaited
         with pytest.raises(tinystore.LeaseLost):
-            await lease.renew()
+            await renewing
 
     asyncio.run(main())
     lease = locks.acquire_sync("k", ttl=1.0)
@@ -153,3 +154,21 @@ def test_manual_acquire_renew_release(store: tinystore.Store) -> None:
     lease.renew_sync()
     lease.release_sync()
     lease.release_sync()
+
+
+def test_loss_before_the_block_first_awaits(store: tinystore.Store) -> None:
+    """The block pauses without awaiting past its lease, then awaits: the
+    watch starts at that await, sees the loss at once, and cancels it."""
+    locks = store.locks("hold", ttl=0.02, renew=False)
+
+    async def main() -> bool:
+        reached_end = False
+        with pytest.raises(tinystore.LeaseLost):
+            async with locks.hold("k") as lease:
+                while lease.held:  # a pause that never yields to the loop
+                    time.sleep(0.005)
+                await asyncio.sleep(30)
+                reached_end = True
+        return reached_end
+
+    assert asyncio.run(asyncio.wait_for(main(), 10)) is False
