@@ -33,26 +33,53 @@ fn unix_cases() -> Vec<(String, &'static str)> {
         (acquire(r#""key":"k""#), "invalid"),
         (acquire(r#""name":7,"key":"k""#), "invalid"),
         (acquire(r#""name":"has space","key":"k""#), "invalid"),
-        (acquire(&format!(r#""name":"{long_name}","key":"k""#)), "invalid"),
+        (
+            acquire(&format!(r#""name":"{long_name}","key":"k""#)),
+            "invalid",
+        ),
         (acquire(r#""name":"a","key":"""#), "invalid"),
-        (acquire(&format!(r#""name":"a","key":"{long_key}""#)), "invalid"),
+        (
+            acquire(&format!(r#""name":"a","key":"{long_key}""#)),
+            "invalid",
+        ),
         (acquire(r#""name":"a","key":{"nested":1}"#), "invalid"),
         (acquire(r#""name":"a","key":"k","ttl_ms":-5"#), "invalid"),
         (acquire(r#""name":"a","key":"k","ttl_ms":1"#), "invalid"),
-        (acquire(r#""name":"a","key":"k","ttl_ms":99999999999999"#), "invalid"),
+        (
+            acquire(r#""name":"a","key":"k","ttl_ms":99999999999999"#),
+            "invalid",
+        ),
         (acquire(r#""name":"a","key":"k","ttl_ms":"100""#), "invalid"),
         (acquire(r#""name":"a","key":"k","ttl_ms":1e400"#), "invalid"),
-        (acquire(r#""name":"a","key":"k","wait_ms":999999999999999"#), "invalid"),
+        (
+            acquire(r#""name":"a","key":"k","wait_ms":999999999999999"#),
+            "invalid",
+        ),
         (acquire(r#""name":"a","key":"k","limit":0"#), "invalid"),
         (acquire(r#""name":"a","key":"k","limit":-3"#), "invalid"),
-        (r#"{"id":1,"op":"try_acquire","name":"a","key":"k","wait_ms":5}"#.into(), "invalid"),
+        (
+            r#"{"id":1,"op":"try_acquire","name":"a","key":"k","wait_ms":5}"#.into(),
+            "invalid",
+        ),
         (r#"{"id":1,"op":"renew"}"#.into(), "invalid"),
         (r#"{"id":1,"op":"renew","lease":42}"#.into(), "invalid"),
-        (r#"{"id":1,"op":"release","lease":"no-such-lease"}"#.into(), "lease_lost"),
-        (r#"{"id":1,"op":"renew","lease":"99999999"}"#.into(), "lease_lost"),
+        (
+            r#"{"id":1,"op":"release","lease":"no-such-lease"}"#.into(),
+            "lease_lost",
+        ),
+        (
+            r#"{"id":1,"op":"renew","lease":"99999999"}"#.into(),
+            "lease_lost",
+        ),
         (r#"{"id":1,"op":"cancel","target":"x"}"#.into(), "invalid"),
-        (r#"{"id":1,"op":"backup","path":"relative/kv.db"}"#.into(), "invalid"),
-        (r#"{"id":1,"op":"backup","path":"/nonexistent-dir/x/kv.db"}"#.into(), "io"),
+        (
+            r#"{"id":1,"op":"backup","path":"relative/kv.db"}"#.into(),
+            "invalid",
+        ),
+        (
+            r#"{"id":1,"op":"backup","path":"/nonexistent-dir/x/kv.db"}"#.into(),
+            "io",
+        ),
     ]
 }
 
@@ -167,7 +194,8 @@ fn hostile_requests_get_the_right_codes_and_disturb_nobody() {
         checked += 1;
     }
     let mut authed = Raw::tcp(&tcp);
-    let hello = authed.ask(r#"{"op":"hello","version":1,"token":"a-token-of-sixteen-bytes-or-more"}"#);
+    let hello =
+        authed.ask(r#"{"op":"hello","version":1,"token":"a-token-of-sixteen-bytes-or-more"}"#);
     assert_eq!(hello["ok"], true, "{hello}");
     assert!(hello["epoch"].as_str().unwrap().parse::<u64>().is_ok());
     let backup = authed.ask(r#"{"id":1,"op":"backup","path":"/tmp/x.db"}"#);
@@ -189,17 +217,24 @@ fn per_connection_limits_are_enforced() {
     let served = Served::start(&tmp.path().join("store"), &[]);
     let mut raw = Raw::unix(&served.socket(), true);
     let leases = tinystore::wire::MAX_LEASES_PER_CONNECTION;
-    for i in 0..leases {
-        let line = format!(r#"{{"id":{i},"op":"try_acquire","name":"many","key":{i}}}"#);
-        raw.send_bytes(line.as_bytes());
-    }
-    for _ in 0..leases {
-        let reply = raw.next().unwrap();
-        assert_eq!(reply["granted"], true, "{reply}");
+    // Pipelined in batches: a client must read its replies, or the server
+    // stops reading its requests.
+    for batch in (0..leases).collect::<Vec<_>>().chunks(256) {
+        for i in batch {
+            let line = format!(r#"{{"id":{i},"op":"try_acquire","name":"many","key":{i}}}"#);
+            raw.send_bytes(line.as_bytes());
+        }
+        for _ in batch {
+            let reply = raw.next().unwrap();
+            assert_eq!(reply["granted"], true, "{reply}");
+        }
     }
     let over = raw.ask(r#"{"id":1,"op":"try_acquire","name":"many","key":"one-more"}"#);
     assert_eq!(code(&over), "limit", "{over}");
-    assert!(over["error"]["message"].as_str().unwrap().contains(&leases.to_string()));
+    assert!(over["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&leases.to_string()));
 
     let mut waits = Raw::unix(&served.socket(), true);
     let waiters = tinystore::wire::MAX_WAITERS_PER_CONNECTION;

@@ -7,7 +7,7 @@ use super::table::{LeaseTerms, Table};
 use super::ConnectOptions;
 use crate::engine::Grant;
 use crate::error::{Code, Error, Result};
-use crate::wire::{read_frame, FrameRead, Op, Reply, RequestFrame, ServerFrame, VERSION};
+use crate::wire::{FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, VERSION};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -43,6 +43,9 @@ pub(crate) struct Link {
     pub generation: u64,
     pub address: Address,
     pub table: Arc<Table>,
+    /// Callers write their requests themselves, under this lock.
+    writer: tokio::sync::Mutex<BufWriter<Writer>>,
+    /// Lines sent from places that cannot wait (drops), written by a task.
     out: mpsc::UnboundedSender<String>,
     next_id: AtomicU64,
     calls: Mutex<Calls>,
@@ -107,11 +110,12 @@ impl Conn {
             generation,
             address: address.clone(),
             table,
+            writer: tokio::sync::Mutex::new(BufWriter::new(writer)),
             out,
             next_id: AtomicU64::new(1),
             calls: Mutex::new(Calls::default()),
         });
-        let writing = tokio::spawn(write_lines(writer, rx)).abort_handle();
+        let writing = tokio::spawn(write_lines(link.clone(), rx)).abort_handle();
         let reading = tokio::spawn(read_replies(reader, link.clone())).abort_handle();
         Ok(Conn {
             link,
@@ -120,10 +124,8 @@ impl Conn {
     }
 }
 
-type Halves = (
-    BufReader<tokio::io::ReadHalf<Box<dyn Stream>>>,
-    tokio::io::WriteHalf<Box<dyn Stream>>,
-);
+type Writer = tokio::io::WriteHalf<Box<dyn Stream>>;
+type Halves = (BufReader<tokio::io::ReadHalf<Box<dyn Stream>>>, Writer);
 
 async fn greet(address: &Address, options: &ConnectOptions) -> Result<Halves> {
     let unreachable = |e: std::io::Error| {
@@ -146,7 +148,11 @@ async fn greet(address: &Address, options: &ConnectOptions) -> Result<Halves> {
         .write_all((hello.encode() + "\n").as_bytes())
         .await
         .map_err(unreachable)?;
-    match next_frame(&mut reader).await.map_err(unreachable)? {
+    let mut frames = FrameReader::new(MAX_SERVER_FRAME);
+    match next_frame(&mut frames, &mut reader)
+        .await
+        .map_err(unreachable)?
+    {
         Some(ServerFrame::Reply(reply)) => reply.into_result()?,
         _ => {
             return Err(Error::new(
@@ -159,10 +165,11 @@ async fn greet(address: &Address, options: &ConnectOptions) -> Result<Halves> {
 }
 
 async fn next_frame<R: AsyncBufRead + Unpin>(
+    frames: &mut FrameReader,
     reader: &mut R,
 ) -> std::io::Result<Option<ServerFrame>> {
     loop {
-        match read_frame(reader, MAX_SERVER_FRAME).await? {
+        match frames.next(reader).await? {
             FrameRead::End => return Ok(None),
             FrameRead::TooLong(_) => continue,
             FrameRead::Line(line) => match ServerFrame::decode(&line) {
@@ -173,9 +180,10 @@ async fn next_frame<R: AsyncBufRead + Unpin>(
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(write: W, mut rx: mpsc::UnboundedReceiver<String>) {
-    let mut write = BufWriter::new(write);
+/// Writes the lines of `send_nowait`.
+async fn write_lines(link: Arc<Link>, mut rx: mpsc::UnboundedReceiver<String>) {
     while let Some(line) = rx.recv().await {
+        let mut write = link.writer.lock().await;
         if write.write_all(line.as_bytes()).await.is_err() {
             return;
         }
@@ -191,8 +199,9 @@ async fn write_lines<W: AsyncWrite + Unpin>(write: W, mut rx: mpsc::UnboundedRec
 }
 
 async fn read_replies<R: AsyncBufRead + Unpin>(mut reader: R, link: Arc<Link>) {
+    let mut frames = FrameReader::new(MAX_SERVER_FRAME);
     let why = loop {
-        match next_frame(&mut reader).await {
+        match next_frame(&mut frames, &mut reader).await {
             Ok(Some(ServerFrame::Reply(reply))) => link.on_reply(reply),
             Ok(Some(ServerFrame::Event(event))) => {
                 let reason = Error::new(
@@ -301,16 +310,29 @@ impl Link {
             calls.waiting.insert(id, Pending { tx, terms });
         }
         let cancels = matches!(op, Op::Acquire { .. });
-        let frame = RequestFrame { id: Some(id), op };
-        let _ = self.out.send(frame.encode() + "\n");
-        Call {
+        let line = RequestFrame { id: Some(id), op }.encode() + "\n";
+        let call = Call {
             link: self.clone(),
             id,
             rx,
             cancels,
             done: false,
+        };
+        {
+            let mut write = self.writer.lock().await;
+            let sent = match write.write_all(line.as_bytes()).await {
+                Ok(()) => write.flush().await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = sent {
+                drop(write);
+                self.broke(Error::new(
+                    Code::Unavailable,
+                    format!("the connection to {} broke: {e}", self.address),
+                ));
+            }
         }
-        .await
+        call.await
     }
 }
 

@@ -1,40 +1,61 @@
-//! Keeping a lease alive over a connection: renew it every ttl/3; a renewal
-//! that fails, or gets no answer within the TTL, loses the lease.
+//! Keeping leases alive over a connection: one task per client renews each
+//! lease every ttl/3. A renewal that fails, or gets no answer within the
+//! TTL, loses the lease.
 
-use super::link::Link;
-use crate::engine::LeaseId;
+use super::table::{Due, Table};
 use crate::error::{Code, Error};
 use crate::wire::Op;
-use std::sync::Arc;
-use std::time::Duration;
-use tokio::task::AbortHandle;
+use std::sync::{Arc, Weak};
+use tokio::time::Instant;
 
-/// Starts renewing the lease `wire` (locally `id`) every `ttl / 3`.
-pub(super) fn spawn(link: Arc<Link>, id: LeaseId, wire: String, ttl: Duration) -> AbortHandle {
+/// Starts the renewer of `table`; it stops when the table is dropped.
+pub(super) fn spawn(table: &Arc<Table>) {
+    let weak: Weak<Table> = Arc::downgrade(table);
+    let wake = table.wake.clone();
     tokio::spawn(async move {
-        let every = ttl / 3;
         loop {
-            tokio::time::sleep(every).await;
-            let renewal = link.call(
-                Op::Renew {
-                    lease: wire.clone(),
-                },
-                None,
-            );
-            let reason = match tokio::time::timeout(ttl, renewal).await {
-                Ok(Ok(_)) => continue,
-                Ok(Err(err)) if err.code() == Code::LeaseLost => err,
-                Ok(Err(err)) => {
-                    Error::new(Code::LeaseLost, format!("renewing the lease failed: {err}"))
+            let next = {
+                let Some(table) = weak.upgrade() else {
+                    return;
+                };
+                let (due, next) = table.due(Instant::now());
+                for renewal in due {
+                    tokio::spawn(renew(table.clone(), renewal));
                 }
-                Err(_) => Error::new(
-                    Code::LeaseLost,
-                    format!("renewing the lease got no answer within its ttl of {ttl:?}"),
-                ),
+                next
             };
-            link.table.lost(id, reason);
-            return;
+            match next {
+                Some(at) => {
+                    tokio::select! {
+                        _ = tokio::time::sleep_until(at) => {}
+                        _ = wake.notified() => {}
+                    }
+                }
+                None => wake.notified().await,
+            }
         }
-    })
-    .abort_handle()
+    });
+}
+
+/// Renews one lease, then schedules the next renewal or reports it lost.
+async fn renew(table: Arc<Table>, due: Due) {
+    let renewal = due.link.call(
+        Op::Renew {
+            lease: due.wire.clone(),
+        },
+        None,
+    );
+    let reason = match tokio::time::timeout(due.ttl, renewal).await {
+        Ok(Ok(_)) => return table.renewed(due.id),
+        Ok(Err(err)) if err.code() == Code::LeaseLost => err,
+        Ok(Err(err)) => Error::new(Code::LeaseLost, format!("renewing the lease failed: {err}")),
+        Err(_) => Error::new(
+            Code::LeaseLost,
+            format!(
+                "renewing the lease got no answer within its ttl of {:?}",
+                due.ttl
+            ),
+        ),
+    };
+    table.lost(due.id, reason);
 }

@@ -8,11 +8,11 @@ use super::renewer;
 use crate::engine::{Grant, LeaseId};
 use crate::error::{Error, Result};
 use crate::fence::Fence;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::sync::watch;
-use tokio::task::AbortHandle;
+use tokio::sync::{watch, Notify};
+use tokio::time::Instant;
 
 /// How a granted lease is kept: its TTL, and whether to renew it.
 #[derive(Debug, Clone, Copy)]
@@ -24,8 +24,11 @@ pub(crate) struct LeaseTerms {
 struct Entry {
     link: Arc<Link>,
     wire: String,
+    ttl: Duration,
     lost: watch::Sender<Option<Error>>,
-    renewer: Option<AbortHandle>,
+    /// When it is next renewed; `None` when it is not kept alive or a
+    /// renewal is under way.
+    renew_at: Option<Instant>,
 }
 
 #[derive(Default)]
@@ -33,12 +36,24 @@ struct Inner {
     next: LeaseId,
     leases: HashMap<LeaseId, Entry>,
     by_wire: HashMap<(u64, String), LeaseId>,
+    renewals: BTreeSet<(Instant, LeaseId)>,
+    renewer_started: bool,
+}
+
+/// A renewal that is due: which lease, where, and its TTL.
+pub(crate) struct Due {
+    pub id: LeaseId,
+    pub link: Arc<Link>,
+    pub wire: String,
+    pub ttl: Duration,
 }
 
 /// Every lease held through one `Remote`.
 #[derive(Default)]
 pub(crate) struct Table {
     inner: Mutex<Inner>,
+    /// Wakes the renewer when an earlier renewal is scheduled.
+    pub(crate) wake: Arc<Notify>,
 }
 
 impl Table {
@@ -46,10 +61,10 @@ impl Table {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Records a lease the server granted on `link`, starting its renewals
-    /// when `terms` asks for them.
+    /// Records a lease the server granted on `link`, and schedules its
+    /// renewals when `terms` asks for them.
     pub(crate) fn record(
-        &self,
+        self: &Arc<Self>,
         link: &Arc<Link>,
         wire: &str,
         fence: Option<Fence>,
@@ -59,9 +74,6 @@ impl Table {
         let mut inner = self.inner();
         inner.next += 1;
         let id = inner.next;
-        let renewer = terms
-            .renew
-            .then(|| renewer::spawn(link.clone(), id, wire.to_string(), terms.ttl));
         inner
             .by_wire
             .insert((link.generation, wire.to_string()), id);
@@ -70,10 +82,18 @@ impl Table {
             Entry {
                 link: link.clone(),
                 wire: wire.to_string(),
+                ttl: terms.ttl,
                 lost,
-                renewer,
+                renew_at: None,
             },
         );
+        if terms.renew {
+            if !inner.renewer_started {
+                inner.renewer_started = true;
+                renewer::spawn(self);
+            }
+            self.schedule(&mut inner, id, Instant::now() + terms.ttl / 3);
+        }
         Grant {
             id,
             fence,
@@ -81,13 +101,54 @@ impl Table {
         }
     }
 
+    /// Schedules a renewal, waking the renewer when it is the first due.
+    fn schedule(&self, inner: &mut Inner, id: LeaseId, at: Instant) {
+        if let Some(entry) = inner.leases.get_mut(&id) {
+            entry.renew_at = Some(at);
+            inner.renewals.insert((at, id));
+            if inner.renewals.first() == Some(&(at, id)) {
+                self.wake.notify_one();
+            }
+        }
+    }
+
+    /// Schedules the next renewal of a lease still held, `ttl / 3` from now.
+    pub(crate) fn renewed(&self, id: LeaseId) {
+        let mut inner = self.inner();
+        if let Some(ttl) = inner.leases.get(&id).map(|e| e.ttl) {
+            self.schedule(&mut inner, id, Instant::now() + ttl / 3);
+        }
+    }
+
+    /// Takes the renewals due by `now`, and says when the next one is.
+    pub(crate) fn due(&self, now: Instant) -> (Vec<Due>, Option<Instant>) {
+        let mut inner = self.inner();
+        let mut due = Vec::new();
+        while let Some(&(at, id)) = inner.renewals.first() {
+            if at > now {
+                break;
+            }
+            inner.renewals.pop_first();
+            if let Some(entry) = inner.leases.get_mut(&id) {
+                entry.renew_at = None;
+                due.push(Due {
+                    id,
+                    link: entry.link.clone(),
+                    wire: entry.wire.clone(),
+                    ttl: entry.ttl,
+                });
+            }
+        }
+        (due, inner.renewals.first().map(|&(at, _)| at))
+    }
+
     fn remove(inner: &mut Inner, id: LeaseId) -> Option<Entry> {
         let entry = inner.leases.remove(&id)?;
         inner
             .by_wire
             .remove(&(entry.link.generation, entry.wire.clone()));
-        if let Some(renewer) = &entry.renewer {
-            renewer.abort();
+        if let Some(at) = entry.renew_at {
+            inner.renewals.remove(&(at, id));
         }
         Some(entry)
     }

@@ -8,7 +8,7 @@ use crate::embedded::Embedded;
 use crate::engine::Engine;
 use crate::error::{Code, Error};
 use crate::wire::{
-    decode_request, read_frame, Event, FrameRead, Op, Reply, ServerFrame, MAX_FRAME_BYTES, VERSION,
+    decode_request, Event, FrameRead, FrameReader, Op, Reply, ServerFrame, MAX_FRAME_BYTES, VERSION,
 };
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -75,6 +75,9 @@ impl Conn {
 }
 
 /// Serves one connection until the client leaves or the server shuts down.
+/// This task reads requests and writes every line the client gets: replies
+/// queued while it handles a request go out in the same write, and those
+/// that come later (a granted wait, a `lost` event) wake it.
 pub(super) async fn serve<S>(
     stream: S,
     transport: Transport,
@@ -85,8 +88,9 @@ pub(super) async fn serve<S>(
 {
     let (read, write) = tokio::io::split(stream);
     let mut reader = BufReader::new(read);
-    let (out, rx) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(write_frames(write, rx));
+    let mut frames = FrameReader::new(MAX_FRAME_BYTES);
+    let mut writer = BufWriter::new(write);
+    let (out, mut rx) = mpsc::unbounded_channel();
     let conn = Arc::new(Conn {
         engine: embedded.engine().clone(),
         embedded,
@@ -97,16 +101,21 @@ pub(super) async fn serve<S>(
     let mut greeted = false;
     let mut shutting_down = false;
     loop {
-        let frame = tokio::select! {
-            frame = read_frame(&mut reader, MAX_FRAME_BYTES) => frame,
-            _ = shutdown.recv() => { shutting_down = true; break }
+        let keep = tokio::select! {
+            frame = frames.next(&mut reader) => match frame {
+                Ok(FrameRead::Line(line)) => on_line(&conn, &line, &mut greeted),
+                Ok(FrameRead::TooLong(len)) => on_too_long(&conn, len, greeted),
+                Ok(FrameRead::End) | Err(_) => false,
+            },
+            Some(line) = rx.recv() => write_line(&mut writer, &line).await.is_ok(),
+            _ = shutdown.recv() => { shutting_down = true; false }
         };
-        let keep = match frame {
-            Ok(FrameRead::Line(line)) => on_line(&conn, &line, &mut greeted),
-            Ok(FrameRead::TooLong(len)) => on_too_long(&conn, len, greeted),
-            Ok(FrameRead::End) | Err(_) => false,
-        };
-        if !keep {
+        // Write what is queued; flush once no more requests are buffered.
+        let written = drain(&mut rx, &mut writer).await;
+        if written.is_err() || !keep {
+            break;
+        }
+        if reader.buffer().is_empty() && writer.flush().await.is_err() {
             break;
         }
     }
@@ -116,12 +125,30 @@ pub(super) async fn serve<S>(
             if conn.state().is_empty() {
                 break;
             }
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            tokio::select! {
+                Some(line) = rx.recv() => { let _ = write_line(&mut writer, &line).await; }
+                _ = tokio::time::sleep(Duration::from_millis(5)) => {}
+            }
         }
     }
     conn.close();
     drop(conn);
-    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        let _ = drain(&mut rx, &mut writer).await;
+        let _ = writer.flush().await;
+    })
+    .await;
+}
+
+/// Writes every line queued now.
+async fn drain<W: AsyncWrite + Unpin>(
+    rx: &mut mpsc::UnboundedReceiver<String>,
+    writer: &mut BufWriter<W>,
+) -> std::io::Result<()> {
+    while let Ok(line) = rx.try_recv() {
+        write_line(writer, &line).await?;
+    }
+    Ok(())
 }
 
 /// Handles one line; false closes the connection.
@@ -209,24 +236,6 @@ fn on_too_long(conn: &Arc<Conn>, len: usize, greeted: bool) -> bool {
 fn unauthorized(conn: &Conn, id: Option<u64>, why: &str) -> bool {
     conn.fail(id, &Error::new(Code::Unauthorized, why));
     false
-}
-
-/// Writes queued frames, one per line, flushing when the queue runs dry.
-async fn write_frames<W: AsyncWrite + Unpin>(write: W, mut rx: mpsc::UnboundedReceiver<String>) {
-    let mut write = BufWriter::new(write);
-    while let Some(line) = rx.recv().await {
-        if write_line(&mut write, &line).await.is_err() {
-            return;
-        }
-        while let Ok(line) = rx.try_recv() {
-            if write_line(&mut write, &line).await.is_err() {
-                return;
-            }
-        }
-        if write.flush().await.is_err() {
-            return;
-        }
-    }
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(

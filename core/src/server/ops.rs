@@ -9,6 +9,7 @@ use crate::group::MAX_LIMIT;
 use crate::names::{check_key, check_name};
 use crate::options::{check_ttl, DEFAULT_TTL};
 use crate::wire::{Op, Reply, WireKey};
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -116,44 +117,65 @@ fn acquire(
         ));
     }
     let cancelled = conn.state().add_pending(id)?;
-    let conn = conn.clone();
-    tokio::spawn(async move {
-        let engine = conn.engine.clone();
-        let waiting = engine.acquire(request.clone());
-        let outcome = tokio::select! {
+    let key = request.key.clone();
+    let what = key.to_string();
+    let engine = conn.engine.clone();
+    let mut waiting = Box::pin(async move {
+        let acquiring = engine.acquire(request);
+        tokio::select! {
             got = async {
                 match wait {
-                    Some(w) => tokio::time::timeout(w, waiting).await.unwrap_or_else(|_| {
+                    Some(w) => tokio::time::timeout(w, acquiring).await.unwrap_or_else(|_| {
                         Err(Error::new(Code::Timeout, format!(
-                            "waited {w:?} for {} without getting it", request.key
+                            "waited {w:?} for {} without getting it", key
                         )))
                     }),
-                    None => waiting.await,
+                    None => acquiring.await,
                 }
             } => got,
             _ = cancelled => Err(Error::new(Code::Timeout, format!(
-                "the acquire of {} was cancelled", request.key
+                "the acquire of {key} was cancelled"
             ))),
-        };
-        let mut st = conn.state();
-        let still_wanted = st.finish_pending(id) && !st.is_closed();
-        match outcome {
-            Ok(grant) if still_wanted => granted(&conn, &mut st, id, grant),
-            Ok(grant) => {
-                drop(st);
-                let _ = engine.release(grant.id);
-                if !conn.state().is_closed() {
-                    let err = Error::new(
-                        Code::Timeout,
-                        format!("the acquire of {} was cancelled", request.key),
-                    );
-                    conn.fail(Some(id), &err);
-                }
-            }
-            Err(err) => conn.fail(Some(id), &err),
         }
     });
+    // Polled once here, the acquire takes its place in line before the next
+    // request of this connection is read: a connection's acquires queue in
+    // the order they were sent. A free key is granted without a task.
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match waiting.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(outcome) => finish_acquire(conn, id, &what, outcome),
+        std::task::Poll::Pending => {
+            let conn = conn.clone();
+            tokio::spawn(async move {
+                let outcome = waiting.await;
+                finish_acquire(&conn, id, &what, outcome);
+            });
+        }
+    }
     Ok(())
+}
+
+/// Answers an acquire: with its grant, unless it was cancelled meanwhile or
+/// the connection closed (then the grant is released).
+fn finish_acquire(conn: &Arc<Conn>, id: u64, what: &str, outcome: Result<Grant>) {
+    let mut st = conn.state();
+    let still_wanted = st.finish_pending(id) && !st.is_closed();
+    match outcome {
+        Ok(grant) if still_wanted => granted(conn, &mut st, id, grant),
+        Ok(grant) => {
+            let closed = st.is_closed();
+            drop(st);
+            let _ = conn.engine.release(grant.id);
+            if !closed {
+                let err = Error::new(
+                    Code::Timeout,
+                    format!("the acquire of {what} was cancelled"),
+                );
+                conn.fail(Some(id), &err);
+            }
+        }
+        Err(err) => conn.fail(Some(id), &err),
+    }
 }
 
 fn try_acquire(

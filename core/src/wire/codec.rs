@@ -1,4 +1,4 @@
-//! Reading frames: lines of at most `MAX_FRAME_BYTES`, from any async reader.
+//! Reading frames: lines of at most a given length, from any async reader.
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
@@ -13,45 +13,58 @@ pub enum FrameRead {
     End,
 }
 
-/// Reads the next line of at most `limit` bytes. An over-long line is read to
-/// its end and dropped, so the stream stays in step; memory use stays under
-/// `limit` plus the reader's buffer.
-pub async fn read_frame<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
+/// Reads lines of at most `limit` bytes. An over-long line is read to its
+/// end and dropped, so the stream stays in step; memory use stays under
+/// `limit` plus the reader's buffer. [`FrameReader::next`] is cancel safe:
+/// a partial line is kept for the next call, so it can sit in `select!`.
+#[derive(Debug)]
+pub struct FrameReader {
     limit: usize,
-) -> std::io::Result<FrameRead> {
-    let mut line = Vec::new();
-    let mut skipped = 0usize;
-    loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            // End of stream: a partial last line without newline is dropped.
-            return Ok(FrameRead::End);
-        }
-        let (chunk, found) = match memchr(buf) {
-            Some(at) => (&buf[..at], Some(at)),
-            None => (buf, None),
-        };
-        if skipped == 0 && line.len() + chunk.len() <= limit {
-            line.extend_from_slice(chunk);
-        } else {
-            skipped += line.len() + chunk.len();
-            line.clear();
-        }
-        let used = found.map_or(chunk.len(), |at| at + 1);
-        reader.consume(used);
-        if found.is_some() {
-            if skipped > 0 {
-                return Ok(FrameRead::TooLong(skipped));
-            }
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            return Ok(FrameRead::Line(line));
-        }
-    }
+    line: Vec<u8>,
+    skipped: usize,
 }
 
-fn memchr(buf: &[u8]) -> Option<usize> {
-    buf.iter().position(|&b| b == b'\n')
+impl FrameReader {
+    /// A reader of lines of at most `limit` bytes.
+    pub fn new(limit: usize) -> FrameReader {
+        FrameReader {
+            limit,
+            line: Vec::new(),
+            skipped: 0,
+        }
+    }
+
+    /// The next frame from `reader`.
+    pub async fn next<R: AsyncBufRead + Unpin>(
+        &mut self,
+        reader: &mut R,
+    ) -> std::io::Result<FrameRead> {
+        loop {
+            let buf = reader.fill_buf().await?;
+            if buf.is_empty() {
+                // End of stream: a partial last line without newline is dropped.
+                return Ok(FrameRead::End);
+            }
+            let found = buf.iter().position(|&b| b == b'\n');
+            let chunk = &buf[..found.unwrap_or(buf.len())];
+            if self.skipped == 0 && self.line.len() + chunk.len() <= self.limit {
+                self.line.extend_from_slice(chunk);
+            } else {
+                self.skipped += self.line.len() + chunk.len();
+                self.line.clear();
+            }
+            let used = found.map_or(chunk.len(), |at| at + 1);
+            reader.consume(used);
+            if found.is_some() {
+                if self.skipped > 0 {
+                    return Ok(FrameRead::TooLong(std::mem::take(&mut self.skipped)));
+                }
+                let mut line = std::mem::take(&mut self.line);
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Ok(FrameRead::Line(line));
+            }
+        }
+    }
 }

@@ -9,7 +9,7 @@ mod codec;
 mod reply;
 mod request;
 
-pub use codec::{read_frame, FrameRead};
+pub use codec::{FrameRead, FrameReader};
 pub use reply::{Event, Reply, ServerFrame, WireError};
 pub use request::{decode_request, Op, RequestFrame, WireKey};
 

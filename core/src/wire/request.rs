@@ -129,11 +129,18 @@ impl Op {
 impl RequestFrame {
     /// The frame as one line of JSON, without the newline.
     pub fn encode(&self) -> String {
-        let mut value = serde_json::to_value(&self.op).expect("an op always serializes");
-        if let (Some(id), Some(map)) = (self.id, value.as_object_mut()) {
-            map.insert("id".into(), id.into());
+        #[derive(Serialize)]
+        struct Out<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<u64>,
+            #[serde(flatten)]
+            op: &'a Op,
         }
-        value.to_string()
+        let out = Out {
+            id: self.id,
+            op: &self.op,
+        };
+        serde_json::to_string(&out).expect("a request always serializes")
     }
 }
 
