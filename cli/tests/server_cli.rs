@@ -31,7 +31,10 @@ fn hold_gives_the_fence_and_exits_with_the_commands_status() {
     let text = String::from_utf8(out.stdout).unwrap();
     let (fence, padded) = text.trim().split_once(' ').unwrap();
     assert_eq!(padded.len(), 40);
-    assert_eq!(padded.parse::<u128>().unwrap(), fence.parse::<u128>().unwrap());
+    assert_eq!(
+        padded.parse::<u128>().unwrap(),
+        fence.parse::<u128>().unwrap()
+    );
     // The lease was released when the command ended.
     let store = Store::connect(&served.address()).unwrap();
     let next = store.locks("summaries").try_acquire(42).unwrap().unwrap();
@@ -45,7 +48,14 @@ fn hold_exits_75_when_the_wait_runs_out_and_127_without_a_command() {
     let store = Store::connect(&served.address()).unwrap();
     let _held = store.locks("jobs").acquire("a").unwrap();
     let out = tinystore(&[
-        "hold", &served.address(), "jobs", "a", "--wait", "50ms", "--", "true",
+        "hold",
+        &served.address(),
+        "jobs",
+        "a",
+        "--wait",
+        "50ms",
+        "--",
+        "true",
     ]);
     assert_eq!(out.status.code(), Some(75));
     assert!(String::from_utf8_lossy(&out.stderr).contains("timeout"));
@@ -69,7 +79,14 @@ fn hold_stops_the_command_when_its_lease_is_lost() {
     let served = Served::start(&tmp.path().join("store"), &[]);
     let mut hold = Command::new(BIN)
         .args(["hold", &served.address(), "jobs", "a", "--ttl", "200ms"])
-        .args(["--kill-after", "5s", "--", "sh", "-c", "echo ready; exec sleep 60"])
+        .args([
+            "--kill-after",
+            "5s",
+            "--",
+            "sh",
+            "-c",
+            "echo ready; exec sleep 60",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -109,11 +126,18 @@ fn status_backup_and_restore_from_the_command_line() {
     assert_eq!(status["held"][0]["fence"], lease.fence().to_string());
     let out = tinystore(&["status", &served.address()]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains(&format!("summaries/42  fence {}", lease.fence())), "{text}");
+    assert!(
+        text.contains(&format!("summaries/42  fence {}", lease.fence())),
+        "{text}"
+    );
 
     let backup = tmp.path().join("kv-backup.db");
     let out = tinystore(&["backup", &served.address(), backup.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(backup.exists());
 
     // Restoring into a served directory fails; into a new one it works, and
@@ -122,8 +146,16 @@ fn status_backup_and_restore_from_the_command_line() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("in_use"));
     let restored = tmp.path().join("restored");
-    let out = tinystore(&["restore", backup.to_str().unwrap(), restored.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = tinystore(&[
+        "restore",
+        backup.to_str().unwrap(),
+        restored.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     signal(served.pid(), libc::SIGTERM);
     served.child.wait().unwrap();
     let again = Store::open(&restored).unwrap();

@@ -18,7 +18,15 @@ fn a_client_killed_with_sigkill_frees_its_keys_at_once() {
     let served = Served::start(&tmp.path().join("store"), &[]);
     // The holder's TTL is a minute: only its closed connection can free the key.
     let mut holder = Command::new(BIN)
-        .args(["hold", &served.address(), "jobs", "nightly", "--ttl", "60s", "--"])
+        .args([
+            "hold",
+            &served.address(),
+            "jobs",
+            "nightly",
+            "--ttl",
+            "60s",
+            "--",
+        ])
         .args(["sh", "-c", "echo $$ $TINYSTORE_FENCE; exec sleep 60"])
         .stdout(Stdio::piped())
         .spawn()
@@ -59,13 +67,19 @@ fn a_server_killed_and_restarted_gives_larger_fences_after_its_grace() {
     };
     signal(served.pid(), libc::SIGKILL);
     served.child.wait().unwrap();
-    assert!(served.socket().exists(), "a killed server leaves its socket");
+    assert!(
+        served.socket().exists(),
+        "a killed server leaves its socket"
+    );
     drop(served);
 
     let served = Served::start(&dir, &["--grace", "400ms"]);
     let store = Store::connect(&served.address()).unwrap();
     let status = store.status().unwrap();
-    assert!(status.grace_left_ms.is_some(), "no grace after an unclean stop");
+    assert!(
+        status.grace_left_ms.is_some(),
+        "no grace after an unclean stop"
+    );
     assert!(status.epoch > before.epoch());
     let summaries = store.locks("summaries");
     let after = summaries
@@ -73,7 +87,11 @@ fn a_server_killed_and_restarted_gives_larger_fences_after_its_grace() {
         .wait(Duration::from_secs(20))
         .acquire(42)
         .unwrap();
-    assert!(after.fence() > before, "LOCK-02: {} <= {before}", after.fence());
+    assert!(
+        after.fence() > before,
+        "LOCK-02: {} <= {before}",
+        after.fence()
+    );
     assert_eq!(store.status().unwrap().grace_left_ms, None);
 }
 
@@ -98,7 +116,10 @@ fn sigterm_releases_leases_tells_waiters_and_marks_the_store_clean() {
     assert!(served.log().contains("stopped cleanly"));
     assert!(!served.socket().exists(), "the socket was not removed");
     let reason = held.wait_lost(Duration::from_secs(10)).expect("not told");
-    assert!(matches!(reason.code(), Code::Closed | Code::LeaseLost), "{reason}");
+    assert!(
+        matches!(reason.code(), Code::Closed | Code::LeaseLost),
+        "{reason}"
+    );
     let waited = waiter.join().unwrap().unwrap_err();
     assert!(
         matches!(waited.code(), Code::Closed | Code::Unavailable),

@@ -81,7 +81,10 @@ fn a_paused_holder_is_refused_and_told_it_lost_the_lease() {
     let b_line = String::from_utf8(b_done.stdout).unwrap();
     let b_line = b_line.lines().find(|l| l.starts_with("B fence=")).unwrap();
     let (b_fence, b_rows) = b_line["B fence=".len()..].split_once(" rows=").unwrap();
-    assert!(b_fence > a_fence.as_str(), "B's fence {b_fence} is not above A's {a_fence}");
+    assert!(
+        b_fence > a_fence.as_str(),
+        "B's fence {b_fence} is not above A's {a_fence}"
+    );
     assert_eq!(b_rows, "1");
 
     a.stdin.as_mut().unwrap().write_all(b"save\n").unwrap();

@@ -191,10 +191,10 @@ pub fn worker(test: &str, env: &[(&str, String)]) -> Child {
         "--test-threads=1",
         "--quiet",
     ])
-        .env("TINYSTORE_WORKER", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+    .env("TINYSTORE_WORKER", "1")
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::inherit());
     for (k, v) in env {
         cmd.env(k, v);
     }
