@@ -21,10 +21,16 @@ export declare class NativeLease {
   get ttl(): number
   /** Whether it is still held. */
   get held(): boolean
-  /** Extends it by its TTL; `lease_lost` when it already ran out. */
-  renew(): Promise<void>
-  /** Releases it; idempotent; `lease_lost` when it ran out first. */
-  release(): Promise<void>
+  /**
+   * Extends it by its TTL; `lease_lost` when it already ran out.
+   * At once when it can, else as a promise.
+   */
+  renew(): undefined | Promise<undefined>
+  /**
+   * Releases it; idempotent; `lease_lost` when it ran out first.
+   * At once when it can, else as a promise.
+   */
+  release(): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
    * reason as `"<code>: <message>"`.
@@ -38,11 +44,16 @@ export declare class NativeLocks {
   get name(): string
   /**
    * Waits first come first served for `key`; `null` when
-   * `cancel` fired first (the wait is dropped, nothing leaks).
+   * `cancel`, if given, fired first (the wait is dropped, nothing
+   * leaks).
+   * The lease itself when it is granted at once, else a promise.
    */
-  acquire(key: string, options: NativeOptions | undefined | null, cancel: Cancel): Promise<NativeLease | null>
-  /** Holds `key` if it is free now, else `null`. */
-  tryAcquire(key: string, options?: NativeOptions | undefined | null): Promise<NativeLease | null>
+  acquire(key: string, options?: NativeOptions | undefined | null, cancel?: Cancel | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  /**
+   * Holds `key` if it is free now, else `null`; at once when it
+   * can tell, else as a promise.
+   */
+  tryAcquire(key: string, options?: NativeOptions | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
 }
 
 /**
@@ -65,10 +76,16 @@ export declare class NativePermit {
   get ttl(): number
   /** Whether it is still held. */
   get held(): boolean
-  /** Extends it by its TTL; `lease_lost` when it already ran out. */
-  renew(): Promise<void>
-  /** Releases it; idempotent; `lease_lost` when it ran out first. */
-  release(): Promise<void>
+  /**
+   * Extends it by its TTL; `lease_lost` when it already ran out.
+   * At once when it can, else as a promise.
+   */
+  renew(): undefined | Promise<undefined>
+  /**
+   * Releases it; idempotent; `lease_lost` when it ran out first.
+   * At once when it can, else as a promise.
+   */
+  release(): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
    * reason as `"<code>: <message>"`.
@@ -82,11 +99,16 @@ export declare class NativeSemaphore {
   get name(): string
   /**
    * Waits first come first served for `key`; `null` when
-   * `cancel` fired first (the wait is dropped, nothing leaks).
+   * `cancel`, if given, fired first (the wait is dropped, nothing
+   * leaks).
+   * The lease itself when it is granted at once, else a promise.
    */
-  acquire(key: string, options: NativeOptions | undefined | null, cancel: Cancel): Promise<NativePermit | null>
-  /** Holds `key` if it is free now, else `null`. */
-  tryAcquire(key: string, options?: NativeOptions | undefined | null): Promise<NativePermit | null>
+  acquire(key: string, options?: NativeOptions | undefined | null, cancel?: Cancel | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+  /**
+   * Holds `key` if it is free now, else `null`; at once when it
+   * can tell, else as a promise.
+   */
+  tryAcquire(key: string, options?: NativeOptions | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
 }
 
 /** An open store, owned by this process or reached over a connection. */

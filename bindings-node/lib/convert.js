@@ -24,10 +24,10 @@ function keyText(key) {
  * The addon's options for the ttl, wait and renew fields of `options`.
  * @param {unknown} options
  * @param {string} where
- * @returns {import('../native').NativeOptions}
+ * @returns {import('../native').NativeOptions | undefined}
  */
 function nativeOptions(options, where) {
-  if (options === undefined || options === null) return {}
+  if (options === undefined || options === null) return undefined
   if (typeof options !== 'object') throw new InvalidError(`options of ${where} must be an object, not ${describe(options)}`)
   const { ttl, wait, renew } = /** @type {{ ttl?: unknown, wait?: unknown, renew?: unknown }} */ (options)
   /** @type {import('../native').NativeOptions} */

@@ -106,6 +106,23 @@ function mappedSync(call) {
   }
 }
 
+/**
+ * Calls the addon for a value it gives at once when it can and as a promise
+ * otherwise; resolves to the value, mapping what it throws or rejects with.
+ * @template T
+ * @param {() => T | Promise<T>} call
+ * @returns {Promise<T>}
+ */
+async function settled(call) {
+  let out
+  try {
+    out = call()
+  } catch (err) {
+    throw fromNative(err)
+  }
+  return out instanceof Promise ? mapped(out) : out
+}
+
 module.exports = {
   TinystoreError,
   WaitTimeoutError,
@@ -123,4 +140,5 @@ module.exports = {
   fromNative,
   mapped,
   mappedSync,
+  settled,
 }

@@ -3,7 +3,7 @@
 // AbortSignal ends drops the core's wait through a native Cancel, so no
 // lease leaks; a lease granted as the signal aborts is released.
 const native = require('./native')
-const { TinystoreInternalError, mapped } = require('./errors')
+const { TinystoreInternalError, settled } = require('./errors')
 const { keyText, nativeOptions, signalOf } = require('./convert')
 const { Lease, Permit } = require('./lease')
 
@@ -57,13 +57,14 @@ class Group {
     const opts = nativeOptions(options, this.name)
     const signal = eitherSignal(this.#signal, signalOf(options, this.name))
     signal?.throwIfAborted()
-    const cancel = new native.Cancel()
-    const onAbort = () => cancel.cancel()
+    const cancel = signal ? new native.Cancel() : null
+    const onAbort = () => cancel?.cancel()
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      const held = /** @type {N | null} */ (await mapped(this.#native.acquire(text, opts, cancel)))
+      const group = this.#native
+      const held = /** @type {N | null} */ (await settled(() => group.acquire(text, opts, cancel)))
       if (signal?.aborted) {
-        await held?.release().catch(() => {})
+        if (held) await settled(() => held.release()).catch(() => {})
         signal.throwIfAborted()
       }
       if (!held) throw new TinystoreInternalError(`the wait for ${this.name} ${text} ended with no lease and no abort`)
@@ -81,7 +82,9 @@ class Group {
    */
   async tryAcquire(key, options) {
     const text = keyText(key)
-    const held = /** @type {N | null} */ (await mapped(this.#native.tryAcquire(text, nativeOptions(options, this.name))))
+    const opts = nativeOptions(options, this.name)
+    const group = this.#native
+    const held = /** @type {N | null} */ (await settled(() => group.tryAcquire(text, opts)))
     return held && this.#wrap(held)
   }
 

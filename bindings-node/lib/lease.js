@@ -1,7 +1,7 @@
 'use strict'
 // Lease (from a lock, with a fence) and Permit (from a semaphore, without):
 // thin wrappers of the addon's, with `signal` and `Symbol.asyncDispose`.
-const { fromNative, mapped } = require('./errors')
+const { fromNative, settled } = require('./errors')
 
 /**
  * What a lease and a permit share.
@@ -58,12 +58,14 @@ class Held {
 
   /** Extends it by its TTL; rejects with LeaseLostError when it ran out. */
   renew() {
-    return mapped(this.#native.renew())
+    const held = this.#native
+    return settled(() => held.renew())
   }
 
   /** Releases it; idempotent; rejects with LeaseLostError when it ran out first. */
   release() {
-    return mapped(this.#native.release())
+    const held = this.#native
+    return settled(() => held.release())
   }
 
   /** Releases it at the end of an `await using` block. */
@@ -74,17 +76,20 @@ class Held {
 
 /** @extends {Held<import('../native').NativeLease>} */
 class Lease extends Held {
-  /** @type {bigint} */
+  /** @type {import('../native').NativeLease} */
+  #native
+  /** @type {bigint | undefined} */
   #fence
 
   /** @param {import('../native').NativeLease} native */
   constructor(native) {
     super(native)
-    this.#fence = native.fence
+    this.#native = native
   }
 
   /** The fence: larger than every fence the store gave before; every digit kept. */
   get fence() {
+    this.#fence ??= this.#native.fence
     return this.#fence
   }
 }

@@ -36,14 +36,22 @@ impl Cancel {
 }
 
 impl Cancel {
-    /// Runs `wait` until it ends or this switch is cancelled; on cancel the
-    /// future is dropped and `None` returned.
-    pub async fn run<T>(&self, wait: impl Future<Output = T>) -> Option<T> {
-        let mut switch = self.switch.subscribe();
-        tokio::select! {
-            biased;
-            done = wait => Some(done),
-            _ = switch.wait_for(|cancelled| *cancelled) => None,
+    /// Runs `wait` until it ends or `cancel`, if any, is cancelled; on
+    /// cancel the future is dropped and `None` returned.
+    pub fn run_with<T>(
+        cancel: Option<&Cancel>,
+        wait: impl Future<Output = T>,
+    ) -> impl Future<Output = Option<T>> {
+        let switch = cancel.map(|c| c.switch.subscribe());
+        async move {
+            let Some(mut switch) = switch else {
+                return Some(wait.await);
+            };
+            tokio::select! {
+                biased;
+                done = wait => Some(done),
+                _ = switch.wait_for(|cancelled| *cancelled) => None,
+            }
         }
     }
 }

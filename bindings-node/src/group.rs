@@ -4,7 +4,10 @@
 use crate::cancel::Cancel;
 use crate::error::to_napi;
 use crate::lease::{NativeLease, NativePermit};
+use crate::now::now_or_later;
 use crate::options::{to_core, NativeOptions};
+use napi::bindgen_prelude::{Either, PromiseRaw};
+use napi::Env;
 use napi_derive::napi;
 
 /// A group of exclusive locks, one per key.
@@ -43,31 +46,47 @@ macro_rules! group_methods {
             }
 
             /// Waits first come first served for `key`; `null` when
-            /// `cancel` fired first (the wait is dropped, nothing leaks).
+            /// `cancel`, if given, fired first (the wait is dropped, nothing
+            /// leaks).
+            /// The lease itself when it is granted at once, else a promise.
             #[napi]
-            pub async fn acquire(
+            pub fn acquire<'env>(
                 &self,
+                env: &'env Env,
                 key: String,
                 options: Option<NativeOptions>,
-                cancel: &Cancel,
-            ) -> napi::Result<Option<$held>> {
+                cancel: Option<&Cancel>,
+            ) -> napi::Result<Either<Option<$held>, PromiseRaw<'env, Option<$held>>>> {
                 let options = to_core(options)?;
-                match cancel.run(self.inner.acquire_with(key, options)).await {
-                    Some(held) => Ok(Some(held.map_err(to_napi)?.into())),
-                    None => Ok(None),
-                }
+                let group = self.inner.clone();
+                let waiting =
+                    Cancel::run_with(
+                        cancel,
+                        async move { group.acquire_with(key, options).await },
+                    );
+                now_or_later(env, async move {
+                    match waiting.await {
+                        Some(held) => Ok(Some(held.map_err(to_napi)?.into())),
+                        None => Ok(None),
+                    }
+                })
             }
 
-            /// Holds `key` if it is free now, else `null`.
+            /// Holds `key` if it is free now, else `null`; at once when it
+            /// can tell, else as a promise.
             #[napi]
-            pub async fn try_acquire(
+            pub fn try_acquire<'env>(
                 &self,
+                env: &'env Env,
                 key: String,
                 options: Option<NativeOptions>,
-            ) -> napi::Result<Option<$held>> {
+            ) -> napi::Result<Either<Option<$held>, PromiseRaw<'env, Option<$held>>>> {
                 let options = to_core(options)?;
-                let held = self.inner.try_acquire_with(key, options).await;
-                Ok(held.map_err(to_napi)?.map(Into::into))
+                let group = self.inner.clone();
+                now_or_later(env, async move {
+                    let held = group.try_acquire_with(key, options).await;
+                    Ok(held.map_err(to_napi)?.map(Into::into))
+                })
             }
         }
     };

@@ -2,30 +2,38 @@
 //! semaphore, without one). Dropping either releases it, as in the core.
 
 use crate::error::to_napi;
+use crate::now::now_or_later;
 use napi::bindgen_prelude::BigInt;
+use napi::bindgen_prelude::{Either, PromiseRaw};
+use napi::Env;
 use napi_derive::napi;
+use std::sync::Arc;
 
 /// An exclusive hold on one key, with its fence.
 #[napi]
 pub struct NativeLease {
-    inner: tinystore::Lease,
+    inner: Arc<tinystore::Lease>,
 }
 
 /// One of a semaphore key's places; it has no fence.
 #[napi]
 pub struct NativePermit {
-    inner: tinystore::Permit,
+    inner: Arc<tinystore::Permit>,
 }
 
 impl From<tinystore::Lease> for NativeLease {
     fn from(inner: tinystore::Lease) -> NativeLease {
-        NativeLease { inner }
+        NativeLease {
+            inner: Arc::new(inner),
+        }
     }
 }
 
 impl From<tinystore::Permit> for NativePermit {
     fn from(inner: tinystore::Permit) -> NativePermit {
-        NativePermit { inner }
+        NativePermit {
+            inner: Arc::new(inner),
+        }
     }
 }
 
@@ -68,15 +76,25 @@ macro_rules! holding_methods {
             }
 
             /// Extends it by its TTL; `lease_lost` when it already ran out.
+            /// At once when it can, else as a promise.
             #[napi]
-            pub async fn renew(&self) -> napi::Result<()> {
-                self.inner.renew().await.map_err(to_napi)
+            pub fn renew<'env>(
+                &self,
+                env: &'env Env,
+            ) -> napi::Result<Either<(), PromiseRaw<'env, ()>>> {
+                let inner = self.inner.clone();
+                now_or_later(env, async move { inner.renew().await.map_err(to_napi) })
             }
 
             /// Releases it; idempotent; `lease_lost` when it ran out first.
+            /// At once when it can, else as a promise.
             #[napi]
-            pub async fn release(&self) -> napi::Result<()> {
-                self.inner.release().await.map_err(to_napi)
+            pub fn release<'env>(
+                &self,
+                env: &'env Env,
+            ) -> napi::Result<Either<(), PromiseRaw<'env, ()>>> {
+                let inner = self.inner.clone();
+                now_or_later(env, async move { inner.release().await.map_err(to_napi) })
             }
 
             /// Resolves when it is lost (also after a release) with the

@@ -8,11 +8,13 @@
 //! - [`lease`]: `NativeLease` (with a fence) and `NativePermit` (without).
 //! - [`fence`]: the strict decimal parser and the 40-digit text form.
 //! - [`error`] and [`options`]: how errors and options cross the boundary.
+//! - [`now`]: calls that return their value at once when it is ready.
 
 pub mod cancel;
 pub mod error;
 pub mod fence;
 pub mod group;
 pub mod lease;
+pub mod now;
 pub mod options;
 pub mod store;
