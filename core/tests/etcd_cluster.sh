@@ -35,7 +35,7 @@ launch() {
 	local n=$1 cp pp
 	cp=$(client_port "$n")
 	pp=$(peer_port "$n")
-	"$etcd" --name "m$n" --data-dir "$dir/m$n" \
+	setsid "$etcd" --name "m$n" --data-dir "$dir/m$n" \
 		--listen-client-urls "http://127.0.0.1:$cp" --advertise-client-urls "http://127.0.0.1:$cp" \
 		--listen-peer-urls "http://127.0.0.1:$pp" --initial-advertise-peer-urls "http://127.0.0.1:$pp" \
 		--initial-cluster "m1=http://127.0.0.1:$(peer_port 1),m2=http://127.0.0.1:$(peer_port 2),m3=http://127.0.0.1:$(peer_port 3)" \

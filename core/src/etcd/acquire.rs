@@ -126,7 +126,7 @@ impl Place {
         let line = self.inner.layout.line(&request.key);
         let what = format!("reading the line of {} on etcd", request.key);
         let client = &self.inner.client;
-        let mut reply = retry(&what, || {
+        let mut reply = retry(client, &what, || {
             let (mut kv, line) = (client.kv_client(), line.clone());
             async move { kv.get(line, Some(first_of_line(request.limit))).await }
         })
@@ -182,7 +182,8 @@ impl Place {
             .with_filters([WatchFilterType::NoPut]);
         let what = format!("watching the line of {} on etcd", request.key);
         let client = &self.inner.client;
-        let mut stream = retry(&what, || {
+        let member = client.current();
+        let mut stream = retry(client, &what, || {
             let (mut watch, line, options) = (client.watch_client(), line.clone(), options.clone());
             async move { watch.watch(line, Some(options)).await }
         })
@@ -197,6 +198,7 @@ impl Place {
                     Ok(Some(_)) => return Ok(()),
                     // The watch broke: look at the line again.
                     Ok(None) | Err(_) => {
+                        client.failed(member);
                         tokio::time::sleep(Duration::from_millis(50)).await;
                         return Ok(());
                     }
@@ -217,7 +219,7 @@ impl Place {
 
     async fn txn(&self, what: &str, txn: Txn) -> Result<TxnResponse> {
         let client = &self.inner.client;
-        retry(what, || {
+        retry(client, what, || {
             let (mut kv, txn) = (client.kv_client(), txn.clone());
             async move { kv.txn(txn).await }
         })

@@ -2,6 +2,7 @@
 //! safe to repeat retried a few times while the cluster is unavailable (a
 //! member died, a new leader is being elected).
 
+use super::members::Members;
 use crate::error::{Code, Error, Result};
 use etcd_client::Error as EtcdError;
 use std::future::Future;
@@ -41,7 +42,8 @@ pub(crate) fn map(what: &str, err: EtcdError) -> Error {
 /// Runs `call` until it succeeds, fails with another code than
 /// `unavailable`, or was tried `TRIES` times. Only for calls whose repeat
 /// does no harm.
-pub(crate) async fn retry<T, F, Fut>(what: &str, mut call: F) -> Result<T>
+/// An unavailable answer moves later calls on to the next member.
+pub(crate) async fn retry<T, F, Fut>(members: &Members, what: &str, mut call: F) -> Result<T>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = std::result::Result<T, EtcdError>>,
@@ -49,11 +51,16 @@ where
     let mut pause = FIRST_PAUSE;
     let mut tries = 1;
     loop {
+        let member = members.current();
         match call().await {
             Ok(value) => return Ok(value),
             Err(err) => {
                 let err = map(what, err);
-                if err.code() != Code::Unavailable || tries >= TRIES {
+                if err.code() != Code::Unavailable {
+                    return Err(err);
+                }
+                members.failed(member);
+                if tries >= TRIES {
                     return Err(err);
                 }
             }

@@ -6,11 +6,12 @@
 
 use super::call::retry;
 use super::layout::Layout;
+use super::members::Members;
 use crate::error::{Code, Error, Result};
-use etcd_client::{Client, Compare, CompareOp, GetResponse, Txn, TxnOp, TxnOpResponse};
+use etcd_client::{Compare, CompareOp, GetResponse, Txn, TxnOp, TxnOpResponse};
 
 /// Reads the epoch, setting it to `now_ms` if the prefix has none yet.
-pub(crate) async fn ensure(client: &Client, layout: &Layout, now_ms: u64) -> Result<u64> {
+pub(crate) async fn ensure(client: &Members, layout: &Layout, now_ms: u64) -> Result<u64> {
     let key = layout.epoch();
     let txn = Txn::new()
         .when([Compare::create_revision(key.as_str(), CompareOp::Equal, 0)])
@@ -20,7 +21,7 @@ pub(crate) async fn ensure(client: &Client, layout: &Layout, now_ms: u64) -> Res
         ])
         .or_else([TxnOp::get(key.as_str(), None)]);
     let what = format!("reading the epoch at {key} on etcd");
-    let reply = retry(&what, || {
+    let reply = retry(client, &what, || {
         let (mut kv, txn) = (client.kv_client(), txn.clone());
         async move { kv.txn(txn).await }
     })
@@ -34,11 +35,11 @@ pub(crate) async fn ensure(client: &Client, layout: &Layout, now_ms: u64) -> Res
 
 /// Raises the epoch to max(now in ms, epoch + 1) and returns it: what to do
 /// after restoring the cluster from a snapshot, before any client grants.
-pub(crate) async fn bump(client: &Client, layout: &Layout, now_ms: u64) -> Result<u64> {
+pub(crate) async fn bump(client: &Members, layout: &Layout, now_ms: u64) -> Result<u64> {
     let key = layout.epoch();
     let what = format!("raising the epoch at {key} on etcd");
     loop {
-        let got = retry(&what, || {
+        let got = retry(client, &what, || {
             let (mut kv, key) = (client.kv_client(), key.clone());
             async move { kv.get(key, None).await }
         })
@@ -55,7 +56,7 @@ pub(crate) async fn bump(client: &Client, layout: &Layout, now_ms: u64) -> Resul
                 revision,
             )])
             .and_then([TxnOp::put(key.as_str(), new.to_string(), None)]);
-        let done = retry(&what, || {
+        let done = retry(client, &what, || {
             let (mut kv, txn) = (client.kv_client(), txn.clone());
             async move { kv.txn(txn).await }
         })

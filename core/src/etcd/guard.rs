@@ -7,10 +7,11 @@
 //! - no renewal was confirmed for a whole TTL (etcd unreachable), or
 //! - its entry disappears from etcd (it ran out there, or someone deleted it).
 
+use super::members::Members;
 use super::session::Session;
 use crate::engine::LostSignal;
 use crate::error::{Code, Error, Result};
-use etcd_client::{Client, EventType, GetOptions, WatchFilterType, WatchOptions, WatchStream};
+use etcd_client::{EventType, GetOptions, WatchFilterType, WatchOptions, WatchStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -46,7 +47,7 @@ impl Guard {
 
     /// Starts the task that keeps the lease and watches its entry from etcd
     /// revision `from` on. Abort it before revoking.
-    pub(crate) fn spawn(self: &Arc<Guard>, client: Client, from: i64) -> AbortHandle {
+    pub(crate) fn spawn(self: &Arc<Guard>, client: Members, from: i64) -> AbortHandle {
         tokio::spawn(run(self.clone(), client, from)).abort_handle()
     }
 
@@ -114,18 +115,23 @@ impl Guard {
     }
 }
 
-async fn run(guard: Arc<Guard>, client: Client, mut from: i64) {
+async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
     let ttl = guard.session.ttl;
     let mut ticks = tokio::time::interval((ttl / 3).max(Duration::from_millis(50)));
     ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
     ticks.tick().await;
     let mut stream: Option<WatchStream> = None;
+    let mut member = client.current();
     loop {
         if guard.lost().is_some() {
             return;
         }
         if stream.is_none() {
+            member = client.current();
             stream = open(&client, &guard.entry, from, ttl / 3).await;
+            if stream.is_none() {
+                client.failed(member);
+            }
         }
         tokio::select! {
             message = next(&mut stream) => match message {
@@ -156,6 +162,7 @@ async fn run(guard: Arc<Guard>, client: Client, mut from: i64) {
                 // The watch broke (a member died): open it again after a pause.
                 Ok(None) | Err(_) => {
                     stream = None;
+                    client.failed(member);
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
@@ -176,7 +183,7 @@ async fn run(guard: Arc<Guard>, client: Client, mut from: i64) {
 
 /// Watches `entry` for its deletion from revision `from` on; `None` when
 /// etcd did not answer `within`.
-async fn open(client: &Client, entry: &str, from: i64, within: Duration) -> Option<WatchStream> {
+async fn open(client: &Members, entry: &str, from: i64, within: Duration) -> Option<WatchStream> {
     let options = WatchOptions::new()
         .with_start_revision(from)
         .with_filters([WatchFilterType::NoPut]);
@@ -199,7 +206,7 @@ async fn next(
 
 /// `Some(Some(revision))` when `entry` exists (the store's revision then),
 /// `Some(None)` when it does not, `None` when etcd did not answer.
-async fn still_there(client: &Client, entry: &str) -> Option<Option<i64>> {
+async fn still_there(client: &Members, entry: &str) -> Option<Option<i64>> {
     let mut kv = client.kv_client();
     let reply = kv
         .get(entry, Some(GetOptions::new().with_keys_only()))

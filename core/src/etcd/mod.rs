@@ -22,6 +22,7 @@ mod call;
 mod epoch;
 mod guard;
 mod layout;
+mod members;
 mod session;
 mod status;
 mod table;
@@ -32,22 +33,17 @@ use crate::backend::Backend;
 use crate::engine::{Grant, LeaseId, Request};
 use crate::error::{Code, Error, Result};
 use crate::status::Status;
-use etcd_client::{Client, ConnectOptions};
 use layout::Layout;
+use members::Members;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 use table::Table;
 use tokio::sync::watch;
 
-/// How long dialing a member may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long one call to etcd may take before it counts as unavailable.
-const CALL_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// What every part of the etcd backend shares.
 pub(crate) struct Inner {
-    pub(crate) client: Client,
+    pub(crate) client: Members,
     pub(crate) address: EtcdAddress,
     pub(crate) layout: Layout,
     pub(crate) table: Table,
@@ -113,17 +109,9 @@ pub async fn bump_epoch(address: &str) -> Result<u64> {
     epoch::bump(&client, &layout, now_ms()).await
 }
 
-async fn dial(address: &EtcdAddress) -> Result<(Client, Layout)> {
-    let options = ConnectOptions::new()
-        .with_connect_timeout(CONNECT_TIMEOUT)
-        .with_timeout(CALL_TIMEOUT)
-        .with_keep_alive(Duration::from_secs(1), Duration::from_secs(2))
-        .with_keep_alive_while_idle(true)
-        .with_require_leader(true);
-    let client = Client::connect(address.endpoints(), Some(options))
-        .await
-        .map_err(|e| call::map(&format!("connecting to {address}"), e))?;
-    Ok((client, Layout::new(&address.prefix)))
+async fn dial(address: &EtcdAddress) -> Result<(Members, Layout)> {
+    let members = Members::dial(address).await?;
+    Ok((members, Layout::new(&address.prefix)))
 }
 
 fn now_ms() -> u64 {

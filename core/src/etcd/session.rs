@@ -7,14 +7,15 @@
 //! it: `ttl` is what etcd granted, and the lease runs out then.
 
 use super::call::{map, retry};
+use super::members::Members;
 use crate::error::{Code, Error, Result};
-use etcd_client::{Client, LeaseKeepAliveStream, LeaseKeeper};
+use etcd_client::{LeaseKeepAliveStream, LeaseKeeper};
 use std::time::Duration;
 use tokio::sync::Mutex;
 
 /// An etcd lease and the stream that keeps it alive.
 pub(crate) struct Session {
-    client: Client,
+    client: Members,
     /// The etcd lease id.
     pub(crate) id: i64,
     /// The TTL etcd granted: the request's, rounded up to whole seconds and
@@ -25,10 +26,10 @@ pub(crate) struct Session {
 
 impl Session {
     /// Grants a lease of `ttl`, rounded up to whole seconds.
-    pub(crate) async fn grant(client: &Client, ttl: Duration) -> Result<Session> {
+    pub(crate) async fn grant(client: &Members, ttl: Duration) -> Result<Session> {
         let seconds = ttl.as_millis().div_ceil(1000).max(1) as i64;
         let what = format!("granting an etcd lease of {seconds} s");
-        let reply = retry(&what, || {
+        let reply = retry(client, &what, || {
             let mut lease = client.lease_client();
             async move { lease.grant(seconds, None).await }
         })
@@ -53,10 +54,17 @@ impl Session {
     pub(crate) async fn refresh(&self) -> Result<()> {
         let what = format!("renewing etcd lease {:016x}", self.id);
         let mut keeper = self.keeper.lock().await;
+        let member = self.client.current();
         let Some((sender, stream)) = keeper.as_mut() else {
             // Opening the stream sends one renewal and reads its answer.
             let mut lease = self.client.lease_client();
-            let opened = lease.keep_alive(self.id).await.map_err(|e| map(&what, e))?;
+            let opened = lease.keep_alive(self.id).await.map_err(|e| {
+                let err = map(&what, e);
+                if err.code() == Code::Unavailable {
+                    self.client.failed(member);
+                }
+                err
+            })?;
             *keeper = Some(opened);
             return Ok(());
         };
@@ -69,6 +77,7 @@ impl Session {
             Ok(Some(_)) => Err(Error::lease_lost(format!("{what}: etcd says it ran out"))),
             Ok(None) => {
                 *keeper = None;
+                self.client.failed(member);
                 Err(Error::new(
                     Code::Unavailable,
                     format!("{what}: the keep-alive stream ended"),
@@ -76,6 +85,7 @@ impl Session {
             }
             Err(err) => {
                 *keeper = None;
+                self.client.failed(member);
                 Err(map(&what, err))
             }
         }
@@ -88,9 +98,9 @@ impl Session {
 }
 
 /// Revokes etcd lease `id`.
-pub(crate) async fn revoke(client: &Client, id: i64) -> Result<()> {
+pub(crate) async fn revoke(client: &Members, id: i64) -> Result<()> {
     let what = format!("revoking etcd lease {id:016x}");
-    retry(&what, || {
+    retry(client, &what, || {
         let mut lease = client.lease_client();
         async move { lease.revoke(id).await }
     })

@@ -14,7 +14,7 @@ use etcd_client::{GetOptions, KeyValue, SortOrder, SortTarget};
 pub(crate) async fn status(inner: &Inner) -> Result<Status> {
     let client = &inner.client;
     let epoch_key = inner.layout.epoch();
-    let got = retry("reading the epoch on etcd", || {
+    let got = retry(client, "reading the epoch on etcd", || {
         let (mut kv, key) = (client.kv_client(), epoch_key.clone());
         async move { kv.get(key, None).await }
     })
@@ -27,7 +27,7 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
         let options = GetOptions::new()
             .with_prefix()
             .with_sort(SortTarget::Create, SortOrder::Ascend);
-        let mut got = retry("listing the lines on etcd", || {
+        let mut got = retry(client, "listing the lines on etcd", || {
             let (mut kv, lines, options) = (client.kv_client(), lines.clone(), options.clone());
             async move { kv.get(lines, Some(options)).await }
         })

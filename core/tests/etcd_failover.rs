@@ -1,0 +1,93 @@
+//! Members of the etcd cluster die while tinystore's locks are in use:
+//! locks keep working with one member killed, and leases held through the
+//! leader's death stay held. Run one at a time (`--test-threads=1`): each
+//! kills a member and starts it again.
+#![cfg(feature = "etcd")]
+
+mod etcd_support;
+
+use etcd_support::{address, cluster, entries_become, leader};
+use std::time::Duration;
+use tinystore::{Fence, Store};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn locks_keep_working_with_one_member_killed() {
+    let address = address("member-killed");
+    let store = Store::connect(&address).await.unwrap();
+    let locks = store.locks("m");
+    let before = locks.acquire("k").await.unwrap().fence();
+
+    // Kill a member that does not lead, so that no election is needed.
+    let dead = (leader().await % 3) + 1;
+    cluster("kill", dead);
+    let started = std::time::Instant::now();
+    let mut fences: Vec<Fence> = vec![before];
+    let mut clients = Vec::new();
+    for _ in 0..4 {
+        let store = Store::connect(&address).await.unwrap();
+        clients.push(tokio::spawn(async move {
+            let locks = store.locks("m");
+            let mut mine = Vec::new();
+            for _ in 0..10 {
+                let lease = locks.acquire("k").await.unwrap();
+                mine.push(lease.fence());
+                lease.release().await.unwrap();
+            }
+            mine
+        }));
+    }
+    for client in clients {
+        fences.extend(client.await.unwrap());
+    }
+    eprintln!(
+        "40 grants with member {dead} dead in {:?}",
+        started.elapsed()
+    );
+    cluster("restart", dead);
+    let after = locks.acquire("k").await.unwrap();
+    fences.sort();
+    fences.dedup();
+    assert_eq!(fences.len(), 41, "two grants had the same fence");
+    assert_eq!(
+        fences[0], before,
+        "a grant had a fence below an earlier one"
+    );
+    assert!(after.fence() > fences[40]);
+    assert_eq!(entries_become(&address, 1).await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leases_held_when_the_leader_dies_stay_held() {
+    let address = address("leader-killed");
+    let ttl = Duration::from_secs(2);
+    let mut leases = Vec::new();
+    let mut stores = Vec::new();
+    for key in ["a", "b", "c"] {
+        let store = Store::connect(&address).await.unwrap();
+        leases.push(store.locks("l").ttl(ttl).acquire(key).await.unwrap());
+        stores.push(store);
+    }
+    let old = leader().await;
+    cluster("kill", old);
+    // Past two TTLs: only renewals through the new leader keep them.
+    tokio::time::sleep(2 * ttl + Duration::from_millis(500)).await;
+    let new = leader().await;
+    assert_ne!(new, old);
+    for lease in &leases {
+        assert!(lease.is_held(), "{lease:?} was lost with the leader");
+    }
+    let other = Store::connect(&address).await.unwrap().locks("l");
+    for key in ["a", "b", "c"] {
+        assert!(
+            other.try_acquire(key).await.unwrap().is_none(),
+            "{key} was free"
+        );
+    }
+    let last = leases.iter().map(|l| l.fence()).max().unwrap();
+    for lease in &leases {
+        lease.release().await.unwrap();
+    }
+    let next = other.acquire("a").await.unwrap();
+    assert!(next.fence() > last);
+    cluster("restart", old);
+}
