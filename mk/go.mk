@@ -39,5 +39,6 @@ test-go: go-tools go-lib go-header-check
 
 bench-go: go-tools go-lib
 	$(CARGO) build -q --release -p tinystore-cli
+	cd $(GO_DIR) && $(GO) test -run '^$$' -bench 'HoldEmbedded' -benchtime 200000x -count 5 ./tinystore
 	cd $(GO_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/release/tinystore \
-	  $(GO) test -run '^$$' -bench 'Hold' -benchtime 200000x -count 5 ./tinystore
+	  $(GO) test -run '^$$' -bench 'HoldServed' -benchtime 20000x -count 5 ./tinystore
