@@ -159,3 +159,18 @@ func TestTCPNeedsTheToken(t *testing.T) {
 		t.Fatalf("hold over TCP: %v", err)
 	}
 }
+
+// A connection may hold at most 4096 leases at once (docs/wire.md); one
+// more is a limit error that names the limit.
+func TestAConnectionPastItsLeaseLimitGetsErrLimit(t *testing.T) {
+	store := connect(t, serve(t))
+	keys := store.Locks("keys", locks.NoRenew(), locks.TTL(time.Minute))
+	const limit = 4096
+	for i := 0; i < limit; i++ {
+		if _, ok, err := keys.TryAcquire(bg, i); !ok || err != nil {
+			t.Fatalf("lease %d of %d: ok=%v err=%v", i+1, limit, ok, err)
+		}
+	}
+	_, _, err := keys.TryAcquire(bg, limit)
+	expect(t, err, locks.CodeLimit, "4096")
+}

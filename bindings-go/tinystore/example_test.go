@@ -1,0 +1,65 @@
+package tinystore_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"tinystore.dev/go/locks"
+	"tinystore.dev/go/tinystore"
+)
+
+// Hold a chat's key, and keep its fence as 40 digits beside the write it
+// guards.
+func Example() {
+	dir, err := os.MkdirTemp("", "tinystore-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	store, err := tinystore.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+
+	summaries := store.Locks("summaries", locks.TTL(15*time.Second))
+	err = summaries.Hold(context.Background(), 42, func(ctx context.Context, lease *locks.Lease) error {
+		fence := fmt.Sprintf("%040s", lease.Fence)
+		fmt.Println(lease.Key(), len(fence), lease.Fence.Count)
+		return nil
+	})
+	fmt.Println(err)
+	// Output:
+	// 42 40 1
+	// <nil>
+}
+
+// A semaphore lets three holders in at once; its permits have no fence.
+func ExampleStore_Semaphore() {
+	dir, err := os.MkdirTemp("", "tinystore-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	store, err := tinystore.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+
+	exports := store.Semaphore("exports", 3)
+	ctx := context.Background()
+	for i := 1; i <= 4; i++ {
+		_, ok, err := exports.TryAcquire(ctx, "tenant-1")
+		fmt.Println(i, ok, err)
+	}
+	// Output:
+	// 1 true <nil>
+	// 2 true <nil>
+	// 3 true <nil>
+	// 4 false <nil>
+}
