@@ -5,7 +5,10 @@
 GO ?= go
 GO_DIR := bindings-go
 GO_HEADER := include/tinystore.h
-GO_CBINDGEN := $(or $(shell command -v cbindgen 2>/dev/null),$(HOME)/.cargo/bin/cbindgen)
+# cbindgen is pinned: another version may print the header differently.
+GO_CBINDGEN_VERSION := 0.29.4
+GO_CBINDGEN_ROOT := $(HOME)/.cargo
+GO_CBINDGEN := $(GO_CBINDGEN_ROOT)/bin/cbindgen
 GO_TINYSTORE_BIN := $(CARGO_TARGET_DIR)/debug/tinystore
 
 TESTS += test-go
@@ -15,7 +18,8 @@ BENCHES += bench-go
 
 go-tools:
 	@command -v $(GO) >/dev/null || { apt-get update && apt-get install -y golang-go; }
-	@test -x $(GO_CBINDGEN) || $(CARGO) install cbindgen --locked
+	@$(GO_CBINDGEN) --version 2>/dev/null | grep -qx 'cbindgen $(GO_CBINDGEN_VERSION)' || \
+	  $(CARGO) install cbindgen --version $(GO_CBINDGEN_VERSION) --locked --root $(GO_CBINDGEN_ROOT)
 
 # The one command another Go module needs before `go build` (docs/go.md).
 go-lib:

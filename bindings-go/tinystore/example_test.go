@@ -40,16 +40,8 @@ func Example() {
 
 // A semaphore lets three holders in at once; its permits have no fence.
 func ExampleStore_Semaphore() {
-	dir, err := os.MkdirTemp("", "tinystore-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	store, err := tinystore.Open(dir)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer store.Close()
+	store, done := exampleStore()
+	defer done()
 
 	exports := store.Semaphore("exports", 3)
 	ctx := context.Background()
@@ -62,4 +54,16 @@ func ExampleStore_Semaphore() {
 	// 2 true <nil>
 	// 3 true <nil>
 	// 4 false <nil>
+}
+
+// exampleStore opens a store in a new directory; done closes and removes it.
+func exampleStore() (store *tinystore.Store, done func()) {
+	dir, err := os.MkdirTemp("", "tinystore-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if store, err = tinystore.Open(dir); err != nil {
+		log.Fatal(err)
+	}
+	return store, func() { _ = store.Close(); _ = os.RemoveAll(dir) }
 }

@@ -3,6 +3,7 @@ package tinystore_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -90,4 +91,27 @@ func TestClosingTheStoreLosesLeasesAndFailsWaiters(t *testing.T) {
 	if _, err := store.Locks("later").Acquire(bg, 1); !errors.Is(err, locks.ErrClosed) {
 		t.Errorf("a group made after Close: %v; want ErrClosed", err)
 	}
+}
+
+// A lease dropped without Release is released once the garbage collector
+// finds it: the cleanup is a safety net, never the way to let go.
+func TestAForgottenLeaseIsReleasedByItsCleanup(t *testing.T) {
+	store := openStore(t)
+	summaries := store.Locks("summaries")
+	func() {
+		if _, err := summaries.Acquire(bg, "forgotten"); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		runtime.GC()
+		if lease, ok, err := summaries.TryAcquire(bg, "forgotten"); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			_ = lease.Release(bg)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the forgotten lease was never released")
 }
