@@ -1,5 +1,6 @@
 //! Through the server over its Unix socket: acquire+release pairs per second
-//! at 1, 8 and 64 clients (each its own connection, its own keys), and the
+//! at 1, 8 and 64 clients (each its own connection, its own keys; and 64
+//! tasks sharing one connection), and the
 //! time to hand a contended key from one client to the next (p50, p99).
 //! Server and clients share this process's runtime (2 worker threads).
 //! Run with `cargo bench -p tinystore --bench server`.
@@ -88,17 +89,21 @@ fn main() {
             .unwrap();
         let address = format!("unix:{}", server.socket_path().display());
         for renew in [true, false] {
-            for clients in [1, 8, 64] {
+            for (clients, connections) in [(1, 1), (8, 8), (64, 64), (64, 1)] {
                 let mut stores = Vec::new();
-                for _ in 0..clients {
-                    stores.push(Store::connect(&address).await.unwrap());
+                for c in 0..clients {
+                    if c < connections {
+                        stores.push(Store::connect(&address).await.unwrap());
+                    } else {
+                        stores.push(stores[0].clone());
+                    }
                 }
                 let mut rates = Vec::new();
                 for _ in 0..SAMPLES {
                     rates.push(pairs_sample(&stores, renew).await);
                 }
                 println!(
-                    "pairs/s, {clients:>2} clients, renew {:<5}  {:>10.0}  (median of {SAMPLES} samples of {SAMPLE_TIME:?})",
+                    "pairs/s, {clients:>2} clients on {connections:>2} connections, renew {:<5}  {:>10.0}  (median of {SAMPLES} samples of {SAMPLE_TIME:?})",
                     renew,
                     median(rates)
                 );

@@ -45,7 +45,8 @@ pub(crate) struct Link {
     pub table: Arc<Table>,
     /// Callers write their requests themselves, under this lock.
     writer: tokio::sync::Mutex<BufWriter<Writer>>,
-    /// Lines sent from places that cannot wait (drops), written by a task.
+    /// Lines written by a task: from places that cannot wait (drops), and
+    /// from callers that found another caller writing.
     out: mpsc::UnboundedSender<String>,
     next_id: AtomicU64,
     calls: Mutex<Calls>,
@@ -318,18 +319,24 @@ impl Link {
             cancels,
             done: false,
         };
-        {
-            let mut write = self.writer.lock().await;
-            let sent = match write.write_all(line.as_bytes()).await {
-                Ok(()) => write.flush().await,
-                Err(e) => Err(e),
-            };
-            if let Err(e) = sent {
-                drop(write);
-                self.broke(Error::new(
-                    Code::Unavailable,
-                    format!("the connection to {} broke: {e}", self.address),
-                ));
+        // Write it now when nobody else is writing; otherwise the writer task
+        // sends it with the others queued meanwhile, in one write.
+        match self.writer.try_lock() {
+            Ok(mut write) => {
+                let sent = match write.write_all(line.as_bytes()).await {
+                    Ok(()) => write.flush().await,
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = sent {
+                    drop(write);
+                    self.broke(Error::new(
+                        Code::Unavailable,
+                        format!("the connection to {} broke: {e}", self.address),
+                    ));
+                }
+            }
+            Err(_) => {
+                let _ = self.out.send(line);
             }
         }
         call.await

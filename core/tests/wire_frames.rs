@@ -1,0 +1,192 @@
+//! The wire's frames without sockets: decoding requests (and what is wrong
+//! with bad ones), reading lines under a size limit, and replies, events
+//! and errors as they travel.
+
+use tinystore::wire::{
+    decode_request, Event, FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, WireError,
+    WireKey, MAX_FRAME_BYTES,
+};
+use tinystore::{Code, Error, Fence};
+
+#[test]
+fn requests_decode_with_their_ids_and_fields() {
+    let frame = decode_request(
+        br#"{"id":7,"op":"acquire","name":"summaries","key":42,"ttl_ms":500,"wait_ms":10}"#,
+    )
+    .unwrap();
+    assert_eq!(frame.id, Some(7));
+    match frame.op {
+        Op::Acquire {
+            name,
+            key,
+            limit,
+            ttl_ms,
+            wait_ms,
+        } => {
+            assert_eq!(name, "summaries");
+            assert_eq!(key.text(), "42");
+            assert_eq!((limit, ttl_ms, wait_ms), (None, Some(500), Some(10)));
+        }
+        other => panic!("decoded as {other:?}"),
+    }
+    let hello = decode_request(br#"{"op":"hello","version":1,"token":"t"}"#).unwrap();
+    assert_eq!(hello.id, None);
+    assert_eq!(
+        hello.op,
+        Op::Hello {
+            version: 1,
+            token: Some("t".into())
+        }
+    );
+    let big = decode_request(br#"{"id":18446744073709551615,"op":"ping"}"#).unwrap();
+    assert_eq!(big.id, Some(u64::MAX));
+}
+
+#[test]
+fn integer_and_text_keys_are_the_same_key() {
+    let a = decode_request(br#"{"id":1,"op":"try_acquire","name":"a","key":42}"#).unwrap();
+    let b = decode_request(br#"{"id":1,"op":"try_acquire","name":"a","key":"42"}"#).unwrap();
+    let key = |op: Op| match op {
+        Op::TryAcquire { key, .. } => key.text(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(key(a.op), key(b.op));
+}
+
+#[test]
+fn bad_requests_say_what_is_wrong_and_keep_the_id_when_it_can_be_read() {
+    let cases: &[(&[u8], Option<u64>, &str)] = &[
+        (b"{oops", None, "not JSON"),
+        (b"[]", None, "must be a JSON object"),
+        (br#"{"id":-4,"op":"ping"}"#, None, "\"id\""),
+        (br#"{"id":3}"#, Some(3), "no \"op\""),
+        (br#"{"id":3,"op":true}"#, Some(3), "\"op\" must be a string"),
+        (br#"{"id":3,"op":"fly"}"#, Some(3), "fly"),
+        (br#"{"id":3,"op":"renew"}"#, Some(3), "lease"),
+        (br#"{"id":3,"op":"ping","x":1}"#, Some(3), "x"),
+        (
+            br#"{"id":3,"op":"acquire","name":"a","key":"k","ttl_ms":-1}"#,
+            Some(3),
+            "-1",
+        ),
+    ];
+    for (line, id, mentions) in cases {
+        let (got_id, err) = decode_request(line).unwrap_err();
+        assert_eq!(got_id, *id, "{}", String::from_utf8_lossy(line));
+        assert_eq!(err.code(), Code::Invalid);
+        assert!(
+            err.message().contains(mentions),
+            "{:?} does not mention {mentions:?}",
+            err.message()
+        );
+    }
+}
+
+#[test]
+fn requests_encode_to_what_decodes_back() {
+    for op in [
+        Op::Hello {
+            version: 1,
+            token: None,
+        },
+        Op::Acquire {
+            name: "n".into(),
+            key: WireKey::from("k"),
+            limit: Some(3),
+            ttl_ms: Some(100),
+            wait_ms: None,
+        },
+        Op::Release { lease: "9".into() },
+        Op::Cancel { target: 4 },
+        Op::Status {},
+    ] {
+        let frame = RequestFrame { id: Some(5), op };
+        let line = frame.encode();
+        assert!(!line.contains('\n'));
+        assert_eq!(decode_request(line.as_bytes()).unwrap(), frame);
+    }
+}
+
+#[tokio::test]
+async fn lines_over_the_limit_are_skipped_and_the_stream_stays_in_step() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"first\r\n");
+    input.extend(std::iter::repeat_n(b'x', 100));
+    input.extend_from_slice(b"\nsecond\n\nthird-without-newline");
+    let mut reader = tokio::io::BufReader::with_capacity(16, &input[..]);
+    let mut frames = FrameReader::new(10);
+    assert_eq!(
+        frames.next(&mut reader).await.unwrap(),
+        FrameRead::Line(b"first".to_vec())
+    );
+    assert_eq!(
+        frames.next(&mut reader).await.unwrap(),
+        FrameRead::TooLong(100)
+    );
+    assert_eq!(
+        frames.next(&mut reader).await.unwrap(),
+        FrameRead::Line(b"second".to_vec())
+    );
+    assert_eq!(
+        frames.next(&mut reader).await.unwrap(),
+        FrameRead::Line(Vec::new())
+    );
+    assert_eq!(frames.next(&mut reader).await.unwrap(), FrameRead::End);
+    assert_eq!(MAX_FRAME_BYTES, 64 * 1024);
+}
+
+#[test]
+fn fences_travel_as_decimal_strings() {
+    let fence = Fence::new(u64::MAX, u64::MAX);
+    let reply = Reply {
+        granted: Some(true),
+        lease: Some("1".into()),
+        fence: Some(fence),
+        ..Reply::ok(Some(2))
+    };
+    let line = ServerFrame::Reply(reply.clone()).encode();
+    assert!(
+        line.contains(&format!("\"fence\":\"{}\"", u128::MAX)),
+        "{line}"
+    );
+    assert_eq!(
+        ServerFrame::decode(line.as_bytes()).unwrap(),
+        ServerFrame::Reply(reply)
+    );
+    let bad = br#"{"id":2,"ok":true,"fence":"-1"}"#;
+    assert_eq!(ServerFrame::decode(bad).unwrap_err().code(), Code::Internal);
+}
+
+#[test]
+fn every_code_survives_the_wire_and_unknown_ones_become_internal() {
+    for code in Code::ALL {
+        let err = Error::new(code, format!("about {code}"));
+        let reply = Reply::err(Some(1), &err);
+        let line = ServerFrame::Reply(reply).encode();
+        let ServerFrame::Reply(back) = ServerFrame::decode(line.as_bytes()).unwrap() else {
+            panic!("not a reply: {line}");
+        };
+        assert_eq!(back.into_result().unwrap_err(), err);
+    }
+    let odd = WireError {
+        code: "exploded".into(),
+        message: "m".into(),
+    };
+    assert_eq!(odd.to_error().code(), Code::Internal);
+}
+
+#[test]
+fn lost_events_are_told_apart_from_replies() {
+    let reason = Error::new(Code::LeaseLost, "ran out");
+    let line = ServerFrame::Event(Event::lost("7", &reason)).encode();
+    assert_eq!(
+        line,
+        r#"{"event":"lost","lease":"7","code":"lease_lost","message":"ran out"}"#
+    );
+    match ServerFrame::decode(line.as_bytes()).unwrap() {
+        ServerFrame::Event(e) => {
+            assert_eq!((e.lease.as_str(), e.code.as_str()), ("7", "lease_lost"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
