@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Restores a backup into the store directory DIR, which no process may
-/// have open. The restored store opens with epoch max(now, backed-up epoch
-/// + 1): its fences are larger than earlier ones only while this machine's
-/// clock is past the epochs given since the backup.
+/// have open. The restored store opens with epoch max(now, backed-up
+/// epoch plus one): its fences are larger than earlier ones only while this
+/// machine's clock is past the epochs given since the backup.
 ///
 /// Example: tinystore restore ./kv-backup.db ./data
 #[derive(clap::Args)]
