@@ -2,8 +2,11 @@ package locks
 
 import "tinystore.dev/go/internal/native"
 
-// Error is a tinystore error: a Code and a Message that names what it is
-// about. errors.Is(err, ErrTimeout) and the like match it by its code.
+// Error is a tinystore error, a struct { Code Code; Message string } whose
+// Message names what it is about (the directory, the name and key, the limit
+// and the value). Its Error() is "code: message" and its Unwrap() is its
+// Code, so errors.Is(err, ErrTimeout) and the like match it by its code,
+// and errors.As(err, &e) with e of type *Error gives the fields.
 type Error = native.Error
 
 // Code is an error code of DESIGN.md, spelled as on the wire. Each code is

@@ -115,3 +115,24 @@ func TestAForgottenLeaseIsReleasedByItsCleanup(t *testing.T) {
 	}
 	t.Fatal("the forgotten lease was never released")
 }
+
+// With renewing off, manual Renew keeps a lease past many TTLs; once it
+// stops, the lease runs out.
+func TestManualRenewKeepsALeaseWithRenewingOff(t *testing.T) {
+	backends(t, func(t *testing.T, store *tinystore.Store) {
+		lease, err := store.Locks("summaries", locks.NoRenew(), locks.TTL(300*time.Millisecond)).Acquire(bg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 12; i++ {
+			time.Sleep(50 * time.Millisecond)
+			if err := lease.Renew(bg); err != nil {
+				t.Fatalf("renew %d: %v", i+1, err)
+			}
+		}
+		within(t, lease.Done(), "the lease running out once renewing stopped")
+		if err := lease.Release(bg); !errors.Is(err, locks.ErrLeaseLost) {
+			t.Fatalf("release of a lease that ran out: %v; want ErrLeaseLost", err)
+		}
+	})
+}
