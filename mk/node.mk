@@ -23,8 +23,10 @@ test-node: node-deps
 	cd $(NODE_DIR) && npx tsc -p tsconfig.json
 	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc -p test/tsconfig.json
 	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore node --test .test-build/*.test.js
-	rm -rf $(NODE_CONSUMER) && mkdir -p $(NODE_CONSUMER)
+	# The consumer's install must build the addon itself: remove it first.
+	rm -rf $(NODE_CONSUMER) $(NODE_DIR)/tinystore.node && mkdir -p $(NODE_CONSUMER)
 	cd $(NODE_CONSUMER) && npm init -y >/dev/null && npm install --no-audit --no-fund $(CURDIR)/$(NODE_DIR)
+	test -f $(NODE_DIR)/tinystore.node || { echo "npm install did not build the addon" >&2; exit 1; }
 	cd $(NODE_CONSUMER) && node -e "require('tinystore').open('data').then(s => s.locks('x').hold(1, l => l.fence).then(f => s.close().then(() => console.log('installed from another folder: fence', f))))"
 
 bench-node: node-deps
