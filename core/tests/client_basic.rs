@@ -164,3 +164,34 @@ async fn connecting_to_nothing_is_unavailable() {
     let err = Store::connect("http://example.com").await.err().unwrap();
     assert_eq!(err.code(), Code::Invalid, "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tcp_clients_need_the_token() {
+    use tinystore::server::TcpOptions;
+    use tinystore::ConnectOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let token = "sixteen-bytes-or-more-of-token";
+    let options = ServeOptions {
+        tcp: Some(TcpOptions {
+            addr: "127.0.0.1:0".into(),
+            token: token.into(),
+        }),
+        ..ServeOptions::default()
+    };
+    let server = Server::start(dir.path().join("store"), options)
+        .await
+        .unwrap();
+    let address = format!("tcp://{}", server.tcp_addr().unwrap());
+    let err = Store::connect(&address).await.err().unwrap();
+    assert_eq!(err.code(), Code::Unauthorized, "{err}");
+    let wrong = ConnectOptions::default().token("sixteen-bytes-or-more-of-tokem");
+    let err = Store::connect_with(&address, wrong).await.err().unwrap();
+    assert_eq!(err.code(), Code::Unauthorized, "{err}");
+    let store = Store::connect_with(&address, ConnectOptions::default().token(token))
+        .await
+        .unwrap();
+    let lease = store.locks("tcp").acquire(1).await.unwrap();
+    assert_eq!(lease.fence().epoch(), server.epoch());
+    let err = store.backup(dir.path().join("b.db")).await.unwrap_err();
+    assert_eq!(err.code(), Code::Unauthorized, "{err}");
+}
