@@ -20,8 +20,8 @@ node-deps:
 test-node: node-deps
 	$(CARGO) build -q -p tinystore-cli
 	cd $(NODE_DIR) && node scripts/typings.js --check
-	cd $(NODE_DIR) && npx tsc -p tsconfig.json
-	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc -p test/tsconfig.json
+	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json
+	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json
 	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore node --test .test-build/*.test.js
 	# The consumer's install must build the addon itself: remove it first.
 	rm -rf $(NODE_CONSUMER) $(NODE_DIR)/tinystore.node && mkdir -p $(NODE_CONSUMER)
