@@ -1,0 +1,12 @@
+# The server, the wire and the Rust client (core/src/{server,wire,client},
+# cli serve/hold/status/backup/restore). Their tests run in `test-rust`
+# (core/tests/{client,wire}_*.rs, cli/tests/server_*.rs); `make bench-server`
+# measures acquire+release pairs and handoffs through the server over its
+# Unix socket, in a release build (docs/benchmarks.md, "Server").
+
+BENCHES += bench-server
+
+.PHONY: bench-server
+
+bench-server:
+	$(CARGO) bench -p tinystore --bench server
