@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -170,6 +171,21 @@ def test_lease_lost_when_the_server_dies(tmp_path: Path) -> None:
             await killing
 
         asyncio.run(asyncio.wait_for(main(), 20))
+    finally:
+        stop_server(served)
+
+
+def test_sync_lease_lost_when_the_server_dies(tmp_path: Path) -> None:
+    served = start_server(tmp_path / "dying")
+    try:
+        store = tinystore.connect(served.socket)
+        with pytest.raises(tinystore.LeaseLost):
+            with store.locks("served").hold("k") as lease:
+                served.process.kill()
+                deadline = time.monotonic() + 20
+                while lease.held and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                assert not lease.held
     finally:
         stop_server(served)
 
