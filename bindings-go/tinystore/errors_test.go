@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -166,11 +167,18 @@ func TestAConnectionPastItsLeaseLimitGetsErrLimit(t *testing.T) {
 	store := connect(t, serve(t))
 	keys := store.Locks("keys", locks.NoRenew(), locks.TTL(time.Minute))
 	const limit = 4096
+	held := make([]*locks.Lease, 0, limit) // kept: a forgotten lease is released by its cleanup
 	for i := 0; i < limit; i++ {
-		if _, ok, err := keys.TryAcquire(bg, i); !ok || err != nil {
+		lease, ok, err := keys.TryAcquire(bg, i)
+		if !ok || err != nil {
 			t.Fatalf("lease %d of %d: ok=%v err=%v", i+1, limit, ok, err)
 		}
+		held = append(held, lease)
 	}
-	_, _, err := keys.TryAcquire(bg, limit)
+	_, ok, err := keys.TryAcquire(bg, limit)
+	if ok {
+		t.Fatalf("lease %d was granted past the limit", limit+1)
+	}
 	expect(t, err, locks.CodeLimit, "4096")
+	runtime.KeepAlive(held)
 }

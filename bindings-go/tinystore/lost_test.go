@@ -42,9 +42,9 @@ func TestHoldCancelsItsContextWhenTheLeaseIsLost(t *testing.T) {
 // The lease is renewed in the background: it outlives many TTLs.
 func TestALeaseIsRenewedWhileHeld(t *testing.T) {
 	backends(t, func(t *testing.T, store *tinystore.Store) {
-		summaries := store.Locks("summaries", locks.TTL(150*time.Millisecond))
+		summaries := store.Locks("summaries", locks.TTL(300*time.Millisecond))
 		err := summaries.Hold(bg, "chat-1", func(ctx context.Context, lease *locks.Lease) error {
-			time.Sleep(750 * time.Millisecond)
+			time.Sleep(1200 * time.Millisecond)
 			if err := lease.Err(); err != nil {
 				t.Errorf("the lease was lost while renewing: %v", err)
 			}
