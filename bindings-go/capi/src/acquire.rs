@@ -110,7 +110,7 @@ impl TsAcquire {
 /// Blocks until the acquire ends: writes a new `TsHeld` to `*out_held`, or
 /// fails with the core's error (e.g. `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`),
 /// or with `TS_CODE_CANCELLED` once `ts_acquire_cancel` gave it up. Call
-/// it once.
+/// it once: after the outcome was taken, it fails with `TS_CODE_CANCELLED`.
 ///
 /// # Safety
 /// `acquire` is a live handle; `out_held` and `err` are writable.
