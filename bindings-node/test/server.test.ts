@@ -109,7 +109,7 @@ test('the seed\'s scene: worker A stopped by SIGSTOP past its TTL, its late writ
     const writes: { fence: string; changes: number }[] = []
     const { db, raw } = chatsDb(dbFile, writes)
     const store = await connect(server.socket)
-    const summaries = store.locks('summaries', { ttl: 200 })
+    const summaries = store.locks('summaries', { ttl: 5_000 })
     await summarizeChat(summaries, 1, { summarize: async () => 'summary by B' }, async () => [], db)
     assert.deepEqual(writes.map(w => w.changes), [1], 'B saved')
     worker.kill('SIGCONT')
