@@ -42,8 +42,9 @@ func tinystoreBin(t testing.TB) string {
 
 // A server is a `tinystore serve` the test started.
 type server struct {
-	dir string
-	tcp string // "tcp://HOST:PORT" when it listens on TCP
+	dir     string
+	tcp     string // "tcp://HOST:PORT" when it listens on TCP
+	process *os.Process
 }
 
 // serve starts `tinystore serve DIR args...` on a new directory, stopped
@@ -92,7 +93,7 @@ func serve(t testing.TB, args ...string) server {
 	})
 	select {
 	case line := <-serving:
-		s := server{dir: dir}
+		s := server{dir: dir, process: cmd.Process}
 		if at := strings.Index(line, "tcp://"); at >= 0 {
 			s.tcp = strings.Fields(line[at:])[0]
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -135,4 +136,28 @@ func TestManualRenewKeepsALeaseWithRenewingOff(t *testing.T) {
 			t.Fatalf("release of a lease that ran out: %v; want ErrLeaseLost", err)
 		}
 	})
+}
+
+// Through a server, a lease is lost when the connection breaks: killing
+// the server cancels the ctx Hold gave fn.
+func TestHoldCancelsItsContextWhenTheServerDies(t *testing.T) {
+	srv := serve(t)
+	store := connect(t, srv)
+	err := store.Locks("summaries").Hold(bg, "chat-1", func(ctx context.Context, lease *locks.Lease) error {
+		if err := srv.process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		within(t, ctx.Done(), "the ctx of fn being cancelled when the server died")
+		within(t, lease.Done(), "lease.Done closing when the server died")
+		if lease.Held() {
+			t.Error("the lease says it is held after its server died")
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("Hold returned nil after its server died during fn")
+	}
+	if !errors.Is(err, locks.ErrLeaseLost) {
+		t.Errorf("Hold returned %v; want ErrLeaseLost", err)
+	}
 }
