@@ -126,3 +126,34 @@ func TestManyGoroutinesNeverHoldAKeyTogether(t *testing.T) {
 		}
 	})
 }
+
+// Many goroutines at once, each giving up its wait at a random moment:
+// every acquire ends with a lease or the ctx's error, never two holders,
+// and the key is free at the end.
+func TestManyWaitersGivingUpAtRandomLeaveTheKeyFree(t *testing.T) {
+	backends(t, func(t *testing.T, store *tinystore.Store) {
+		summaries := store.Locks("summaries")
+		var room occupancy
+		hammer(t, 8, 40, func() error {
+			ctx, cancel := context.WithTimeout(bg, time.Duration(rand.IntN(2000))*time.Microsecond)
+			defer cancel()
+			lease, err := summaries.Acquire(ctx, "contended")
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			room.visit(func() { time.Sleep(100 * time.Microsecond) })
+			return lease.Release(bg)
+		})
+		if room.most != 1 {
+			t.Fatalf("%d holders at once", room.most)
+		}
+		free, err := summaries.Acquire(bg, "contended", locks.Wait(5*time.Second))
+		if err != nil {
+			t.Fatalf("the key did not come free: %v", err)
+		}
+		_ = free.Release(bg)
+	})
+}
