@@ -15,6 +15,9 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 
+/// How long a new connection has to say hello before it is closed.
+pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How a connection reached the server.
 #[derive(Clone)]
 pub(crate) enum Transport {
@@ -100,6 +103,7 @@ pub(super) async fn serve<S>(
     });
     let mut greeted = false;
     let mut shutting_down = false;
+    let hello_by = tokio::time::Instant::now() + HELLO_TIMEOUT;
     loop {
         let keep = tokio::select! {
             frame = frames.next(&mut reader) => match frame {
@@ -109,6 +113,11 @@ pub(super) async fn serve<S>(
             },
             Some(line) = rx.recv() => write_line(&mut writer, &line).await.is_ok(),
             _ = shutdown.recv() => { shutting_down = true; false }
+            _ = tokio::time::sleep_until(hello_by), if !greeted => {
+                let why = format!("no hello within {HELLO_TIMEOUT:?}");
+                conn.fail(None, &Error::new(Code::Unauthorized, why));
+                false
+            }
         };
         // Write what is queued; flush once no more requests are buffered.
         let written = drain(&mut rx, &mut writer).await;

@@ -25,6 +25,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 pub use auth::read_token_file;
+pub use connection::HELLO_TIMEOUT;
 
 /// How long shutdown waits for connections to send their last frames.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(2);
