@@ -195,3 +195,32 @@ fn serve_refuses_tcp_without_a_token_file_and_a_short_token() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("at least 16"));
 }
+
+#[test]
+fn hold_kills_a_command_that_ignores_sigterm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = Served::start(&tmp.path().join("store"), &[]);
+    let mut hold = Command::new(BIN)
+        .args(["hold", &served.address(), "jobs", "a", "--ttl", "100ms"])
+        .args(["--kill-after", "100ms", "--", "sh", "-c"])
+        .arg("trap '' TERM; echo ready; sleep 60")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(hold.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready");
+    signal(hold.id() as i32, libc::SIGSTOP);
+    let store = Store::connect(&served.address()).unwrap();
+    let taken = store
+        .locks("jobs")
+        .wait(Duration::from_secs(20))
+        .acquire("a")
+        .unwrap();
+    signal(hold.id() as i32, libc::SIGCONT);
+    let done = hold.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(128 + libc::SIGKILL));
+    assert!(taken.is_held());
+}
