@@ -90,7 +90,7 @@ fn bystander(address: String, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<
         let store = Store::connect(&address).unwrap();
         let held = store
             .locks("bystander")
-            .ttl(Duration::from_millis(90))
+            .ttl(Duration::from_millis(600))
             .acquire("held")
             .unwrap();
         let locks = store.locks("bystander");

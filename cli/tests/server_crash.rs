@@ -57,7 +57,7 @@ fn a_client_killed_with_sigkill_frees_its_keys_at_once() {
 fn a_server_killed_and_restarted_gives_larger_fences_after_its_grace() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("store");
-    let mut served = Served::start(&dir, &["--grace", "400ms"]);
+    let mut served = Served::start(&dir, &["--grace", "1s"]);
     let before = {
         let store = Store::connect(&served.address()).unwrap();
         let lease = store.locks("summaries").acquire(42).unwrap();
@@ -73,7 +73,7 @@ fn a_server_killed_and_restarted_gives_larger_fences_after_its_grace() {
     );
     drop(served);
 
-    let served = Served::start(&dir, &["--grace", "400ms"]);
+    let served = Served::start(&dir, &["--grace", "1s"]);
     let store = Store::connect(&served.address()).unwrap();
     let status = store.status().unwrap();
     assert!(
