@@ -76,9 +76,9 @@ async fn a_lease_not_renewed_runs_out_and_its_holder_is_told() {
 async fn a_renewed_lease_outlives_its_ttl() {
     let (_dir, _server, address) = served().await;
     let store = Store::connect(&address).await.unwrap();
-    let locks = store.locks("jobs").ttl(Duration::from_millis(60));
+    let locks = store.locks("jobs").ttl(Duration::from_millis(150));
     let lease = locks.acquire("a").await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(lease.is_held());
     assert!(locks.try_acquire("a").await.unwrap().is_none());
     lease.release().await.unwrap();
