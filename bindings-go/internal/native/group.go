@@ -37,10 +37,22 @@ func (g *Group) Acquire(ctx context.Context, key string, o Options) (*Held, erro
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, err)
 	}
+	held, op, err := g.start(key, o)
+	if err != nil {
+		return nil, err
+	}
+	if held != nil {
+		return newHeld(held, g.name, key), nil
+	}
+	return g.wait(ctx, op, key) // op needs no group handle: Close does not wait for it
+}
+
+// start begins an acquire: a held lease, or an op to wait on.
+func (g *Group) start(key string, o Options) (*C.TsHeld, *C.TsAcquire, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if g.p == nil {
-		return nil, g.closedError()
+		return nil, nil, g.closedError()
 	}
 	var held *C.TsHeld
 	var op *C.TsAcquire
@@ -49,12 +61,9 @@ func (g *Group) Acquire(ctx context.Context, key string, o Options) (*Held, erro
 	ok := C.ts_group_acquire(g.p, ptr, n, o.c(), &held, &op, &e)
 	runtime.KeepAlive(g)
 	if !ok {
-		return nil, failure(&e)
+		return nil, nil, failure(&e)
 	}
-	if held != nil {
-		return newHeld(held, g.name, key), nil
-	}
-	return g.wait(ctx, op, key)
+	return held, op, nil
 }
 
 // wait blocks on op until it ends or ctx is done, then frees op.
