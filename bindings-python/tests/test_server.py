@@ -197,7 +197,7 @@ def test_seed_scene_worker_stopped_past_its_ttl(server: Server, tmp_path: Path) 
     chat = 42
     db = make_chat_db(tmp_path / "chat.db", chat)
     worker = subprocess.Popen(
-        [sys.executable, str(HERE / "seed_worker.py"), server.socket, str(db.path), str(chat), "0.3"],
+        [sys.executable, str(HERE / "seed_worker.py"), server.socket, str(db.path), str(chat), "0.5"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
