@@ -48,3 +48,14 @@ impl Clock for ManualClock {
         self.0.load(Ordering::SeqCst)
     }
 }
+
+/// The system clock moved by a fixed offset: for tests that start a server
+/// whose clock is behind (or ahead of) the machine's.
+#[derive(Debug, Clone, Copy)]
+pub struct OffsetClock(pub i64);
+
+impl Clock for OffsetClock {
+    fn now_ms(&self) -> u64 {
+        SystemClock.now_ms().saturating_add_signed(self.0)
+    }
+}

@@ -2,7 +2,7 @@
 
 use crate::backend::Backend;
 use crate::disk::Disk;
-use crate::engine::{Engine, Grant, LeaseId, Request};
+use crate::engine::{Audit, Engine, Grant, LeaseId, Request};
 use crate::error::{Error, Result};
 use crate::status::Status;
 use crate::store::StoreOptions;
@@ -26,7 +26,8 @@ impl Embedded {
         } else {
             options.grace
         };
-        let engine = Engine::new(disk.epoch(), grace);
+        let audit = options.audit.as_deref().map(Audit::open).transpose()?;
+        let engine = Engine::new(disk.epoch(), grace, audit);
         Ok(Embedded {
             engine,
             dir: dir.to_path_buf(),

@@ -46,7 +46,7 @@ mod store;
 pub mod wire;
 
 pub use client::{Address, ConnectOptions};
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
 pub use error::{Code, Error, Result};
 pub use fence::{Fence, TEXT_DIGITS};
 pub use group::MAX_LIMIT;

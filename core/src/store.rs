@@ -23,6 +23,9 @@ pub struct StoreOptions {
     /// How long to wait before the first grant when the last stop was not
     /// clean, so that holders from before it have run out.
     pub grace: Option<Duration>,
+    /// A file to append every grant and end of a lease to (see
+    /// [`crate::engine::Audit`]); none by default.
+    pub audit: Option<std::path::PathBuf>,
 }
 
 impl Default for StoreOptions {
@@ -30,6 +33,7 @@ impl Default for StoreOptions {
         StoreOptions {
             clock: Arc::new(SystemClock),
             grace: None,
+            audit: None,
         }
     }
 }
@@ -44,6 +48,12 @@ impl StoreOptions {
     /// These options with a grace after an unclean stop.
     pub fn grace(mut self, grace: Duration) -> StoreOptions {
         self.grace = Some(grace);
+        self
+    }
+
+    /// These options with an audit log appended to `path`.
+    pub fn audit(mut self, path: impl Into<std::path::PathBuf>) -> StoreOptions {
+        self.audit = Some(path.into());
         self
     }
 }

@@ -2,10 +2,12 @@
 //! first come first served, with TTLs. It lives in memory; the store gives it
 //! its epoch, and the server and the embedded API both drive it.
 
+mod audit;
 mod scheduler;
 mod state;
 mod wait;
 
+pub use audit::Audit;
 pub use state::{Grant, KeyId, LeaseId, LostSignal, Request};
 
 use crate::error::{Code, Error, Result};
@@ -26,11 +28,16 @@ pub struct Engine {
 
 impl Engine {
     /// An engine that gives fences in `epoch`, and no lease before `grace`
-    /// has passed. Must be called within a tokio runtime: it spawns the task
-    /// that ends leases at their TTL.
-    pub fn new(epoch: u64, grace: Option<Duration>) -> Arc<Engine> {
+    /// has passed, recording every grant and end in `audit` if given. Must
+    /// be called within a tokio runtime: it spawns the task that ends leases
+    /// at their TTL.
+    pub fn new(epoch: u64, grace: Option<Duration>, mut audit: Option<Audit>) -> Arc<Engine> {
+        if let Some(audit) = audit.as_mut() {
+            audit.opened(epoch);
+        }
         let state = State {
             grace_until: grace.filter(|g| !g.is_zero()).map(|g| Instant::now() + g),
+            audit,
             ..State::default()
         };
         let engine = Arc::new(Engine {
@@ -118,12 +125,8 @@ impl Engine {
         if !st.leases.contains_key(&id) {
             return Err(not_held(id));
         }
-        self.end_lease(
-            &mut st,
-            id,
-            Error::lease_lost("the lease was released"),
-            now,
-        );
+        let reason = Error::lease_lost("the lease was released");
+        self.end_lease(&mut st, id, "released", reason, now);
         Ok(())
     }
 
@@ -134,7 +137,11 @@ impl Engine {
         if st.closed.is_some() {
             return;
         }
-        for (_, held) in st.leases.drain() {
+        let leases: Vec<(LeaseId, Held)> = st.leases.drain().collect();
+        for (id, held) in leases {
+            if let Some(audit) = st.audit.as_mut() {
+                audit.ended(id, &held.key, "closed");
+            }
             held.lost.send_replace(Some(reason.clone()));
         }
         for (_, key) in st.keys.drain() {
@@ -265,6 +272,9 @@ impl Engine {
         if let Some(key) = st.keys.get_mut(&request.key) {
             key.holders.push(id);
         }
+        if let Some(audit) = st.audit.as_mut() {
+            audit.granted(id, &request.key, fence);
+        }
         Ok(Grant {
             id,
             fence,
@@ -286,13 +296,13 @@ impl Engine {
                 )),
                 None => continue,
             };
-            self.end_lease(st, id, reason, now);
+            self.end_lease(st, id, "expired", reason, now);
         }
     }
 
     /// Removes a lease, tells its holder `reason`, and serves the line.
-    fn end_lease(&self, st: &mut State, id: LeaseId, reason: Error, now: Instant) {
-        if let Some(held) = detach(st, id) {
+    fn end_lease(&self, st: &mut State, id: LeaseId, why: &str, reason: Error, now: Instant) {
+        if let Some(held) = detach(st, id, why) {
             held.lost.send_replace(Some(reason));
             self.serve_line(st, &held.key, now);
         }
@@ -319,7 +329,7 @@ impl Engine {
             match self.grant(st, &waiter.request, now) {
                 Ok(grant) => {
                     if let Err(Ok(unwanted)) = waiter.reply.send(Ok(grant)) {
-                        detach(st, unwanted.id);
+                        detach(st, unwanted.id, "not taken");
                     }
                 }
                 Err(err) => {
@@ -361,10 +371,14 @@ fn not_held(id: LeaseId) -> Error {
     ))
 }
 
-/// Removes a lease from every table without telling anyone or serving the
-/// line; the caller does what follows.
-fn detach(st: &mut State, id: LeaseId) -> Option<Held> {
+/// Removes a lease from every table, recording `why` in the audit log,
+/// without telling its holder or serving the line; the caller does what
+/// follows.
+fn detach(st: &mut State, id: LeaseId, why: &str) -> Option<Held> {
     let held = st.leases.remove(&id)?;
+    if let Some(audit) = st.audit.as_mut() {
+        audit.ended(id, &held.key, why);
+    }
     st.deadlines.remove(&(held.expires, id));
     if let Some(entry) = st.keys.get_mut(&held.key) {
         entry.holders.retain(|h| *h != id);

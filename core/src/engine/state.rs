@@ -95,6 +95,8 @@ pub(super) struct State {
     /// The instant the scheduler sleeps until, so that only an earlier
     /// deadline needs to wake it.
     pub scheduler_wakes_at: Option<Instant>,
+    /// Where every grant and end is recorded, if anywhere.
+    pub audit: Option<super::audit::Audit>,
 }
 
 impl State {

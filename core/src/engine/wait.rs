@@ -66,7 +66,7 @@ impl Drop for Wait {
         }
         self.reply.close();
         if let Ok(Ok(grant)) = self.reply.try_recv() {
-            detach(&mut st, grant.id);
+            detach(&mut st, grant.id, "given up");
         }
         // Leaving may make room for the next in line, or leave the key idle.
         let now = tokio::time::Instant::now();
