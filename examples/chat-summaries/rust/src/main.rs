@@ -3,6 +3,7 @@
 //! commands, which every language's program shares.
 
 mod chat_db;
+mod torture;
 
 use std::collections::HashMap;
 use std::error::Error;
@@ -45,7 +46,8 @@ fn parse_args() -> Result<Args> {
     Ok(Args {
         db: db.unwrap_or_default(),
         store: store.unwrap_or_default(),
-        command: command.ok_or("a command is required: migrate, work, scene, hold-and-save")?,
+        command: command
+            .ok_or("a command is required: migrate, work, scene, hold-and-save, torture, fences")?,
         flags,
     })
 }
@@ -243,6 +245,21 @@ fn run() -> Result<bool> {
         "work" => work(&args, &store).map(|_| true)?,
         "scene" => scene(&args, &store)?,
         "hold-and-save" => hold_and_save(&args, &store).map(|_| true)?,
+        "torture" => {
+            let worker = args.flags.get("worker").map_or("rust", String::as_str);
+            let ttl = Duration::from_millis(args.number("ttl-ms", 300)? as u64);
+            let seconds = args.number("seconds", 10)? as u64;
+            let t = torture::run(
+                &store,
+                &args.db,
+                worker,
+                args.number("chats", 4)?,
+                seconds,
+                ttl,
+            )?;
+            println!("DONE saves={} lost={} errors={}", t.saves, t.lost, t.errors);
+            true
+        }
         other => {
             return Err(
                 format!("unknown command {other:?}: migrate, work, scene, hold-and-save").into(),
