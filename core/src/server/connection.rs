@@ -3,7 +3,9 @@
 
 use super::auth::token_matches;
 use super::leases::Leases;
+use super::ops::finish_acquire;
 use super::shutdown::Shutdown;
+use super::waits::Waits;
 use crate::embedded::Embedded;
 use crate::engine::Engine;
 use crate::error::{Code, Error};
@@ -35,12 +37,18 @@ pub(super) struct Conn {
     pub transport: Transport,
     out: mpsc::UnboundedSender<String>,
     state: Mutex<Leases>,
+    waits: Mutex<Waits>,
 }
 
 impl Conn {
     /// The connection's leases and waits.
     pub fn state(&self) -> MutexGuard<'_, Leases> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The connection's waiting acquires.
+    pub fn waits(&self) -> MutexGuard<'_, Waits> {
+        self.waits.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Queues a frame for the client.
@@ -65,6 +73,8 @@ impl Conn {
 
     /// Releases every lease and cancels every wait of this connection.
     fn close(&self) {
+        let waits = std::mem::take(&mut *self.waits());
+        drop(waits);
         let held = self.state().close();
         for lease in held {
             lease.watcher.abort();
@@ -100,6 +110,7 @@ pub(super) async fn serve<S>(
         transport,
         out,
         state: Mutex::new(Leases::default()),
+        waits: Mutex::new(Waits::default()),
     });
     let mut greeted = false;
     let mut shutting_down = false;
@@ -112,6 +123,10 @@ pub(super) async fn serve<S>(
                 Ok(FrameRead::End) | Err(_) => false,
             },
             Some(line) = rx.recv() => write_line(&mut writer, &line).await.is_ok(),
+            (id, what, outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
+                finish_acquire(&conn, id, &what, outcome);
+                true
+            }
             _ = shutdown.recv() => { shutting_down = true; false }
             _ = tokio::time::sleep_until(hello_by), if !greeted => {
                 let why = format!("no hello within {HELLO_TIMEOUT:?}");
@@ -136,6 +151,9 @@ pub(super) async fn serve<S>(
             }
             tokio::select! {
                 Some(line) = rx.recv() => { let _ = write_line(&mut writer, &line).await; }
+                (id, what, outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
+                    finish_acquire(&conn, id, &what, outcome);
+                }
                 _ = tokio::time::sleep(Duration::from_millis(5)) => {}
             }
         }

@@ -3,7 +3,8 @@
 //!
 //! - [`listener`] accepts connections, up to [`crate::wire::MAX_CONNECTIONS`].
 //! - [`connection`] speaks the wire on one connection; [`ops`] does each
-//!   operation; [`leases`] keeps the leases and waits of one connection.
+//!   operation; [`leases`] keeps the leases of one connection and
+//!   [`waits`] its acquires waiting in line.
 //! - Shutdown is one idea, as in mini-redis: one signal every task watches.
 
 mod auth;
@@ -12,6 +13,7 @@ mod leases;
 mod listener;
 mod ops;
 mod shutdown;
+mod waits;
 
 use crate::disk::SOCKET;
 use crate::embedded::Embedded;

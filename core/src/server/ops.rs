@@ -145,11 +145,14 @@ fn acquire(
     match waiting.as_mut().poll(&mut cx) {
         std::task::Poll::Ready(outcome) => finish_acquire(conn, id, &what, outcome),
         std::task::Poll::Pending => {
-            let conn = conn.clone();
-            tokio::spawn(async move {
-                let outcome = waiting.await;
-                finish_acquire(&conn, id, &what, outcome);
-            });
+            let overflow = conn.waits().push(id, what, waiting);
+            if let Some((what, waiting)) = overflow {
+                let conn = conn.clone();
+                tokio::spawn(async move {
+                    let outcome = waiting.await;
+                    finish_acquire(&conn, id, &what, outcome);
+                });
+            }
         }
     }
     Ok(())
@@ -157,7 +160,7 @@ fn acquire(
 
 /// Answers an acquire: with its grant, unless it was cancelled meanwhile or
 /// the connection closed (then the grant is released).
-fn finish_acquire(conn: &Arc<Conn>, id: u64, what: &str, outcome: Result<Grant>) {
+pub(super) fn finish_acquire(conn: &Arc<Conn>, id: u64, what: &str, outcome: Result<Grant>) {
     let mut st = conn.state();
     let still_wanted = st.finish_pending(id) && !st.is_closed();
     match outcome {
