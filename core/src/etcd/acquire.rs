@@ -53,6 +53,7 @@ pub(crate) async fn acquire(
         guard,
         task: None,
         armed: true,
+        mine: 0,
     };
     let mut seen = place.join(&request).await?;
     let from = match &seen {
@@ -78,8 +79,16 @@ pub(crate) async fn acquire(
             place.give_up().await;
             return Ok(None);
         }
-        place.wait_for_deletion(&request, revision + 1).await?;
-        seen = place.look(&request).await?;
+        if request.key.fenced {
+            // A lock waits for the one entry ahead of it, as etcd's own
+            // lock does: a release wakes one waiter, not the whole line.
+            place.wait_for_turn(&request).await?;
+            seen = place.grant(&request).await?;
+        } else {
+            let line = inner.layout.line(&request.key);
+            place.wait_for_deletion(&line, true, revision + 1).await?;
+            seen = place.look(&request).await?;
+        }
     }
 }
 
@@ -89,11 +98,13 @@ struct Place {
     guard: Arc<Guard>,
     task: Option<AbortHandle>,
     armed: bool,
+    /// Our entry's create revision: its place in the line.
+    mine: i64,
 }
 
 impl Place {
     /// Writes our entry; grants at once when the line was empty.
-    async fn join(&self, request: &Request) -> Result<Seen> {
+    async fn join(&mut self, request: &Request) -> Result<Seen> {
         let layout = &self.inner.layout;
         let line = layout.line(&request.key);
         let put = TxnOp::put(
@@ -107,16 +118,19 @@ impl Place {
             .or_else([
                 put,
                 TxnOp::get(line.as_str(), Some(first_of_line(request.limit))),
+                TxnOp::get(self.guard.entry.as_str(), None),
             ]);
         let what = format!("joining the line of {} on etcd", request.key);
         let reply = self.txn(&what, txn).await?;
         let revision = revision_of(&reply);
-        let get = first_get(&reply);
+        let mut gets = gets(&reply).into_iter();
         if reply.succeeded() {
-            let epoch = epoch::from_get(layout, get.as_ref())?;
+            let epoch = epoch::from_get(layout, gets.next().as_ref())?;
             return Ok(Seen::Granted { revision, epoch });
         }
-        let first = get.map(|mut g| g.take_kvs()).unwrap_or_default();
+        let first = gets.next().map(|mut g| g.take_kvs()).unwrap_or_default();
+        let me = gets.next().and_then(|g| g.kvs().first().cloned());
+        self.mine = me.map_or(revision, |kv| kv.create_revision());
         Ok(Seen::Line { revision, first })
     }
 
@@ -165,22 +179,51 @@ impl Place {
                 ))
             }));
         }
-        let epoch = epoch::from_get(layout, first_get(&reply).as_ref())?;
+        let epoch = epoch::from_get(layout, gets(&reply).first())?;
         Ok(Seen::Granted {
             revision: revision_of(&reply),
             epoch,
         })
     }
 
-    /// Waits until an entry of the line is deleted after `from`, our lease
-    /// is lost, or the store closes.
-    async fn wait_for_deletion(&self, request: &Request, from: i64) -> Result<()> {
+    /// Waits until no entry is ahead of ours in a lock's line.
+    async fn wait_for_turn(&self, request: &Request) -> Result<()> {
         let line = self.inner.layout.line(&request.key);
-        let options = WatchOptions::new()
+        let what = format!("reading the line of {} on etcd", request.key);
+        let client = &self.inner.client;
+        let options = GetOptions::new()
             .with_prefix()
+            .with_keys_only()
+            .with_max_create_revision(self.mine - 1)
+            .with_sort(SortTarget::Create, SortOrder::Descend)
+            .with_limit(1);
+        loop {
+            self.check_still_waiting()?;
+            let ahead = retry(client, &what, || {
+                let (mut kv, line, options) = (client.kv_client(), line.clone(), options.clone());
+                async move { kv.get(line, Some(options)).await }
+            })
+            .await?;
+            let Some(next) = ahead.kvs().first() else {
+                return Ok(());
+            };
+            let from = ahead.header().map_or(0, |h| h.revision()) + 1;
+            let next = String::from_utf8_lossy(next.key()).into_owned();
+            self.wait_for_deletion(&next, false, from).await?;
+        }
+    }
+
+    /// Waits until `target` (or an entry under it, with `prefix`) is deleted
+    /// after revision `from`, our lease is lost, or the store closes.
+    async fn wait_for_deletion(&self, target: &str, prefix: bool, from: i64) -> Result<()> {
+        let line = target.to_string();
+        let mut options = WatchOptions::new()
             .with_start_revision(from)
             .with_filters([WatchFilterType::NoPut]);
-        let what = format!("watching the line of {} on etcd", request.key);
+        if prefix {
+            options = options.with_prefix();
+        }
+        let what = format!("watching {target} on etcd for {}", self.guard.what);
         let client = &self.inner.client;
         let member = client.current();
         let mut stream = retry(client, &what, || {
@@ -315,9 +358,13 @@ fn revision_of(reply: &TxnResponse) -> i64 {
     reply.header().map(|h| h.revision()).unwrap_or(0)
 }
 
-fn first_get(reply: &TxnResponse) -> Option<etcd_client::GetResponse> {
-    reply.op_responses().into_iter().find_map(|r| match r {
-        TxnOpResponse::Get(get) => Some(get),
-        _ => None,
-    })
+fn gets(reply: &TxnResponse) -> Vec<etcd_client::GetResponse> {
+    reply
+        .op_responses()
+        .into_iter()
+        .filter_map(|r| match r {
+            TxnOpResponse::Get(get) => Some(get),
+            _ => None,
+        })
+        .collect()
 }
