@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmark: `hold` round trips per second from Node, one after another
 // (acquire, an empty body, release), embedded and through a server this
-// script starts. Prints the median of 5 runs of 1 s each, and the ratio.
+// script starts. Prints the median of 9 runs of 1 s each, and the ratio.
 // Build first: `make bench-node` (release addon and release tinystore).
 'use strict'
 const { spawn } = require('node:child_process')
@@ -11,7 +11,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { open, connect } = require('..')
 
-const RUNS = 5
+const RUNS = 9
 const SECONDS = 1
 
 /** Round trips per second of `hold` on one key, for about SECONDS. */
