@@ -1,11 +1,11 @@
 //! One connection: the greeting (and on TCP, authentication), then requests
-//! read one line at a time and answered through a writer task.
+//! read one line at a time; one task reads, answers and writes.
 
 use super::auth::token_matches;
 use super::leases::Leases;
-use super::ops::finish_acquire;
+use super::ops::{finish_acquire, tell_lost};
 use super::shutdown::Shutdown;
-use super::waits::Waits;
+use super::waits::{Waits, Watches};
 use crate::embedded::Embedded;
 use crate::engine::Engine;
 use crate::error::{Code, Error};
@@ -38,6 +38,7 @@ pub(super) struct Conn {
     out: mpsc::UnboundedSender<String>,
     state: Mutex<Leases>,
     waits: Mutex<Waits>,
+    watches: Mutex<Watches>,
 }
 
 impl Conn {
@@ -49,6 +50,11 @@ impl Conn {
     /// The connection's waiting acquires.
     pub fn waits(&self) -> MutexGuard<'_, Waits> {
         self.waits.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The lost signals of leases watched by the connection's own task.
+    pub fn watches(&self) -> MutexGuard<'_, Watches> {
+        self.watches.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Queues a frame for the client.
@@ -75,9 +81,13 @@ impl Conn {
     fn close(&self) {
         let waits = std::mem::take(&mut *self.waits());
         drop(waits);
+        let watches = std::mem::take(&mut *self.watches());
+        drop(watches);
         let held = self.state().close();
         for lease in held {
-            lease.watcher.abort();
+            if let Some(task) = lease.watcher {
+                task.abort();
+            }
             let _ = self.engine.release(lease.id);
         }
     }
@@ -111,6 +121,7 @@ pub(super) async fn serve<S>(
         out,
         state: Mutex::new(Leases::default()),
         waits: Mutex::new(Waits::default()),
+        watches: Mutex::new(Watches::default()),
     });
     let mut greeted = false;
     let mut shutting_down = false;
@@ -123,8 +134,12 @@ pub(super) async fn serve<S>(
                 Ok(FrameRead::End) | Err(_) => false,
             },
             Some(line) = rx.recv() => write_line(&mut writer, &line).await.is_ok(),
-            (id, what, outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
+            ((id, what), outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
                 finish_acquire(&conn, id, &what, outcome);
+                true
+            }
+            (lease, reason) = std::future::poll_fn(|cx| conn.watches().poll_next(cx)) => {
+                tell_lost(&conn, &lease, &reason);
                 true
             }
             _ = shutdown.recv() => { shutting_down = true; false }
@@ -151,8 +166,11 @@ pub(super) async fn serve<S>(
             }
             tokio::select! {
                 Some(line) = rx.recv() => { let _ = write_line(&mut writer, &line).await; }
-                (id, what, outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
+                ((id, what), outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
                     finish_acquire(&conn, id, &what, outcome);
+                }
+                (lease, reason) = std::future::poll_fn(|cx| conn.watches().poll_next(cx)) => {
+                    tell_lost(&conn, &lease, &reason);
                 }
                 _ = tokio::time::sleep(Duration::from_millis(5)) => {}
             }

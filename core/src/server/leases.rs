@@ -9,10 +9,10 @@ use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 /// A lease this connection holds, and the task that tells the client when
-/// it ends.
+/// it ends (`None`: the connection's own task watches it).
 pub(super) struct HeldLease {
     pub id: LeaseId,
-    pub watcher: AbortHandle,
+    pub watcher: Option<AbortHandle>,
 }
 
 /// Everything a connection holds or waits for; guarded by its mutex.

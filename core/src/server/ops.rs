@@ -2,6 +2,7 @@
 
 use super::connection::{Conn, Transport};
 use super::leases::HeldLease;
+use super::waits::Boxed;
 use crate::backend::Backend;
 use crate::engine::{Grant, KeyId, LostSignal, Request};
 use crate::error::{Code, Error, Result};
@@ -145,8 +146,8 @@ fn acquire(
     match waiting.as_mut().poll(&mut cx) {
         std::task::Poll::Ready(outcome) => finish_acquire(conn, id, &what, outcome),
         std::task::Poll::Pending => {
-            let overflow = conn.waits().push(id, what, waiting);
-            if let Some((what, waiting)) = overflow {
+            let overflow = conn.waits().push((id, what), waiting);
+            if let Some(((id, what), waiting)) = overflow {
                 let conn = conn.clone();
                 tokio::spawn(async move {
                     let outcome = waiting.await;
@@ -209,7 +210,19 @@ fn try_acquire(
 /// for the lease always comes after it.
 fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Grant) {
     let lease = grant.id.to_string();
-    let watcher = tokio::spawn(watch_lost(conn.clone(), lease.clone(), grant.lost)).abort_handle();
+    let lost = grant.lost;
+    let watching: Boxed<Error> = Box::pin(lost_reason(lost));
+    let watcher = match conn.watches().push(lease.clone(), watching) {
+        None => None,
+        Some((lease, watching)) => {
+            let conn = conn.clone();
+            let task = tokio::spawn(async move {
+                let reason = watching.await;
+                tell_lost(&conn, &lease, &reason);
+            });
+            Some(task.abort_handle())
+        }
+    };
     st.hold(
         lease.clone(),
         HeldLease {
@@ -225,17 +238,20 @@ fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Gra
     });
 }
 
-/// Waits for a lease to end and tells the client, unless the client itself
-/// released it.
-async fn watch_lost(conn: Arc<Conn>, lease: String, mut lost: LostSignal) {
+/// Waits for a lease to end; the reason.
+async fn lost_reason(mut lost: LostSignal) -> Error {
     let reason = match lost.wait_for(|r| r.is_some()).await {
         Ok(reason) => reason.clone(),
         Err(_) => None,
     };
-    let reason = reason.unwrap_or_else(|| Error::new(Code::Closed, "the store closed"));
+    reason.unwrap_or_else(|| Error::new(Code::Closed, "the store closed"))
+}
+
+/// Tells the client its lease ended, unless it released it itself.
+pub(super) fn tell_lost(conn: &Conn, lease: &str, reason: &Error) {
     let mut st = conn.state();
-    if st.take(&lease).is_ok() {
-        conn.lost(&lease, &reason);
+    if st.take(lease).is_ok() {
+        conn.lost(lease, reason);
     }
 }
 
@@ -248,7 +264,12 @@ fn renew(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
 
 fn release(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
     let held = conn.state().take(lease)?;
-    held.watcher.abort();
+    match held.watcher {
+        Some(task) => task.abort(),
+        None => {
+            conn.watches().remove(&lease.to_string());
+        }
+    }
     conn.engine.release(held.id).map_err(|e| about(e, lease))?;
     conn.reply(Reply::ok(Some(id)));
     Ok(())

@@ -1,54 +1,71 @@
-//! The acquires of one connection that wait in line, polled by the
-//! connection's own task: a grant wakes that task directly, and closing the
-//! connection drops them, which gives up their places without leaking.
+//! Futures a connection's own task polls: its acquires waiting in line and
+//! the lost signals of its leases. A grant or a lost lease then wakes that
+//! task directly, with no task of its own; closing the connection drops
+//! them (a dropped wait gives up its place without leaking).
 
 use crate::engine::Grant;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub(super) type Waiting = Pin<Box<dyn Future<Output = Result<Grant>> + Send>>;
-
-/// One waiting acquire: its request id, what it waits for, and the wait.
-struct Pending {
-    id: u64,
-    what: String,
-    waiting: Waiting,
-}
-
-/// The most waits a connection's task polls itself; past it, each further
-/// wait gets a task of its own, so that a wake never polls more than this.
+/// The most futures of one kind a connection's task polls itself; past it,
+/// each further one gets a task of its own, so that a wake never polls more
+/// than this many.
 pub(super) const POLLED_HERE: usize = 32;
 
-/// The waiting acquires of a connection.
-#[derive(Default)]
-pub(super) struct Waits {
-    pending: Vec<Pending>,
+/// A boxed future the connection polls.
+pub(super) type Boxed<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// Futures keyed by `K`, polled by the connection's task.
+pub(super) struct Polled<K, T> {
+    pending: Vec<(K, Boxed<T>)>,
 }
 
-/// An acquire that finished waiting: its id, what it waited for, and how.
-pub(super) type Finished = (u64, String, Result<Grant>);
-
-impl Waits {
-    /// Adds a wait that was polled once already and is still pending; gives
-    /// it back when there are `POLLED_HERE` already.
-    pub fn push(&mut self, id: u64, what: String, waiting: Waiting) -> Option<(String, Waiting)> {
-        if self.pending.len() >= POLLED_HERE {
-            return Some((what, waiting));
+impl<K, T> Default for Polled<K, T> {
+    fn default() -> Self {
+        Polled {
+            pending: Vec::new(),
         }
-        self.pending.push(Pending { id, what, waiting });
+    }
+}
+
+/// An acquire waiting: its request id and what it waits for.
+pub(super) type Waits = Polled<(u64, String), Result<Grant>>;
+
+/// The lost signals of held leases, by wire lease id.
+pub(super) type Watches = Polled<String, Error>;
+
+impl<K: PartialEq, T> Polled<K, T> {
+    /// Adds a future; gives it back when `POLLED_HERE` are polled here
+    /// already. The caller polls it once before (or spawns it).
+    pub fn push(&mut self, key: K, future: Boxed<T>) -> Option<(K, Boxed<T>)> {
+        if self.pending.len() >= POLLED_HERE {
+            return Some((key, future));
+        }
+        self.pending.push((key, future));
         None
     }
 
-    /// Polls every wait; ready with the first that finished. Pending (with
+    /// Drops the future of `key`; false if it is not polled here.
+    pub fn remove(&mut self, key: &K) -> bool {
+        match self.pending.iter().position(|(k, _)| k == key) {
+            Some(i) => {
+                drop(self.pending.swap_remove(i));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Polls every future; ready with the first that finished. Pending (with
     /// no waker kept) when there are none: new ones come only from the
     /// connection's own task, which polls again after adding one.
-    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Finished> {
+    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<(K, T)> {
         for i in 0..self.pending.len() {
-            if let Poll::Ready(outcome) = self.pending[i].waiting.as_mut().poll(cx) {
-                let done = self.pending.swap_remove(i);
-                return Poll::Ready((done.id, done.what, outcome));
+            if let Poll::Ready(out) = self.pending[i].1.as_mut().poll(cx) {
+                let (key, _) = self.pending.swap_remove(i);
+                return Poll::Ready((key, out));
             }
         }
         Poll::Pending
