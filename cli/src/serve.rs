@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use tinystore::server::{read_token_file, ServeOptions, Server, TcpOptions};
+use tinystore::{OffsetClock, StoreOptions};
 use tokio::signal::unix::{signal, SignalKind};
 
 /// Serves a store to other processes on DIR/tinystore.sock (mode 0600), and
@@ -26,6 +27,20 @@ pub struct Args {
     /// (default: the default TTL, 15s), e.g. 500ms.
     #[arg(long, value_name = "D", value_parser = crate::duration::parse)]
     grace: Option<Duration>,
+    /// Append every grant and end of a lease to FILE, one JSON line each
+    /// (for checking the store's history from outside).
+    #[arg(long, value_name = "FILE")]
+    audit: Option<PathBuf>,
+    /// For tests: read the epoch from a clock this many ms off the system's
+    /// (negative steps it backwards).
+    #[arg(
+        long,
+        value_name = "MS",
+        hide = true,
+        allow_hyphen_values = true,
+        default_value_t = 0
+    )]
+    clock_offset_ms: i64,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
@@ -36,10 +51,12 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }),
         _ => None,
     };
+    let mut store = StoreOptions::default().clock(OffsetClock(args.clock_offset_ms));
+    store.audit = args.audit.clone();
     let options = ServeOptions {
         tcp,
         grace: args.grace,
-        ..ServeOptions::default()
+        store,
     };
     crate::target::runtime()?.block_on(async {
         let mut term = signal(SignalKind::terminate())?;

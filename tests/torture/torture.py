@@ -1,0 +1,171 @@
+"""The torture test: one server, many workers in several languages holding
+random chats and saving through the fenced update into one SQLite file,
+while a chaos driver stops workers past their TTL (SIGSTOP, SIGCONT), kills
+workers (SIGKILL), kills the server (SIGKILL) and restarts it with its clock
+stepped backwards. Then check.py proves from the history that nothing was
+violated.
+
+Usage: python torture.py [--seconds S] [--workers N] [--languages rust,python,go] [--out DIR]
+Prints a JSON report; exits 1 on a violation, 2 when the run itself failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import check
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+EXAMPLE = ROOT / "examples" / "chat-summaries"
+PROGRAMS: dict[str, list[str]] = {
+    "rust": [str(TARGET / "debug" / "chat-summaries")],
+    "python": [str(ROOT / ".venv-python" / "bin" / "python"), str(EXAMPLE / "python" / "chat_summaries.py")],
+    "node": ["node", str(EXAMPLE / "node" / "chat-summaries.mjs")],
+    "go": [str(TARGET / "chat-summaries-go")],
+}
+TTL_MS = 300
+CHATS = 4
+
+
+class Run:
+    def __init__(self, out: Path, seconds: float, languages: list[str], workers: int) -> None:
+        self.out = out
+        self.store = out / "store"
+        self.db = out / "chat.db"
+        self.audit = out / "audit.jsonl"
+        self.deadline = time.monotonic() + seconds
+        self.languages = languages
+        self.faults: dict[str, int] = {"sigstop": 0, "worker_sigkill": 0, "server_sigkill": 0, "clock_steps_back": 0}
+        self.lock = threading.Lock()
+        self.server: subprocess.Popen[bytes] | None = None
+        self.workers: list[subprocess.Popen[str] | None] = [None] * workers
+        self.done_lines: list[str] = []
+
+    def start_server(self, clock_offset_ms: int = 0) -> None:
+        cmd = [
+            str(TARGET / "debug" / "tinystore"), "serve", str(self.store),
+            "--audit", str(self.audit), "--grace", f"{2 * TTL_MS}ms",
+            "--clock-offset-ms", str(clock_offset_ms),
+        ]
+        log = open(self.out / "server.log", "ab")
+        self.server = subprocess.Popen(cmd, stdout=log, stderr=log)
+        socket = self.store / "tinystore.sock"
+        limit = time.monotonic() + 30
+        while not socket.exists():
+            if self.server.poll() is not None or time.monotonic() > limit:
+                raise RuntimeError("tinystore serve did not start; see server.log")
+            time.sleep(0.02)
+
+    def start_worker(self, i: int) -> None:
+        lang = self.languages[i % len(self.languages)]
+        left = max(1, int(self.deadline - time.monotonic()))
+        cmd = PROGRAMS[lang] + [
+            "--db", str(self.db), "--store", str(self.store), "torture",
+            "--worker", f"{lang}-{i}", "--chats", str(CHATS), "--seconds", str(left), "--ttl-ms", str(TTL_MS),
+        ]
+        log = open(self.out / f"worker-{i}.log", "a")
+        self.workers[i] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True)
+
+    def pause(self, proc: subprocess.Popen[str]) -> None:
+        """SIGSTOP past the TTL, then SIGCONT, off the chaos thread."""
+        try:
+            proc.send_signal(signal.SIGSTOP)
+            time.sleep(3 * TTL_MS / 1000)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+
+    def chaos(self) -> None:
+        rng = random.Random(os.environ.get("TORTURE_SEED", "7"))
+        server_kills_due = max(1, int((self.deadline - time.monotonic()) / 8))
+        next_server_kill = time.monotonic() + 2
+        while time.monotonic() < self.deadline - 2:
+            time.sleep(rng.uniform(0.2, 0.6))
+            i = rng.randrange(len(self.workers))
+            proc = self.workers[i]
+            if proc is None or proc.poll() is not None:
+                continue
+            roll = rng.random()
+            if server_kills_due and time.monotonic() >= next_server_kill:
+                assert self.server is not None
+                self.server.send_signal(signal.SIGKILL)
+                self.server.wait()
+                self.faults["server_sigkill"] += 1
+                back = -rng.randrange(1_000, 3_600_000)
+                self.faults["clock_steps_back"] += 1
+                time.sleep(rng.uniform(0.05, 0.3))
+                self.start_server(clock_offset_ms=back)
+                server_kills_due -= 1
+                next_server_kill = time.monotonic() + rng.uniform(3, 6)
+            elif roll < 0.6:
+                self.faults["sigstop"] += 1
+                threading.Thread(target=self.pause, args=(proc,), daemon=True).start()
+            else:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                self.faults["worker_sigkill"] += 1
+                self.start_worker(i)
+
+    def finish(self) -> None:
+        for proc in self.workers:
+            if proc is None:
+                continue
+            try:
+                out, _ = proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+            self.done_lines += [line for line in out.splitlines() if line.startswith("DONE")]
+        if self.server is not None:
+            self.server.send_signal(signal.SIGTERM)
+            self.server.wait(timeout=20)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--languages", default="rust,python,go")
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    out = Path(args.out or tempfile.mkdtemp(prefix="torture-"))
+    out.mkdir(parents=True, exist_ok=True)
+    run = Run(out, args.seconds, args.languages.split(","), args.workers)
+    run.start_server()
+    for i in range(args.workers):
+        run.start_worker(i)
+    run.chaos()
+    run.finish()
+    summary = check.check(str(run.audit), str(run.db))
+    saves = sum(int(line.split("saves=")[1].split()[0]) for line in run.done_lines)
+    report = {
+        "seconds": args.seconds,
+        "workers": args.workers,
+        "languages": run.languages,
+        "faults": run.faults,
+        "workers_finished": len(run.done_lines),
+        "saves_reported_by_workers": saves,
+        **summary,
+        "out": str(out),
+    }
+    print(json.dumps(report, indent=2))
+    if summary["violations"]:
+        return 1
+    if summary["saves_accepted"] == 0 or summary["saves_refused"] == 0 and run.faults["sigstop"] > 3:
+        print("the run saved nothing, or no late save was ever refused: it proves nothing", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
