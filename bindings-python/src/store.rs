@@ -2,7 +2,7 @@
 //! to its groups.
 
 use crate::args::options;
-use crate::errors::to_py;
+use crate::errors::{invalid, to_py};
 use crate::groups::{Locks, Semaphore};
 use crate::ready::block_on;
 use pyo3::prelude::*;
@@ -56,11 +56,17 @@ impl Store {
     fn semaphore(
         &self,
         name: &str,
-        limit: u32,
+        limit: i64,
         ttl: Option<f64>,
         wait: Option<f64>,
         renew: Option<bool>,
     ) -> PyResult<Semaphore> {
+        let limit = u32::try_from(limit).map_err(|_| {
+            invalid(format!(
+                "semaphore {name} has limit {limit}; a limit must be from 1 to {}",
+                tinystore::MAX_LIMIT
+            ))
+        })?;
         let group = self
             .inner
             .semaphore(name, limit)

@@ -72,5 +72,7 @@ def test_other_limit_for_held_key_is_invalid(store: tinystore.Store) -> None:
 def test_limit_out_of_range_is_invalid(store: tinystore.Store) -> None:
     with pytest.raises(tinystore.Invalid):
         store.semaphore("exports", 0).acquire_sync("k")
-    with pytest.raises(OverflowError):
+    with pytest.raises(tinystore.Invalid, match="limit -1"):
         store.semaphore("exports", -1)
+    with pytest.raises(tinystore.Invalid, match="limit"):
+        store.semaphore("exports", 1 << 40)
