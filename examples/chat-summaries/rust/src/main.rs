@@ -133,13 +133,13 @@ fn scene(args: &Args, store: &Store) -> Result<bool> {
     let b = std::thread::scope(|s| {
         let worker_b = s.spawn(|| -> Result<(tinystore::Fence, usize)> {
             let conn = chat_db::open(&args.db)?;
-            Ok(summaries.hold(42, |lease| -> Result<_> {
+            summaries.hold(42, |lease| -> Result<_> {
                 let fence = format!("{:040}", lease.fence().get());
                 Ok((
                     lease.fence(),
                     chat_db::save(&conn, 42, "summary by B", &fence)?,
                 ))
-            })?)
+            })
         });
         std::thread::sleep(ttl * 2);
         worker_b.join().map_err(|_| "worker B panicked")
