@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+use tinystore::disk::SOCKET;
 use tinystore::server::{read_token_file, ServeOptions, Server, TcpOptions};
+use tinystore::Code;
 use tinystore::{OffsetClock, StoreOptions};
 use tokio::signal::unix::{signal, SignalKind};
 
@@ -43,6 +45,11 @@ pub struct Args {
     clock_offset_ms: i64,
 }
 
+/// Whether another server answers on the store's socket.
+fn already_served(dir: &std::path::Path) -> bool {
+    std::os::unix::net::UnixStream::connect(dir.join(SOCKET)).is_ok()
+}
+
 pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let tcp = match (&args.tcp, &args.token_file) {
         (Some(addr), Some(file)) => Some(TcpOptions {
@@ -61,7 +68,18 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     crate::target::runtime()?.block_on(async {
         let mut term = signal(SignalKind::terminate())?;
         let mut int = signal(SignalKind::interrupt())?;
-        let server = Server::start(&args.dir, options).await?;
+        let server = match Server::start(&args.dir, options).await {
+            Ok(server) => server,
+            Err(err) if err.code() == Code::InUse && already_served(&args.dir) => {
+                return Err(format!(
+                    "in_use: store {} is already served on unix:{}",
+                    args.dir.display(),
+                    args.dir.join(SOCKET).display()
+                )
+                .into());
+            }
+            Err(err) => return Err(err.into()),
+        };
         eprint!(
             "tinystore serve: serving {} on unix:{}",
             args.dir.display(),

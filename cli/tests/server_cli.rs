@@ -224,3 +224,14 @@ fn hold_kills_a_command_that_ignores_sigterm() {
     assert_eq!(done.status.code(), Some(128 + libc::SIGKILL));
     assert!(taken.is_held());
 }
+
+#[test]
+fn a_second_serve_of_a_served_store_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let _served = Served::start(&dir, &[]);
+    let out = tinystore(&["serve", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("already served"), "{err}");
+}
