@@ -97,3 +97,23 @@ fn an_unwritable_store_directory_is_refused_with_io() {
         "names the directory: {said}"
     );
 }
+
+#[test]
+fn a_connection_past_the_limit_is_refused_with_limit_and_the_others_carry_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = Served::start(&tmp.path().join("store"), &[]);
+    let limit = tinystore::wire::MAX_CONNECTIONS;
+    let mut open: Vec<Raw> = (0..limit)
+        .map(|_| Raw::unix(&served.socket(), false))
+        .collect();
+    let mut extra = Raw::unix(&served.socket(), false);
+    let refused = extra.next().expect("the server says why it refuses");
+    assert_eq!(refused["error"]["code"], "limit", "{refused}");
+    assert!(extra.is_closed());
+    let reply = open[0].ask(r#"{"op":"hello","version":1}"#);
+    assert_eq!(
+        reply["ok"], true,
+        "the connections within the limit carry on: {reply}"
+    );
+    open.truncate(1);
+}
