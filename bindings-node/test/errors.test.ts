@@ -41,17 +41,20 @@ test('closed: a waiter fails and later calls fail when the store closes', async 
 
 test('in_use: another process owns the directory, named by its pid', async () => {
   const dir = tempDir()
-  const child = spawn(process.execPath, ['-e', `require('tinystore').open(${JSON.stringify(dir)}).then(() => console.log('ready'))`], {
+  // The child owns the store until its stdin closes.
+  const owner = `require('tinystore').open(${JSON.stringify(dir)}).then(() => { console.log('ready'); process.stdin.resume() })`
+  const child = spawn(process.execPath, ['-e', owner], {
     cwd: __dirname,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   })
+  const exited = once(child, 'exit')
   try {
     const [chunk] = await once(child.stdout, 'data')
     assert.match(String(chunk), /ready/)
     await assert.rejects(open(dir), (err: unknown) => err instanceof InUseError && err.message.includes(String(child.pid)))
   } finally {
     child.kill('SIGKILL')
-    await once(child, 'exit')
+    await exited
   }
 })
 
