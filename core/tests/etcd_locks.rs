@@ -10,12 +10,25 @@ use etcd_support::{address, entries, entries_become, prefix_of, raw};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tinystore::{Code, Fence, Options, Store};
+use tinystore::{Code, Fence, Lease, Locks, Options, Result, Store};
+use tokio::task::JoinHandle;
 
 const MS: Duration = Duration::from_millis(1);
 
 async fn connect(address: &str) -> Store {
     Store::connect(address).await.unwrap()
+}
+
+/// A task that acquires `key` of `locks`, waiting up to `wait` if given.
+fn waiter(locks: &Locks, key: &'static str, wait: Option<Duration>) -> JoinHandle<Result<Lease>> {
+    let locks = locks.clone();
+    tokio::spawn(async move {
+        let options = Options {
+            wait,
+            ..Options::default()
+        };
+        locks.acquire_with(key, options).await
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -305,10 +318,7 @@ async fn close_ends_leases_and_waits_and_takes_their_entries() {
     let store = connect(&address).await;
     let locks = store.locks("c");
     let lease = locks.acquire("k").await.unwrap();
-    let waiter = {
-        let locks = locks.clone();
-        tokio::spawn(async move { locks.acquire("k").await })
-    };
+    let waiter = waiter(&locks, "k", None);
     assert_eq!(entries_become(&address, 2).await, 2);
     store.close().await.unwrap();
     assert_eq!(waiter.await.unwrap().unwrap_err().code(), Code::Closed);
@@ -333,4 +343,24 @@ async fn bad_addresses_are_invalid_and_a_cluster_nobody_answers_is_unavailable()
     let store = connect(&address("backup")).await;
     let err = store.backup("/tmp/none").await.unwrap_err();
     assert_eq!(err.code(), Code::Invalid);
+}
+
+#[tokio::test]
+async fn a_waiter_whose_predecessor_gives_up_keeps_waiting_for_the_holder() {
+    let address = address("predecessor");
+    let store = connect(&address).await;
+    let locks = store.locks("p");
+    let holder = locks.acquire("k").await.unwrap();
+    let quitter = waiter(&locks, "k", Some(400 * MS));
+    assert_eq!(entries_become(&address, 2).await, 2);
+    let patient = waiter(&locks, "k", None);
+    assert_eq!(entries_become(&address, 3).await, 3);
+    assert_eq!(quitter.await.unwrap().unwrap_err().code(), Code::Timeout);
+    // The entry ahead of the patient waiter went away, but the key is held.
+    assert_eq!(entries_become(&address, 2).await, 2);
+    tokio::time::sleep(200 * MS).await;
+    assert!(!patient.is_finished(), "granted while the key was held");
+    holder.release().await.unwrap();
+    let lease = patient.await.unwrap().unwrap();
+    assert!(lease.fence() > holder.fence());
 }
