@@ -152,13 +152,9 @@ async fn try_acquire_takes_a_free_key_and_leaves_nothing_when_taken() {
     let locks = store.locks("t");
     let held = locks.try_acquire(42).await.unwrap().expect("free key");
     assert!(locks.try_acquire("42").await.unwrap().is_none());
-    assert!(store
-        .semaphore("s", 1)
-        .try_acquire(42)
-        .await
-        .unwrap()
-        .is_some());
-    assert_eq!(entries(&address).await, 1, "a failed try left its entry");
+    let permit = store.semaphore("s", 1).try_acquire(42).await.unwrap();
+    assert!(permit.is_some(), "a semaphore's key 42 is not the lock's");
+    assert_eq!(entries(&address).await, 2, "a failed try left its entry");
     held.release().await.unwrap();
     let again = locks.try_acquire(42).await.unwrap().expect("free again");
     assert!(again.fence() > held.fence());
