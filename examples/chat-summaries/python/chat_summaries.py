@@ -1,0 +1,209 @@
+"""chat-summaries in Python: summary workers that hold ``summaries`` for a
+chat and save with the fenced conditional update. See ../README.md for the
+commands, which every language's program shares."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import sys
+from dataclasses import dataclass, field
+
+import chat_db
+import tinystore
+import torture
+
+COMMANDS = "migrate, work, scene, hold-and-save, torture, fences"
+COUNT_MASK = (1 << 64) - 1
+
+
+class UsageError(Exception):
+    """A bad command line."""
+
+
+@dataclass
+class Args:
+    db: str = ""
+    store: str = ""
+    command: str = ""
+    flags: dict[str, str] = field(default_factory=dict)
+
+    def number(self, flag: str, default: int) -> int:
+        value = self.flags.get(flag)
+        if value is None:
+            return default
+        try:
+            return int(value)
+        except ValueError:
+            raise UsageError(f"--{flag} takes a whole number, not {value!r}") from None
+
+
+def parse_args(argv: list[str]) -> Args:
+    args = Args()
+    it = iter(argv)
+    for arg in it:
+        if arg.startswith("--"):
+            flag = arg[2:]
+            value = next(it, None)
+            if value is None:
+                raise UsageError(f"--{flag} needs a value")
+            if flag == "db":
+                args.db = value
+            elif flag == "store":
+                args.store = value
+            else:
+                args.flags[flag] = value
+        else:
+            args.command = arg
+    if not args.command:
+        raise UsageError(f"a command is required: {COMMANDS}")
+    return args
+
+
+def open_store(target: str) -> tinystore.Store:
+    """A store directory is opened (or reached through its socket when
+    served); an address is connected to."""
+    if target.startswith(("unix:", "tcp://", "etcd://")):
+        return tinystore.connect(target)
+    return tinystore.open(target)
+
+
+def summarize(history: list[str], by: str) -> str:
+    return f"{len(history)} messages, summarized by {by}"
+
+
+async def work(args: Args, store: tinystore.Store) -> None:
+    chats, workers, rounds = args.number("chats", 5), args.number("workers", 3), args.number("rounds", 2)
+    chat_db.seed(chat_db.open_db(args.db), chats)
+    summaries = store.locks("summaries")
+
+    async def worker(w: int) -> None:
+        conn = chat_db.open_db(args.db)
+        for round_ in range(rounds):
+            for chat in range(1, chats + 1):
+                async with summaries.hold(chat) as lease:
+                    summary = summarize(chat_db.history(conn, chat), f"worker {w}")
+                    fence = f"{lease.fence:040d}"
+                    changed = chat_db.save(conn, chat, summary, fence)
+                    print(f"worker {w} round {round_} chat {chat}: fence {lease.fence} saved {changed}")
+                await asyncio.sleep(0)  # let the other workers in
+
+    await asyncio.gather(*(worker(w) for w in range(workers)))
+
+
+async def scene(args: Args, store: tinystore.Store) -> bool:
+    conn = chat_db.open_db(args.db)
+    conn.execute("insert or ignore into chats (id, title) values (42, 'chat 42')")
+    ttl_ms = args.number("ttl-ms", 300)
+    summaries = store.locks("summaries")
+    a = await summaries.acquire(42, ttl=ttl_ms / 1000, renew=False)
+    print(f"1. Worker A holds chat 42 with fence {a.fence} and pauses past its ttl of {ttl_ms}ms.")
+
+    async def worker_b() -> tuple[int, int]:
+        conn_b = chat_db.open_db(args.db)
+        async with summaries.hold(42) as lease:
+            return lease.fence, chat_db.save(conn_b, 42, "summary by B", f"{lease.fence:040d}")
+
+    (b_fence, b_changed), _ = await asyncio.gather(worker_b(), asyncio.sleep(2 * ttl_ms / 1000))
+    print(f"2. A's lease ran out. Worker B holds chat 42 with fence {b_fence} and saves: {b_changed} row changed.")
+    a_changed = chat_db.save(conn, 42, "summary by A", f"{a.fence:040d}")
+    outcome = "refused, 0 rows changed" if a_changed == 0 else "ACCEPTED (the fence failed)"
+    print(f"3. A wakes and saves with fence {a.fence}: {outcome}.")
+    summary, fence = chat_db.kept(conn, 42)
+    print(f"chat.db keeps: {json.dumps(summary)} with fence {fence}")
+    return a_changed == 0 and b_changed == 1
+
+
+def hold_and_save(args: Args, store: tinystore.Store) -> None:
+    chat = args.number("chat", 42)
+    conn = chat_db.open_db(args.db)
+    conn.execute("insert or ignore into chats (id, title) values (?, 'chat')", (chat,))
+    ttl = args.number("ttl-ms", 15_000) / 1000
+    saved = False
+    try:
+        with store.locks(args.flags.get("name", "summaries")).hold(chat, ttl=ttl) as lease:
+            print(f"HELD {lease.fence}")
+            sys.stdin.readline()
+            # Saved whether or not the lease is still held: the fence is
+            # what refuses a late write.
+            changed = chat_db.save(conn, chat, "summary by python", f"{lease.fence:040d}")
+            print(f"SAVED {changed} {lease.fence}")
+            saved = True
+    except tinystore.Error as err:
+        if not saved:
+            raise
+        print(f"RELEASED {err.code}")
+    else:
+        print("RELEASED ok")
+
+
+def fences(args: Args) -> None:
+    """The fence vectors through this language's API; see ../README.md."""
+    path = args.flags.get("vectors")
+    if path is None:
+        raise UsageError("--vectors FILE is required")
+    with open(path, encoding="utf-8") as f:
+        vectors = json.load(f)
+    for case in vectors["cases"]:
+        fence = tinystore.parse_fence(case["value"])
+        print(f"CASE {fence} {tinystore.fence_text(fence)} {fence >> 64} {fence & COUNT_MASK}")
+    for a_text, b_text in vectors["ordered"]:
+        a, b = tinystore.parse_fence(a_text), tinystore.parse_fence(b_text)
+        as_texts = tinystore.fence_text(a) < tinystore.fence_text(b)
+        print(f"ORDERED {a} {b} {str(a < b).lower()} {str(as_texts).lower()}")
+    for bad in vectors["invalid"]:
+        try:
+            code = f"ACCEPTED:{tinystore.parse_fence(bad)}"
+        except tinystore.Error as err:
+            code = err.code
+        print(f"INVALID {json.dumps(bad, ensure_ascii=False)} {code}")
+
+
+def run(argv: list[str]) -> bool:
+    args = parse_args(argv)
+    if args.command == "fences":
+        fences(args)
+        return True
+    if not args.db or not args.store:
+        raise UsageError("--db PATH and --store DIR|ADDRESS are required")
+    chat_db.open_db(args.db)
+    if args.command == "migrate":
+        print(f"migrated {args.db}")
+        return True
+    store = open_store(args.store)
+    try:
+        if args.command == "work":
+            asyncio.run(work(args, store))
+        elif args.command == "scene":
+            return asyncio.run(scene(args, store))
+        elif args.command == "hold-and-save":
+            hold_and_save(args, store)
+        elif args.command == "torture":
+            t = torture.run(
+                store,
+                args.db,
+                args.flags.get("worker", "python"),
+                args.number("chats", 4),
+                args.number("seconds", 10),
+                args.number("ttl-ms", 300) / 1000,
+            )
+            print(f"DONE saves={t.saves} lost={t.lost} errors={t.errors}")
+        else:
+            raise UsageError(f"unknown command {args.command!r}: {COMMANDS}")
+        return True
+    finally:
+        store.close()
+
+
+def main() -> int:
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    try:
+        return 0 if run(sys.argv[1:]) else 1
+    except (UsageError, tinystore.Error, sqlite3.Error, OSError, ValueError, KeyError) as err:
+        print(f"chat-summaries: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
