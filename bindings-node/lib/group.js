@@ -3,8 +3,8 @@
 // AbortSignal ends drops the core's wait through a native Cancel, so no
 // lease leaks; a lease granted as the signal aborts is released.
 const native = require('./native')
-const { TinystoreInternalError, settled } = require('./errors')
-const { keyText, nativeOptions, signalOf } = require('./convert')
+const { InvalidError, TinystoreInternalError, settled } = require('./errors')
+const { describe, keyText, nativeOptions, signalOf } = require('./convert')
 const { Lease, Permit } = require('./lease')
 
 /**
@@ -99,6 +99,7 @@ class Group {
    * @returns {Promise<T>}
    */
   async hold(key, fn, options) {
+    if (typeof fn !== 'function') throw new InvalidError(`hold on ${this.name} needs a function, not ${describe(fn)}`)
     const held = await this.acquire(key, options)
     let value
     try {

@@ -65,6 +65,10 @@ test('hold returns what fn returned and releases on every exit path', async () =
   assert.ok(free, 'released after a throw')
   await free.release()
   assert.equal(await locks.hold('k', () => 7), 7, 'a plain function works too')
+  await assert.rejects(locks.hold('k', 'not a function' as unknown as () => void), InvalidError)
+  const still = await locks.tryAcquire('k')
+  assert.ok(still, 'a refused hold took nothing')
+  await still.release()
 })
 
 test('await using releases the lease at the end of the block', async () => {
