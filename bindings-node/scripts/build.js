@@ -18,7 +18,16 @@ function run(args, env) {
 }
 
 // The target folder cargo uses (CARGO_TARGET_DIR or the workspace's).
-const metadata = JSON.parse(run(['metadata', '--no-deps', '--format-version', '1', '--manifest-path', manifest], process.env))
+let metadata
+try {
+  metadata = JSON.parse(run(['metadata', '--no-deps', '--format-version', '1', '--manifest-path', manifest], process.env))
+} catch (err) {
+  throw new Error(
+    `tinystore: cannot read the cargo workspace of ${pkg}. The package builds from the tinystore source tree: ` +
+      'install it by its path in the tree (npm links a folder by default; --install-links copies it away from the tree), ' +
+      `with cargo on the PATH or in $CARGO. ${err instanceof Error ? err.message : err}`,
+  )
+}
 const target = metadata.target_directory
 
 // napi-derive writes the native module's typings here; the tests compare
