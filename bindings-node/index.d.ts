@@ -92,7 +92,7 @@ declare abstract class Held {
   readonly ttl: number
   /** Whether it is still held: false once released, run out or lost. */
   readonly held: boolean
-  /** Aborts, with a LeaseLostError as its reason, when it is lost (or released). */
+  /** Aborts when it is lost or released; its reason is a TinystoreError (LeaseLostError, ClosedError, ...). */
   readonly signal: AbortSignal
   /** Extends it by its TTL; rejects with LeaseLostError when it ran out. */
   renew(): Promise<void>
