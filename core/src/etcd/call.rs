@@ -21,6 +21,8 @@ pub(crate) fn map(what: &str, err: EtcdError) -> Error {
             Grpc::Unavailable | Grpc::DeadlineExceeded | Grpc::Cancelled | Grpc::Aborted => {
                 Code::Unavailable
             }
+            // A connection reset or refused on the way, not an answer.
+            Grpc::Unknown if std::error::Error::source(status).is_some() => Code::Unavailable,
             Grpc::NotFound => Code::LeaseLost,
             Grpc::InvalidArgument | Grpc::OutOfRange | Grpc::FailedPrecondition => Code::Invalid,
             Grpc::Unauthenticated | Grpc::PermissionDenied => Code::Unauthorized,

@@ -119,3 +119,19 @@ pub async fn leader() -> usize {
     }
     panic!("no member of the test cluster says it leads");
 }
+
+/// A member killed by `kill`; started again when this is dropped, also when
+/// the test fails, so that the next test has the whole cluster.
+pub struct Killed(pub usize);
+
+/// Kills member `member` (SIGKILL) until the returned value is dropped.
+pub fn kill(member: usize) -> Killed {
+    cluster("kill", member);
+    Killed(member)
+}
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        cluster("restart", self.0);
+    }
+}
