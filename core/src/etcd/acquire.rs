@@ -304,8 +304,9 @@ impl Place {
         if let Some(task) = self.task.take() {
             task.abort();
         }
-        self.armed = false;
         let _ = self.guard.session.revoke().await;
+        // Dropped before this line, the place revokes again from `Drop`.
+        self.armed = false;
     }
 }
 
