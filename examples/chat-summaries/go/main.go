@@ -230,7 +230,7 @@ func holdAndSave(ctx context.Context, a *args, store *tinystore.Store) error {
 	case err == nil:
 		fmt.Println("RELEASED ok")
 	case saved && errors.As(err, &lerr):
-		fmt.Printf("RELEASED %s\n", lerr.Code)
+		fmt.Printf("RELEASED %s\n", string(lerr.Code))
 	default:
 		return err
 	}

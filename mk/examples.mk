@@ -1,0 +1,24 @@
+# The chat-summaries example (examples/chat-summaries/): the same program in
+# Rust, Python, TypeScript (Node) and Go. `make test-examples` builds each
+# and runs the cross-language tests (every ordered pair of languages plays
+# the seed's scene through one `tinystore serve`, with worker A stopped by
+# SIGSTOP; and every language reads vectors/fences.json alike). Pick the
+# languages with LANGUAGES="rust python node go" (the default: all four).
+
+EXAMPLE_DIR := examples/chat-summaries
+LANGUAGES ?= rust python node go
+
+TESTS += test-examples
+
+.PHONY: examples-build test-examples
+
+examples-build: python-install node-deps go-tools go-lib
+	$(CARGO) build -q -p tinystore-cli -p chat-summaries
+	cd $(EXAMPLE_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/chat-summaries-go .
+	cd $(EXAMPLE_DIR)/node && npm install --no-audit --no-fund
+	cd $(EXAMPLE_DIR)/python && $(PY) -m mypy --strict --no-incremental .
+	cd $(EXAMPLE_DIR)/node && npx tsc -p tsconfig.json
+
+test-examples: examples-build
+	LANGUAGES="$(LANGUAGES)" $(PY) -m pytest -q -p no:cacheprovider $(EXAMPLE_DIR)/tests; \
+	  status=$$?; if [ $$status -eq 5 ]; then echo "test-examples: pytest ran no test" >&2; exit 1; fi; exit $$status
