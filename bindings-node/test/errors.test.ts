@@ -37,6 +37,7 @@ test('closed: a waiter fails and later calls fail when the store closes', async 
   assert.ok(lease.signal.reason instanceof TinystoreError)
   assert.equal(lease.held, false)
   await assert.rejects(locks.acquire('k'), (err: unknown) => err instanceof ClosedError && err.code === 'closed')
+  await store.close() // idempotent
 })
 
 test('in_use: another process owns the directory, named by its pid', async () => {
