@@ -59,8 +59,12 @@ class Run:
             "--clock-offset-ms", str(clock_offset_ms),
         ]
         log = open(self.out / "server.log", "ab")
-        self.server = subprocess.Popen(cmd, stdout=log, stderr=log)
+        # A killed server leaves its socket behind: remove it, so that the
+        # wait below is for the new server's, and no worker started before
+        # the new server serves finds the store unserved and opens it itself.
         socket = self.store / "tinystore.sock"
+        socket.unlink(missing_ok=True)
+        self.server = subprocess.Popen(cmd, stdout=log, stderr=log)
         limit = time.monotonic() + 30
         while not socket.exists():
             if self.server.poll() is not None or time.monotonic() > limit:
