@@ -1,7 +1,7 @@
 //! chat.db: the migrations, some chats with messages, and the seed's fenced
 //! conditional update.
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 use std::path::Path;
 
 const MIGRATIONS: [(&str, &str); 4] = [
@@ -23,13 +23,16 @@ const MIGRATIONS: [(&str, &str); 4] = [
     ),
 ];
 
-/// Opens chat.db and applies each migration once.
+/// Opens chat.db and applies each migration once, each in an immediate
+/// transaction of its own.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.execute_batch("create table if not exists schema_migrations (name text primary key)")?;
     for (name, sql) in MIGRATIONS {
-        let tx = conn.unchecked_transaction()?;
+        // Immediate: two processes migrating at once wait for each other
+        // (busy timeout) instead of failing to upgrade a read lock.
+        let tx = Transaction::new_unchecked(&conn, TransactionBehavior::Immediate)?;
         let done: bool = tx.query_row(
             "select count(*) > 0 from schema_migrations where name = ?1",
             [name],
