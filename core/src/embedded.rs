@@ -2,7 +2,7 @@
 
 use crate::backend::Backend;
 use crate::disk::Disk;
-use crate::engine::{Audit, Engine, Grant, LeaseId, Request};
+use crate::engine::{Audit, Engine, Grant, Granted, LeaseId, Request};
 use crate::error::{Error, Result};
 use crate::status::Status;
 use crate::store::StoreOptions;
@@ -61,11 +61,14 @@ impl Embedded {
 #[async_trait::async_trait]
 impl Backend for Embedded {
     async fn acquire(&self, request: Request) -> Result<Grant> {
-        self.engine.acquire(request).await
+        with_signal(self.engine.acquire(request).await?)
     }
 
     async fn try_acquire(&self, request: Request) -> Result<Option<Grant>> {
-        self.engine.try_acquire(&request)
+        self.engine
+            .try_acquire(&request)?
+            .map(with_signal)
+            .transpose()
     }
 
     async fn renew(&self, id: LeaseId) -> Result<()> {
@@ -93,6 +96,21 @@ impl Backend for Embedded {
 
     async fn close(&self) -> Result<()> {
         self.close_now()
+    }
+}
+
+/// A grant of a request made with `LostTo::Watch` (as every request from
+/// `Locks` and `Semaphore` is), with its signal.
+fn with_signal(granted: Granted) -> Result<Grant> {
+    match granted.lost {
+        Some(lost) => Ok(Grant {
+            id: granted.id,
+            fence: granted.fence,
+            lost,
+        }),
+        None => Err(Error::internal(
+            "an embedded grant came without its lost signal",
+        )),
     }
 }
 

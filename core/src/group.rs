@@ -69,6 +69,7 @@ impl Group {
             limit,
             ttl: options.checked_ttl()?,
             keepalive: options.keeps_alive(),
+            lost_to: Default::default(),
         };
         Ok((request, options))
     }

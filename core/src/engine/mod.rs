@@ -8,12 +8,12 @@ mod state;
 mod wait;
 
 pub use audit::Audit;
-pub use state::{Grant, KeyId, LeaseId, LostSignal, Request};
+pub use state::{Grant, Granted, KeyId, LeaseId, LostSignal, LostTo, Request};
 
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
 use crate::status::{HeldStatus, Status, WaitingStatus};
-use state::{Held, KeyState, State, Waiter};
+use state::{Held, KeyState, Lost, State, Waiter};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch, Notify};
@@ -62,7 +62,7 @@ impl Engine {
 
     /// Grants the key now if it is free and nobody waits for it; `None`
     /// otherwise.
-    pub fn try_acquire(&self, request: &Request) -> Result<Option<Grant>> {
+    pub fn try_acquire(&self, request: &Request) -> Result<Option<Granted>> {
         let mut st = self.lock();
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -76,7 +76,7 @@ impl Engine {
 
     /// Waits first come first served until the key is free. Dropping the
     /// future gives up the wait and never leaks a lease.
-    pub async fn acquire(self: &Arc<Self>, request: Request) -> Result<Grant> {
+    pub async fn acquire(self: &Arc<Self>, request: Request) -> Result<Granted> {
         let (waiter_id, key, reply) = {
             let mut st = self.lock();
             let now = Instant::now();
@@ -142,7 +142,7 @@ impl Engine {
             if let Some(audit) = st.audit.as_mut() {
                 audit.ended(id, &held.key, "closed");
             }
-            held.lost.send_replace(Some(reason.clone()));
+            held.lost.tell(id, reason.clone(), false);
         }
         for (_, key) in st.keys.drain() {
             for waiter in key.waiters {
@@ -211,7 +211,7 @@ impl Engine {
         st: &mut State,
         request: &Request,
         now: Instant,
-    ) -> Result<Option<Grant>> {
+    ) -> Result<Option<Granted>> {
         let in_grace = st.in_grace();
         let entry = st
             .keys
@@ -235,7 +235,7 @@ impl Engine {
     }
 
     /// Makes a lease for `request`, whose key must have room.
-    fn grant(&self, st: &mut State, request: &Request, now: Instant) -> Result<Grant> {
+    fn grant(&self, st: &mut State, request: &Request, now: Instant) -> Result<Granted> {
         let fence = if request.key.fenced {
             if st.count == u64::MAX {
                 return Err(Error::new(
@@ -250,7 +250,13 @@ impl Engine {
         };
         let id = st.next_id();
         let expires = now + request.ttl;
-        let (lost_tx, lost_rx) = watch::channel(None);
+        let (lost, signal) = match &request.lost_to {
+            LostTo::Watch => {
+                let (tx, rx) = watch::channel(None);
+                (Lost::Watch(tx), Some(rx))
+            }
+            LostTo::Channel(channel) => (Lost::Channel(channel.clone()), None),
+        };
         st.leases.insert(
             id,
             Held {
@@ -259,7 +265,7 @@ impl Engine {
                 ttl: request.ttl,
                 keepalive: request.keepalive,
                 expires,
-                lost: lost_tx,
+                lost,
             },
         );
         if !request.keepalive {
@@ -275,10 +281,10 @@ impl Engine {
         if let Some(audit) = st.audit.as_mut() {
             audit.granted(id, &request.key, fence);
         }
-        Ok(Grant {
+        Ok(Granted {
             id,
             fence,
-            lost: lost_rx,
+            lost: signal,
         })
     }
 
@@ -303,7 +309,7 @@ impl Engine {
     /// Removes a lease, tells its holder `reason`, and serves the line.
     fn end_lease(&self, st: &mut State, id: LeaseId, why: &str, reason: Error, now: Instant) {
         if let Some(held) = detach(st, id, why) {
-            held.lost.send_replace(Some(reason));
+            held.lost.tell(id, reason, why == "released");
             self.serve_line(st, &held.key, now);
         }
     }

@@ -6,7 +6,7 @@ use crate::fence::Fence;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 /// Identifies a lease within one engine.
@@ -33,6 +33,18 @@ impl std::fmt::Display for KeyId {
     }
 }
 
+/// How the engine tells a holder that its lease ended without the holder
+/// releasing it (it ran out, or the store closed).
+#[derive(Debug, Clone, Default)]
+pub enum LostTo {
+    /// A watch signal of its own per lease, in its [`Granted`].
+    #[default]
+    Watch,
+    /// One channel shared by many leases (a server connection's): each
+    /// lease's id and why it ended. No signal per lease is made.
+    Channel(mpsc::UnboundedSender<(LeaseId, Error)>),
+}
+
 /// What a caller asks for.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -44,9 +56,22 @@ pub struct Request {
     pub ttl: Duration,
     /// Whether the engine itself keeps the lease alive until it is released.
     pub keepalive: bool,
+    /// How the holder is told the lease ended.
+    pub lost_to: LostTo,
 }
 
-/// A lease given to a caller.
+/// A lease the engine granted.
+#[derive(Debug)]
+pub struct Granted {
+    /// The lease's id.
+    pub id: LeaseId,
+    /// The fence, for a lock; `None` for a semaphore permit.
+    pub fence: Option<Fence>,
+    /// The lease's own lost signal, when it was asked with [`LostTo::Watch`].
+    pub lost: Option<LostSignal>,
+}
+
+/// A lease given to a caller by any kind of store.
 #[derive(Debug)]
 pub struct Grant {
     /// The lease's id.
@@ -64,14 +89,36 @@ pub(super) struct Held {
     pub ttl: Duration,
     pub keepalive: bool,
     pub expires: Instant,
-    pub lost: watch::Sender<Option<Error>>,
+    pub lost: Lost,
+}
+
+/// Where a held lease's end is told.
+pub(super) enum Lost {
+    Watch(watch::Sender<Option<Error>>),
+    Channel(mpsc::UnboundedSender<(LeaseId, Error)>),
+}
+
+impl Lost {
+    /// Tells the holder the lease `id` ended; a release the holder asked
+    /// for is told only to a watch (so that `lost()` resolves).
+    pub fn tell(&self, id: LeaseId, reason: Error, released: bool) {
+        match self {
+            Lost::Watch(signal) => {
+                signal.send_replace(Some(reason));
+            }
+            Lost::Channel(channel) if !released => {
+                let _ = channel.send((id, reason));
+            }
+            Lost::Channel(_) => {}
+        }
+    }
 }
 
 /// One caller waiting in line for a key.
 pub(super) struct Waiter {
     pub id: u64,
     pub request: Request,
-    pub reply: oneshot::Sender<Result<Grant>>,
+    pub reply: oneshot::Sender<Result<Granted>>,
 }
 
 /// A key's holders and line; removed when both are empty.

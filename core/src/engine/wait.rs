@@ -1,7 +1,7 @@
 //! A place in line: the future `acquire` awaits, which gives up its place,
 //! or the lease granted as it gave up, when it is dropped.
 
-use super::state::{Grant, KeyId};
+use super::state::{Granted, KeyId};
 use super::{detach, Engine};
 use crate::error::{Error, Result};
 use std::future::Future;
@@ -17,7 +17,7 @@ pub(super) struct Wait {
     engine: Arc<Engine>,
     key: Arc<KeyId>,
     waiter_id: u64,
-    reply: oneshot::Receiver<Result<Grant>>,
+    reply: oneshot::Receiver<Result<Granted>>,
     done: bool,
 }
 
@@ -26,7 +26,7 @@ impl Wait {
         engine: Arc<Engine>,
         key: Arc<KeyId>,
         waiter_id: u64,
-        reply: oneshot::Receiver<Result<Grant>>,
+        reply: oneshot::Receiver<Result<Granted>>,
     ) -> Wait {
         Wait {
             engine,
@@ -39,9 +39,9 @@ impl Wait {
 }
 
 impl Future for Wait {
-    type Output = Result<Grant>;
+    type Output = Result<Granted>;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Grant>> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Granted>> {
         let polled = Pin::new(&mut self.reply).poll(cx);
         match polled {
             Poll::Ready(result) => {

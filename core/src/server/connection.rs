@@ -5,9 +5,9 @@ use super::auth::token_matches;
 use super::leases::Leases;
 use super::ops::{finish_acquire, tell_lost};
 use super::shutdown::Shutdown;
-use super::waits::{Waits, Watches};
+use super::waits::Waits;
 use crate::embedded::Embedded;
-use crate::engine::Engine;
+use crate::engine::{Engine, LeaseId};
 use crate::error::{Code, Error};
 use crate::wire::{
     decode_request, Event, FrameRead, FrameReader, Op, Reply, ServerFrame, MAX_FRAME_BYTES, VERSION,
@@ -38,7 +38,8 @@ pub(super) struct Conn {
     out: mpsc::UnboundedSender<String>,
     state: Mutex<Leases>,
     waits: Mutex<Waits>,
-    watches: Mutex<Watches>,
+    /// Where the engine tells this connection that one of its leases ended.
+    pub lost_to: mpsc::UnboundedSender<(LeaseId, Error)>,
 }
 
 impl Conn {
@@ -53,9 +54,6 @@ impl Conn {
     }
 
     /// The lost signals of leases watched by the connection's own task.
-    pub fn watches(&self) -> MutexGuard<'_, Watches> {
-        self.watches.lock().unwrap_or_else(|p| p.into_inner())
-    }
 
     /// Queues a frame for the client.
     pub fn send(&self, frame: ServerFrame) {
@@ -81,13 +79,8 @@ impl Conn {
     fn close(&self) {
         let waits = std::mem::take(&mut *self.waits());
         drop(waits);
-        let watches = std::mem::take(&mut *self.watches());
-        drop(watches);
         let held = self.state().close();
         for lease in held {
-            if let Some(task) = lease.watcher {
-                task.abort();
-            }
             let _ = self.engine.release(lease.id);
         }
     }
@@ -114,6 +107,7 @@ pub(super) async fn serve<S>(
     let mut frames = FrameReader::new(MAX_FRAME_BYTES);
     let mut writer = BufWriter::new(write);
     let (out, mut rx) = mpsc::unbounded_channel();
+    let (lost_to, mut lost) = mpsc::unbounded_channel();
     let conn = Arc::new(Conn {
         engine: embedded.engine().clone(),
         embedded,
@@ -121,7 +115,7 @@ pub(super) async fn serve<S>(
         out,
         state: Mutex::new(Leases::default()),
         waits: Mutex::new(Waits::default()),
-        watches: Mutex::new(Watches::default()),
+        lost_to,
     });
     let mut greeted = false;
     let mut shutting_down = false;
@@ -138,8 +132,8 @@ pub(super) async fn serve<S>(
                 finish_acquire(&conn, id, &what, outcome);
                 true
             }
-            (lease, reason) = std::future::poll_fn(|cx| conn.watches().poll_next(cx)) => {
-                tell_lost(&conn, &lease, &reason);
+            Some((lease, reason)) = lost.recv() => {
+                tell_lost(&conn, &lease.to_string(), &reason);
                 true
             }
             _ = shutdown.recv() => { shutting_down = true; false }
@@ -169,8 +163,8 @@ pub(super) async fn serve<S>(
                 ((id, what), outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
                     finish_acquire(&conn, id, &what, outcome);
                 }
-                (lease, reason) = std::future::poll_fn(|cx| conn.watches().poll_next(cx)) => {
-                    tell_lost(&conn, &lease, &reason);
+                Some((lease, reason)) = lost.recv() => {
+                    tell_lost(&conn, &lease.to_string(), &reason);
                 }
                 _ = tokio::time::sleep(Duration::from_millis(5)) => {}
             }

@@ -6,13 +6,11 @@ use crate::error::{Code, Error, Result};
 use crate::wire::{MAX_LEASES_PER_CONNECTION, MAX_WAITERS_PER_CONNECTION};
 use std::collections::HashMap;
 use tokio::sync::oneshot;
-use tokio::task::AbortHandle;
 
-/// A lease this connection holds, and the task that tells the client when
-/// it ends (`None`: the connection's own task watches it).
+/// A lease this connection holds. The engine tells the connection when it
+/// ends, through the connection's one lost channel.
 pub(super) struct HeldLease {
     pub id: LeaseId,
-    pub watcher: Option<AbortHandle>,
 }
 
 /// Everything a connection holds or waits for; guarded by its mutex.

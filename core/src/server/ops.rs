@@ -2,9 +2,8 @@
 
 use super::connection::{Conn, Transport};
 use super::leases::HeldLease;
-use super::waits::Boxed;
 use crate::backend::Backend;
-use crate::engine::{Grant, KeyId, LostSignal, Request};
+use crate::engine::{Granted, KeyId, LostTo, Request};
 use crate::error::{Code, Error, Result};
 use crate::group::MAX_LIMIT;
 use crate::names::{check_key, check_name};
@@ -71,8 +70,15 @@ pub(super) fn handle(conn: &Arc<Conn>, id: Option<u64>, op: Op) {
 }
 
 /// Checks a request's fields and builds the engine's request. Leases over a
-/// connection never keep themselves alive: the client renews them.
-fn request(name: &str, key: &WireKey, limit: Option<u32>, ttl_ms: Option<u64>) -> Result<Request> {
+/// connection never keep themselves alive (the client renews them), and
+/// their ends are told through the connection's one lost channel.
+fn request(
+    conn: &Conn,
+    name: &str,
+    key: &WireKey,
+    limit: Option<u32>,
+    ttl_ms: Option<u64>,
+) -> Result<Request> {
     check_name(name)?;
     let key = key.text();
     check_key(name, &key)?;
@@ -97,6 +103,7 @@ fn request(name: &str, key: &WireKey, limit: Option<u32>, ttl_ms: Option<u64>) -
         limit: limit.unwrap_or(1),
         ttl,
         keepalive: false,
+        lost_to: LostTo::Channel(conn.lost_to.clone()),
     })
 }
 
@@ -109,7 +116,7 @@ fn acquire(
     ttl_ms: Option<u64>,
     wait_ms: Option<u64>,
 ) -> Result<()> {
-    let request = request(name, key, limit, ttl_ms)?;
+    let request = request(conn, name, key, limit, ttl_ms)?;
     let wait = wait_ms.map(Duration::from_millis);
     if wait.is_some_and(|w| w > MAX_WAIT) {
         return Err(Error::new(
@@ -161,7 +168,7 @@ fn acquire(
 
 /// Answers an acquire: with its grant, unless it was cancelled meanwhile or
 /// the connection closed (then the grant is released).
-pub(super) fn finish_acquire(conn: &Arc<Conn>, id: u64, what: &str, outcome: Result<Grant>) {
+pub(super) fn finish_acquire(conn: &Arc<Conn>, id: u64, what: &str, outcome: Result<Granted>) {
     let mut st = conn.state();
     let still_wanted = st.finish_pending(id) && !st.is_closed();
     match outcome {
@@ -190,7 +197,7 @@ fn try_acquire(
     limit: Option<u32>,
     ttl_ms: Option<u64>,
 ) -> Result<()> {
-    let request = request(name, key, limit, ttl_ms)?;
+    let request = request(conn, name, key, limit, ttl_ms)?;
     conn.state().check_room()?;
     match conn.engine.try_acquire(&request)? {
         Some(grant) => {
@@ -205,46 +212,17 @@ fn try_acquire(
     Ok(())
 }
 
-/// Records a grant, answers with it, and starts telling the client when it
-/// ends. The reply goes out under the connection's lock, so a `lost` event
-/// for the lease always comes after it.
-fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Grant) {
+/// Records a grant and answers with it. The reply goes out under the
+/// connection's lock, so a `lost` event for the lease always comes after it.
+fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Granted) {
     let lease = grant.id.to_string();
-    let lost = grant.lost;
-    let watching: Boxed<Error> = Box::pin(lost_reason(lost));
-    let watcher = match conn.watches().push(lease.clone(), watching) {
-        None => None,
-        Some((lease, watching)) => {
-            let conn = conn.clone();
-            let task = tokio::spawn(async move {
-                let reason = watching.await;
-                tell_lost(&conn, &lease, &reason);
-            });
-            Some(task.abort_handle())
-        }
-    };
-    st.hold(
-        lease.clone(),
-        HeldLease {
-            id: grant.id,
-            watcher,
-        },
-    );
+    st.hold(lease.clone(), HeldLease { id: grant.id });
     conn.reply(Reply {
         granted: Some(true),
         lease: Some(lease),
         fence: grant.fence,
         ..Reply::ok(Some(id))
     });
-}
-
-/// Waits for a lease to end; the reason.
-async fn lost_reason(mut lost: LostSignal) -> Error {
-    let reason = match lost.wait_for(|r| r.is_some()).await {
-        Ok(reason) => reason.clone(),
-        Err(_) => None,
-    };
-    reason.unwrap_or_else(|| Error::new(Code::Closed, "the store closed"))
 }
 
 /// Tells the client its lease ended, unless it released it itself.
@@ -264,12 +242,6 @@ fn renew(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
 
 fn release(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
     let held = conn.state().take(lease)?;
-    match held.watcher {
-        Some(task) => task.abort(),
-        None => {
-            conn.watches().remove(&lease.to_string());
-        }
-    }
     conn.engine.release(held.id).map_err(|e| about(e, lease))?;
     conn.reply(Reply::ok(Some(id)));
     Ok(())

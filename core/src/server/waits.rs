@@ -1,10 +1,10 @@
-//! Futures a connection's own task polls: its acquires waiting in line and
-//! the lost signals of its leases. A grant or a lost lease then wakes that
-//! task directly, with no task of its own; closing the connection drops
-//! them (a dropped wait gives up its place without leaking).
+//! Futures a connection's own task polls: its acquires waiting in line. A
+//! grant then wakes that task directly, with no task of its own; closing
+//! the connection drops them (a dropped wait gives up its place without
+//! leaking).
 
-use crate::engine::Grant;
-use crate::error::{Error, Result};
+use crate::engine::Granted;
+use crate::error::Result;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -31,12 +31,9 @@ impl<K, T> Default for Polled<K, T> {
 }
 
 /// An acquire waiting: its request id and what it waits for.
-pub(super) type Waits = Polled<(u64, String), Result<Grant>>;
+pub(super) type Waits = Polled<(u64, String), Result<Granted>>;
 
-/// The lost signals of held leases, by wire lease id.
-pub(super) type Watches = Polled<String, Error>;
-
-impl<K: PartialEq, T> Polled<K, T> {
+impl<K, T> Polled<K, T> {
     /// Adds a future; gives it back when `POLLED_HERE` are polled here
     /// already. The caller polls it once before (or spawns it).
     pub fn push(&mut self, key: K, future: Boxed<T>) -> Option<(K, Boxed<T>)> {
@@ -45,17 +42,6 @@ impl<K: PartialEq, T> Polled<K, T> {
         }
         self.pending.push((key, future));
         None
-    }
-
-    /// Drops the future of `key`; false if it is not polled here.
-    pub fn remove(&mut self, key: &K) -> bool {
-        match self.pending.iter().position(|(k, _)| k == key) {
-            Some(i) => {
-                drop(self.pending.swap_remove(i));
-                true
-            }
-            None => false,
-        }
     }
 
     /// Polls every future; ready with the first that finished. Pending (with
