@@ -53,8 +53,6 @@ impl Conn {
         self.waits.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The lost signals of leases watched by the connection's own task.
-
     /// Queues a frame for the client.
     pub fn send(&self, frame: ServerFrame) {
         let _ = self.out.send(frame.encode());
