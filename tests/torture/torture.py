@@ -75,7 +75,10 @@ class Run:
         lang = self.languages[i % len(self.languages)]
         left = max(1, int(self.deadline - time.monotonic()))
         cmd = PROGRAMS[lang] + [
-            "--db", str(self.db), "--store", str(self.store), "torture",
+            # The socket's address, not the directory: a worker that starts
+            # while the server is down must wait for it, never open the
+            # store itself (which `open DIR` would do).
+            "--db", str(self.db), "--store", f"unix:{self.store / 'tinystore.sock'}", "torture",
             "--worker", f"{lang}-{i}", "--chats", str(CHATS), "--seconds", str(left), "--ttl-ms", str(TTL_MS),
         ]
         log = open(self.out / f"worker-{i}.log", "a")
