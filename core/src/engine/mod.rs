@@ -171,7 +171,7 @@ impl Engine {
             .map(|h| HeldStatus {
                 name: h.key.name.clone(),
                 key: h.key.key.clone(),
-                fence: h.fence,
+                fence: (h.count > 0).then(|| Fence::new(self.epoch, h.count)),
                 ttl_ms: h.ttl.as_millis() as u64,
                 left_ms: if h.keepalive {
                     h.ttl.as_millis() as u64
@@ -226,8 +226,7 @@ impl Engine {
                 request.key, entry.limit, request.limit
             )));
         }
-        let free =
-            !in_grace && entry.waiters.is_empty() && entry.holders.len() < entry.limit as usize;
+        let free = !in_grace && entry.waiters.is_empty() && entry.holders < entry.limit;
         if !free {
             return Ok(None);
         }
@@ -261,7 +260,7 @@ impl Engine {
             id,
             Held {
                 key: request.key.clone(),
-                fence,
+                count: fence.map_or(0, Fence::count),
                 ttl: request.ttl,
                 keepalive: request.keepalive,
                 expires,
@@ -276,7 +275,7 @@ impl Engine {
             }
         }
         if let Some(key) = st.keys.get_mut(&request.key) {
-            key.holders.push(id);
+            key.holders += 1;
         }
         if let Some(audit) = st.audit.as_mut() {
             audit.granted(id, &request.key, fence);
@@ -323,7 +322,7 @@ impl Engine {
             let Some(entry) = st.keys.get_mut(key) else {
                 return;
             };
-            if entry.holders.len() >= entry.limit as usize {
+            if entry.holders >= entry.limit {
                 break;
             }
             let Some(waiter) = entry.waiters.pop_front() else {
@@ -387,7 +386,7 @@ fn detach(st: &mut State, id: LeaseId, why: &str) -> Option<Held> {
     }
     st.deadlines.remove(&(held.expires, id));
     if let Some(entry) = st.keys.get_mut(&held.key) {
-        entry.holders.retain(|h| *h != id);
+        entry.holders = entry.holders.saturating_sub(1);
     }
     Some(held)
 }
@@ -397,7 +396,7 @@ fn remove_if_idle(st: &mut State, key: &KeyId) {
     if st
         .keys
         .get(key)
-        .is_some_and(|k| k.holders.is_empty() && k.waiters.is_empty())
+        .is_some_and(|k| k.holders == 0 && k.waiters.is_empty())
     {
         st.keys.remove(key);
     }

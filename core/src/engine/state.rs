@@ -85,7 +85,8 @@ pub struct Grant {
 /// A lease while it is held.
 pub(super) struct Held {
     pub key: Arc<KeyId>,
-    pub fence: Option<Fence>,
+    /// The count of its fence (the epoch is the engine's); 0 for a permit.
+    pub count: u64,
     pub ttl: Duration,
     pub keepalive: bool,
     pub expires: Instant,
@@ -125,7 +126,8 @@ pub(super) struct Waiter {
 #[derive(Default)]
 pub(super) struct KeyState {
     pub limit: u32,
-    pub holders: Vec<LeaseId>,
+    /// How many leases hold the key now.
+    pub holders: u32,
     pub waiters: VecDeque<Waiter>,
 }
 
