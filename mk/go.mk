@@ -22,7 +22,7 @@ go-tools:
 	  $(CARGO) install cbindgen --version $(GO_CBINDGEN_VERSION) --locked --root $(GO_CBINDGEN_ROOT)
 
 # The one command another Go module needs before `go build` (docs/go.md).
-go-lib:
+go-lib: deps-rust
 	$(CARGO) build --release -p tinystore-capi
 
 # Regenerates the checked-in header after a change to bindings-go/capi.
@@ -37,6 +37,7 @@ go-header-check: go-tools
 	  else rm -f $$tmp; echo "bindings-go/$(GO_HEADER) drifted from capi: run make go-header" >&2; exit 1; fi
 
 test-go: go-tools go-lib go-header-check
+	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	cd $(GO_DIR) && $(GO) vet ./...
 	cd $(GO_DIR) && TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
