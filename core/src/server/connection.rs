@@ -131,7 +131,7 @@ pub(super) async fn serve<S>(
                 true
             }
             Some((lease, reason)) = lost.recv() => {
-                tell_lost(&conn, &lease.to_string(), &reason);
+                tell_lost(&conn, &super::leases::wire_id(lease), &reason);
                 true
             }
             _ = shutdown.recv() => { shutting_down = true; false }
@@ -162,7 +162,7 @@ pub(super) async fn serve<S>(
                     finish_acquire(&conn, id, &what, outcome);
                 }
                 Some((lease, reason)) = lost.recv() => {
-                    tell_lost(&conn, &lease.to_string(), &reason);
+                    tell_lost(&conn, &super::leases::wire_id(lease), &reason);
                 }
                 _ = tokio::time::sleep(Duration::from_millis(5)) => {}
             }

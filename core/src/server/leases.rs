@@ -4,7 +4,7 @@
 use crate::engine::LeaseId;
 use crate::error::{Code, Error, Result};
 use crate::wire::{MAX_LEASES_PER_CONNECTION, MAX_WAITERS_PER_CONNECTION};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tokio::sync::oneshot;
 
 /// A lease this connection holds. The engine tells the connection when it
@@ -17,7 +17,8 @@ pub(super) struct HeldLease {
 #[derive(Default)]
 pub(super) struct Leases {
     closed: bool,
-    held: HashMap<String, HeldLease>,
+    /// The engine ids of the leases held; a lease's wire id is its decimal.
+    held: HashSet<LeaseId>,
     pending: HashMap<u64, oneshot::Sender<()>>,
 }
 
@@ -82,22 +83,24 @@ impl Leases {
         }
     }
 
-    /// Records a held lease under its wire id.
-    pub fn hold(&mut self, lease: String, held: HeldLease) {
-        self.held.insert(lease, held);
+    /// Records a held lease; its wire id is [`wire_id`] of `held.id`.
+    pub fn hold(&mut self, held: HeldLease) {
+        self.held.insert(held.id);
     }
 
     /// The engine's id of a lease this connection holds.
     pub fn get(&self, lease: &str) -> Result<LeaseId> {
-        self.held
-            .get(lease)
-            .map(|h| h.id)
+        engine_id(lease)
+            .filter(|id| self.held.contains(id))
             .ok_or_else(|| not_here(lease))
     }
 
     /// Forgets a held lease, returning it.
     pub fn take(&mut self, lease: &str) -> Result<HeldLease> {
-        self.held.remove(lease).ok_or_else(|| not_here(lease))
+        engine_id(lease)
+            .filter(|id| self.held.remove(id))
+            .map(|id| HeldLease { id })
+            .ok_or_else(|| not_here(lease))
     }
 
     /// Marks the connection closed, cancels every wait and returns every
@@ -105,8 +108,21 @@ impl Leases {
     pub fn close(&mut self) -> Vec<HeldLease> {
         self.closed = true;
         self.pending.clear();
-        self.held.drain().map(|(_, h)| h).collect()
+        self.held.drain().map(|id| HeldLease { id }).collect()
     }
+}
+
+/// The wire id of a lease: its engine id in decimal.
+pub(super) fn wire_id(id: LeaseId) -> String {
+    id.to_string()
+}
+
+/// The engine id a wire id names, if it is one in its canonical form.
+fn engine_id(lease: &str) -> Option<LeaseId> {
+    lease
+        .parse::<LeaseId>()
+        .ok()
+        .filter(|id| wire_id(*id) == lease)
 }
 
 fn not_here(lease: &str) -> Error {

@@ -215,8 +215,8 @@ fn try_acquire(
 /// Records a grant and answers with it. The reply goes out under the
 /// connection's lock, so a `lost` event for the lease always comes after it.
 fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Granted) {
-    let lease = grant.id.to_string();
-    st.hold(lease.clone(), HeldLease { id: grant.id });
+    let lease = super::leases::wire_id(grant.id);
+    st.hold(HeldLease { id: grant.id });
     conn.reply(Reply {
         granted: Some(true),
         lease: Some(lease),
