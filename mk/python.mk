@@ -17,10 +17,11 @@ $(PY):
 python-env: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest
 
-python-install: python-env
+python-install: python-env deps-rust
 	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./bindings-python
 
 test-python: python-install
+	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	cd bindings-python && $(PY) -m mypy --strict python/tinystore tests bench
 	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) $(PY) -m pytest -q -p no:cacheprovider; \
