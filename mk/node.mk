@@ -13,11 +13,12 @@ BENCHES += bench-node
 
 .PHONY: node-deps test-node bench-node
 
-node-deps:
+node-deps: deps-rust
 	@command -v node >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
 	cd $(NODE_DIR) && npm install --no-audit --no-fund
 
 test-node: node-deps
+	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	cd $(NODE_DIR) && node scripts/typings.js --check
 	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json

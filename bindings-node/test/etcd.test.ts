@@ -1,0 +1,96 @@
+// tinystore on etcd through the Node binding: a real single-member etcd on
+// loopback in a temp dir, reached with connect('etcd://...'), the same core
+// as every other address (docs/etcd.md).
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { openSync } from 'node:fs'
+import { createServer } from 'node:net'
+import path from 'node:path'
+import { test } from 'node:test'
+import { connect } from 'tinystore'
+import { sleep, tempDir } from './helpers'
+
+/** A loopback TCP port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const address = server.address()
+  assert.ok(address !== null && typeof address === 'object')
+  server.close()
+  await once(server, 'close')
+  return address.port
+}
+
+/** Starts a single-member etcd in `dir`; resolves with it and its client address once healthy. */
+async function startEtcd(dir: string): Promise<{ child: ChildProcess; client: string }> {
+  const [client, peer] = [await freePort(), await freePort()]
+  const c = `http://127.0.0.1:${client}`
+  const p = `http://127.0.0.1:${peer}`
+  const log = openSync(path.join(dir, 'etcd.log'), 'w')
+  const child = spawn('etcd', [
+    '--name', 't', '--data-dir', path.join(dir, 'etcd'),
+    '--listen-client-urls', c, '--advertise-client-urls', c,
+    '--listen-peer-urls', p, '--initial-advertise-peer-urls', p,
+    '--initial-cluster', `t=${p}`,
+  ], { stdio: ['ignore', log, log] })
+  let failed: Error | undefined
+  child.on('error', error => (failed = new Error(`etcd did not start (apt-get install etcd-server): ${error.message}`)))
+  child.on('exit', code => (failed ??= new Error(`etcd exited with ${code}: see ${dir}/etcd.log`)))
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    if (failed) throw failed
+    try {
+      const answer = await fetch(`${c}/health`, { signal: AbortSignal.timeout(1000) })
+      if ((await answer.text()).includes('"health":"true"')) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill()
+      throw new Error('etcd did not become healthy in 20 s')
+    }
+    await sleep(50)
+  }
+  return { child, client: `127.0.0.1:${client}` }
+}
+
+test('locks and a semaphore on a real etcd', async () => {
+  const etcd = await startEtcd(tempDir('tinystore-etcd-'))
+  try {
+    const store = await connect(`etcd://${etcd.client}/test-node`)
+    try {
+      const locks = store.locks('jobs')
+      const first = await locks.acquire('k')
+      assert.equal(typeof first.fence, 'bigint')
+      assert.equal(await locks.tryAcquire('k'), null, 'held: no second holder')
+      await first.release()
+      assert.equal(first.held, false)
+
+      const second = await locks.acquire('k', { wait: 5000 }) // released: free again
+      assert.ok(second.fence > first.fence, `${second.fence} > ${first.fence}`)
+      await second.release()
+      const third = await locks.tryAcquire('k')
+      assert.ok(third !== null && third.fence > second.fence)
+      await third.release()
+
+      const exports = store.semaphore('exports', 1)
+      const permit = await exports.acquire('daily')
+      assert.ok(permit.held && !('fence' in permit))
+      assert.equal(await exports.tryAcquire('daily'), null)
+      await permit.release()
+      const again = await exports.tryAcquire('daily')
+      assert.ok(again !== null && again.held)
+      await again.release()
+    } finally {
+      await store.close()
+    }
+  } finally {
+    if (etcd.child.exitCode === null) {
+      const exited = once(etcd.child, 'exit')
+      etcd.child.kill('SIGTERM')
+      await exited
+    }
+  }
+})
