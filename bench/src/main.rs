@@ -3,6 +3,7 @@
 //! Writes target/bench/results.json and prints a Markdown report.
 //!
 //! Usage: tinystore-bench [--seconds S] [--tinystore PATH] [--out FILE]
+//!        [--only serve,embedded,redis,etcd,postgres] [--no-footprint]
 
 mod footprint;
 mod peers;
@@ -23,6 +24,18 @@ struct Args {
     seconds: f64,
     tinystore: PathBuf,
     out: PathBuf,
+    /// The systems to run: a comma list of serve, embedded, redis, etcd, postgres.
+    only: Option<String>,
+    /// Skip the memory and start measurements.
+    no_footprint: bool,
+}
+
+impl Args {
+    fn runs(&self, system: &str) -> bool {
+        self.only
+            .as_deref()
+            .is_none_or(|only| only.split(',').any(|s| s == system))
+    }
 }
 
 fn args() -> Args {
@@ -30,14 +43,21 @@ fn args() -> Args {
         seconds: 3.0,
         tinystore: PathBuf::from("target/release/tinystore"),
         out: PathBuf::from("target/bench/report.md"),
+        only: None,
+        no_footprint: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--no-footprint" {
+            args.no_footprint = true;
+            continue;
+        }
         let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
         match flag.as_str() {
             "--seconds" => args.seconds = value.parse().expect("--seconds takes a number"),
             "--tinystore" => args.tinystore = value.into(),
             "--out" => args.out = value.into(),
+            "--only" => args.only = Some(value),
             other => panic!("unknown flag {other}; see the doc comment of bench/src/main.rs"),
         }
     }
@@ -77,7 +97,7 @@ async fn main() {
     let mut results = Vec::new();
     let mut notes = Vec::new();
 
-    {
+    if args.runs("serve") {
         let dir = tmp.path().join("tinystore");
         std::fs::create_dir_all(&dir).unwrap();
         match servers::tinystore(&args.tinystore, &dir) {
@@ -90,7 +110,7 @@ async fn main() {
             Err(e) => notes.push(format!("tinystore serve: {e}")),
         }
     }
-    {
+    if args.runs("embedded") {
         let store = tinystore::Store::open(tmp.path().join("embedded"))
             .await
             .unwrap();
@@ -100,7 +120,7 @@ async fn main() {
         measure(&peer, args.seconds, &mut results).await;
         store.close().await.unwrap();
     }
-    {
+    if args.runs("redis") {
         let dir = tmp.path().join("redis");
         std::fs::create_dir_all(&dir).unwrap();
         match servers::redis(&dir) {
@@ -110,7 +130,7 @@ async fn main() {
             Err(e) => notes.push(format!("Redis: {e}")),
         }
     }
-    {
+    if args.runs("etcd") {
         let dir = tmp.path().join("etcd");
         std::fs::create_dir_all(&dir).unwrap();
         match servers::etcd(&dir) {
@@ -125,7 +145,7 @@ async fn main() {
             Err(e) => notes.push(format!("etcd: {e}")),
         }
     }
-    {
+    if args.runs("postgres") {
         let dir = tmp.path().join("postgres");
         match servers::postgres(&dir) {
             Ok((_server, conninfo)) => {
@@ -140,7 +160,11 @@ async fn main() {
         }
     }
 
-    let footprint = report::Footprint::measure(&args.tinystore, tmp.path()).await;
+    let footprint = if args.no_footprint {
+        report::Footprint::default()
+    } else {
+        report::Footprint::measure(&args.tinystore, tmp.path()).await
+    };
     let report = report::render(&results, &footprint, &notes);
     std::fs::create_dir_all(args.out.parent().unwrap()).unwrap();
     std::fs::write(&args.out, &report).unwrap();
