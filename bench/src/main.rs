@@ -135,6 +135,10 @@ async fn main() {
         std::fs::create_dir_all(&dir).unwrap();
         match servers::etcd(&dir) {
             Ok((_server, endpoint)) => {
+                let on_etcd = Tinystore {
+                    target: Target::Served(format!("etcd://{endpoint}/bench")),
+                };
+                measure(&on_etcd, args.seconds, &mut results).await;
                 measure(
                     &peers::etcd::EtcdPeer { endpoint },
                     args.seconds,

@@ -74,10 +74,11 @@ fn ratio(a: Option<&Measured>, b: Option<&Measured>) -> String {
     }
 }
 
-const SYSTEMS: [&str; 5] = [
+const SYSTEMS: [&str; 6] = [
     "tinystore serve",
     "tinystore embedded",
     "Redis",
+    "tinystore on etcd",
     "etcd",
     "PostgreSQL",
 ];
@@ -91,12 +92,12 @@ pub fn render(results: &[Measured], footprint: &Footprint, notes: &[String]) -> 
     );
     let _ = writeln!(
         out,
-        "| clients | {} | serve/Redis | serve/etcd | serve/PostgreSQL |",
+        "| clients | {} | serve/Redis | serve/etcd | serve/PostgreSQL | on etcd/etcd |",
         SYSTEMS.join(" | ")
     );
     let _ = writeln!(
         out,
-        "|---:|{}---:|---:|---:|",
+        "|---:|{}---:|---:|---:|---:|",
         "---:|".repeat(SYSTEMS.len())
     );
     for n in crate::CLIENTS {
@@ -107,11 +108,15 @@ pub fn render(results: &[Measured], footprint: &Footprint, notes: &[String]) -> 
         let me = find(results, serve, "random", n);
         let _ = writeln!(
             out,
-            "| {n} | {} | {} | {} | {} |",
+            "| {n} | {} | {} | {} | {} | {} |",
             row.join(" | "),
             ratio(me, find(results, "Redis", "random", n)),
             ratio(me, find(results, "etcd", "random", n)),
             ratio(me, find(results, "PostgreSQL", "random", n)),
+            ratio(
+                find(results, "tinystore on etcd", "random", n),
+                find(results, "etcd", "random", n)
+            ),
         );
     }
     let _ = writeln!(

@@ -6,7 +6,8 @@ use tinystore::{Lease, Locks, Store};
 
 /// Where the tinystore clients reach their store.
 pub enum Target {
-    /// A server's address, each client with its own connection.
+    /// A server's (or an etcd cluster's) address, each client with its own
+    /// connection.
     Served(String),
     /// One store opened in this process, shared by every client.
     Embedded(Store),
@@ -14,6 +15,17 @@ pub enum Target {
 
 pub struct Tinystore {
     pub target: Target,
+}
+
+impl Tinystore {
+    /// The system's name in the tables.
+    fn label(&self) -> String {
+        match &self.target {
+            Target::Served(address) if address.starts_with("etcd://") => "tinystore on etcd".into(),
+            Target::Served(_) => "tinystore serve".into(),
+            Target::Embedded(_) => "tinystore embedded".into(),
+        }
+    }
 }
 
 struct Client {
@@ -25,10 +37,7 @@ struct Client {
 #[async_trait::async_trait]
 impl Peer for Tinystore {
     fn name(&self) -> String {
-        match self.target {
-            Target::Served(_) => "tinystore serve".into(),
-            Target::Embedded(_) => "tinystore embedded".into(),
-        }
+        self.label()
     }
 
     async fn client(&self) -> Result<Box<dyn LockClient>, String> {
