@@ -61,11 +61,7 @@ impl Group {
         };
         let options = self.options.merged(over);
         let request = Request {
-            key: Arc::new(KeyId {
-                fenced: self.limit.is_none(),
-                name: self.name.to_string(),
-                key,
-            }),
+            key: Arc::new(KeyId::new(self.limit.is_none(), &self.name, &key)),
             limit,
             ttl: options.checked_ttl()?,
             keepalive: options.keeps_alive(),

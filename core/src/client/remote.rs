@@ -68,8 +68,8 @@ impl Remote {
     async fn grant(&self, request: Request, waits: bool) -> Result<Option<Grant>> {
         let link = self.link().await?;
         let key = &request.key;
-        let (name, key_text) = (key.name.clone(), WireKey::Text(key.key.clone()));
-        let limit = (!key.fenced).then_some(request.limit);
+        let (name, key_text) = (key.name().to_string(), WireKey::Text(key.key().to_string()));
+        let limit = (!key.fenced()).then_some(request.limit);
         let ttl_ms = Some(request.ttl.as_millis() as u64);
         let op = if waits {
             Op::Acquire {

@@ -48,7 +48,7 @@ impl Audit {
     /// A lease was granted.
     pub(super) fn granted(&mut self, id: LeaseId, key: &KeyId, fence: Option<Fence>) {
         self.write(serde_json::json!({
-            "ev": "grant", "lease": id, "fenced": key.fenced, "name": key.name, "key": key.key,
+            "ev": "grant", "lease": id, "fenced": key.fenced(), "name": key.name(), "key": key.key(),
             "fence": fence.map(|f| f.to_string()),
         }));
     }
@@ -56,7 +56,7 @@ impl Audit {
     /// A lease ended: released, ran out, closed, or never taken by its waiter.
     pub(super) fn ended(&mut self, id: LeaseId, key: &KeyId, why: &str) {
         self.write(serde_json::json!({
-            "ev": "end", "lease": id, "fenced": key.fenced, "name": key.name, "key": key.key, "why": why,
+            "ev": "end", "lease": id, "fenced": key.fenced(), "name": key.name(), "key": key.key(), "why": why,
         }));
     }
 }

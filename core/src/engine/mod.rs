@@ -3,6 +3,10 @@
 //! its epoch, and the server and the embedded API both drive it.
 
 mod audit;
+mod deadlines;
+mod keys;
+mod leases;
+mod line;
 mod scheduler;
 mod state;
 mod wait;
@@ -13,7 +17,8 @@ pub use state::{Grant, Granted, KeyId, LeaseId, LostSignal, LostTo, Request};
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
 use crate::status::{HeldStatus, Status, WaitingStatus};
-use state::{Held, KeyState, Lost, State, Waiter};
+use keys::KeySlot;
+use state::{Held, Lost, State, Waiter};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch, Notify};
@@ -35,11 +40,8 @@ impl Engine {
         if let Some(audit) = audit.as_mut() {
             audit.opened(epoch);
         }
-        let state = State {
-            grace_until: grace.filter(|g| !g.is_zero()).map(|g| Instant::now() + g),
-            audit,
-            ..State::default()
-        };
+        let grace_until = grace.filter(|g| !g.is_zero()).map(|g| Instant::now() + g);
+        let state = State::new(grace_until, audit);
         let engine = Arc::new(Engine {
             epoch,
             state: Mutex::new(state),
@@ -67,9 +69,9 @@ impl Engine {
         let now = Instant::now();
         self.reap(&mut st, now);
         check_open(&st)?;
-        let grant = self.grant_if_free(&mut st, request, now)?;
+        let (slot, grant) = self.grant_if_free(&mut st, request, now)?;
         if grant.is_none() {
-            remove_if_idle(&mut st, &request.key);
+            remove_if_idle(&mut st, slot);
         }
         Ok(grant)
     }
@@ -82,14 +84,17 @@ impl Engine {
             let now = Instant::now();
             self.reap(&mut st, now);
             check_open(&st)?;
-            if let Some(grant) = self.grant_if_free(&mut st, &request, now)? {
+            let (slot, grant) = self.grant_if_free(&mut st, &request, now)?;
+            if let Some(grant) = grant {
                 return Ok(grant);
             }
             let id = st.next_id();
             let (tx, rx) = oneshot::channel();
             let key = request.key.clone();
-            let line = &mut st.keys.get_mut(&key).expect("key entry made above").waiters;
-            line.push_back(Waiter {
+            let Some(entry) = st.keys.get_mut(slot) else {
+                return Err(Error::internal("a key vanished while its caller waited"));
+            };
+            entry.waiters.push_back(Waiter {
                 id,
                 request,
                 reply: tx,
@@ -105,13 +110,15 @@ impl Engine {
         let now = Instant::now();
         self.reap(&mut st, now);
         check_open(&st)?;
-        let held = st.leases.get_mut(&id).ok_or_else(|| not_held(id))?;
-        let old = held.expires;
-        held.expires = now + held.ttl;
+        let now = st.nanos(now);
+        let held = st.leases.get_mut(id).ok_or_else(|| not_held(id))?;
+        held.expires = now.saturating_add(ttl_nanos(held.ttl_ms));
         let (keepalive, expires) = (held.keepalive, held.expires);
         if !keepalive {
-            st.deadlines.remove(&(old, id));
-            st.deadlines.insert((expires, id));
+            let State {
+                deadlines, leases, ..
+            } = &mut *st;
+            deadlines.push(expires, id, leases);
         }
         Ok(())
     }
@@ -122,7 +129,7 @@ impl Engine {
         let now = Instant::now();
         self.reap(&mut st, now);
         check_open(&st)?;
-        if !st.leases.contains_key(&id) {
+        if st.leases.get(id).is_none() {
             return Err(not_held(id));
         }
         let reason = Error::lease_lost("the lease was released");
@@ -137,15 +144,16 @@ impl Engine {
         if st.closed.is_some() {
             return;
         }
-        let leases: Vec<(LeaseId, Held)> = st.leases.drain().collect();
+        let leases: Vec<(LeaseId, Held)> = st.leases.drain();
         for (id, held) in leases {
-            if let Some(audit) = st.audit.as_mut() {
-                audit.ended(id, &held.key, "closed");
+            let State { audit, keys, .. } = &mut *st;
+            if let (Some(audit), Some(key)) = (audit.as_mut(), keys.get(held.key)) {
+                audit.ended(id, &key.id, "closed");
             }
             held.lost.tell(id, reason.clone(), false);
         }
-        for (_, key) in st.keys.drain() {
-            for waiter in key.waiters {
+        for mut key in st.keys.drain() {
+            for waiter in key.waiters.take_all() {
                 let _ = waiter.reply.send(Err(reason.clone()));
             }
         }
@@ -165,18 +173,20 @@ impl Engine {
         let mut st = self.lock();
         let now = Instant::now();
         self.reap(&mut st, now);
+        let now_nanos = st.nanos(now);
         let mut held: Vec<HeldStatus> = st
             .leases
-            .values()
-            .map(|h| HeldStatus {
-                name: h.key.name.clone(),
-                key: h.key.key.clone(),
+            .iter()
+            .filter_map(|(_, h)| Some((h, &st.keys.get(h.key)?.id)))
+            .map(|(h, key)| HeldStatus {
+                name: key.name().to_string(),
+                key: key.key().to_string(),
                 fence: (h.count > 0).then(|| Fence::new(self.epoch, h.count)),
-                ttl_ms: h.ttl.as_millis() as u64,
+                ttl_ms: u64::from(h.ttl_ms),
                 left_ms: if h.keepalive {
-                    h.ttl.as_millis() as u64
+                    u64::from(h.ttl_ms)
                 } else {
-                    h.expires.saturating_duration_since(now).as_millis() as u64
+                    h.expires.saturating_sub(now_nanos) / 1_000_000
                 },
                 renewing: h.keepalive,
             })
@@ -186,9 +196,9 @@ impl Engine {
             .keys
             .iter()
             .filter(|(_, k)| !k.waiters.is_empty())
-            .map(|(id, k)| WaitingStatus {
-                name: id.name.clone(),
-                key: id.key.clone(),
+            .map(|(_, k)| WaitingStatus {
+                name: k.id.name().to_string(),
+                key: k.id.key().to_string(),
                 waiters: k.waiters.len(),
             })
             .collect();
@@ -205,37 +215,49 @@ impl Engine {
         }
     }
 
-    /// Grants `request` now if its key has room and an empty line.
+    /// Grants `request` now if its key has room and an empty line; the
+    /// key's slot either way (made if the key was new).
     fn grant_if_free(
         &self,
         st: &mut State,
         request: &Request,
         now: Instant,
-    ) -> Result<Option<Granted>> {
+    ) -> Result<(KeySlot, Option<Granted>)> {
         let in_grace = st.in_grace();
-        let entry = st
-            .keys
-            .entry(request.key.clone())
-            .or_insert_with(|| KeyState {
-                limit: request.limit,
-                ..KeyState::default()
-            });
+        let slot = st.keys.find_or_insert(&request.key, request.limit);
+        let Some(entry) = st.keys.get(slot) else {
+            return Err(Error::internal("a key vanished as it was made"));
+        };
         if entry.limit != request.limit {
-            return Err(Error::invalid(format!(
+            let err = Error::invalid(format!(
                 "{} has limit {} while it has holders; it was asked with limit {}",
                 request.key, entry.limit, request.limit
-            )));
+            ));
+            remove_if_idle(st, slot);
+            return Err(err);
         }
         let free = !in_grace && entry.waiters.is_empty() && entry.holders < entry.limit;
         if !free {
-            return Ok(None);
+            return Ok((slot, None));
         }
-        self.grant(st, request, now).map(Some)
+        let granted = self.grant(st, slot, request, now);
+        if granted.is_err() {
+            remove_if_idle(st, slot);
+        }
+        Ok((slot, Some(granted?)))
     }
 
-    /// Makes a lease for `request`, whose key must have room.
-    fn grant(&self, st: &mut State, request: &Request, now: Instant) -> Result<Granted> {
-        let fence = if request.key.fenced {
+    /// Makes a lease for `request` on the key in `slot`, which must have room.
+    fn grant(
+        &self,
+        st: &mut State,
+        slot: KeySlot,
+        request: &Request,
+        now: Instant,
+    ) -> Result<Granted> {
+        let ttl_ms = u32::try_from(request.ttl.as_millis())
+            .map_err(|_| Error::invalid(format!("a ttl of {:?} is over a day", request.ttl)))?;
+        let fence = if request.key.fenced() {
             if st.count == u64::MAX {
                 return Err(Error::new(
                     Code::Limit,
@@ -247,8 +269,7 @@ impl Engine {
         } else {
             None
         };
-        let id = st.next_id();
-        let expires = now + request.ttl;
+        let expires = st.nanos(now).saturating_add(ttl_nanos(ttl_ms));
         let (lost, signal) = match &request.lost_to {
             LostTo::Watch => {
                 let (tx, rx) = watch::channel(None);
@@ -256,25 +277,30 @@ impl Engine {
             }
             LostTo::Channel(channel) => (Lost::Channel(channel.clone()), None),
         };
-        st.leases.insert(
-            id,
-            Held {
-                key: request.key.clone(),
-                count: fence.map_or(0, Fence::count),
-                ttl: request.ttl,
-                keepalive: request.keepalive,
-                expires,
-                lost,
-            },
-        );
+        let held = Held {
+            key: slot,
+            count: fence.map_or(0, Fence::count),
+            expires,
+            lost,
+            ttl_ms,
+            keepalive: request.keepalive,
+        };
+        let id = st
+            .leases
+            .insert(held)
+            .ok_or_else(|| Error::new(Code::Limit, "the engine holds 2^32 leases; release some"))?;
         if !request.keepalive {
-            st.deadlines.insert((expires, id));
-            if st.scheduler_wakes_at.is_none_or(|at| expires < at) {
-                st.scheduler_wakes_at = Some(expires);
+            let State {
+                deadlines, leases, ..
+            } = &mut *st;
+            deadlines.push(expires, id, leases);
+            let at = st.instant(expires);
+            if st.scheduler_wakes_at.is_none_or(|wakes| at < wakes) {
+                st.scheduler_wakes_at = Some(at);
                 self.wake.notify_one();
             }
         }
-        if let Some(key) = st.keys.get_mut(&request.key) {
+        if let Some(key) = st.keys.get_mut(slot) {
             key.holders += 1;
         }
         if let Some(audit) = st.audit.as_mut() {
@@ -289,15 +315,21 @@ impl Engine {
 
     /// Ends the leases whose TTL has passed.
     fn reap(&self, st: &mut State, now: Instant) {
-        while let Some(&(at, id)) = st.deadlines.first() {
-            if at > now {
+        let now_nanos = st.nanos(now);
+        loop {
+            let State {
+                deadlines, leases, ..
+            } = &mut *st;
+            let Some(id) = deadlines.pop_due(now_nanos, leases) else {
                 break;
-            }
-            st.deadlines.pop_first();
-            let reason = match st.leases.get(&id) {
+            };
+            let reason = match st.leases.get(id) {
                 Some(h) => Error::lease_lost(format!(
                     "the lease on {} ran out: it was not renewed within its ttl of {:?}",
-                    h.key, h.ttl
+                    st.keys
+                        .get(h.key)
+                        .map_or("a key".to_string(), |k| k.id.to_string()),
+                    h.ttl()
                 )),
                 None => continue,
             };
@@ -309,12 +341,12 @@ impl Engine {
     fn end_lease(&self, st: &mut State, id: LeaseId, why: &str, reason: Error, now: Instant) {
         if let Some(held) = detach(st, id, why) {
             held.lost.tell(id, reason, why == "released");
-            self.serve_line(st, &held.key, now);
+            self.serve_line(st, held.key, now);
         }
     }
 
     /// Grants the key to those first in line while it has room.
-    fn serve_line(&self, st: &mut State, key: &Arc<KeyId>, now: Instant) {
+    fn serve_line(&self, st: &mut State, key: KeySlot, now: Instant) {
         if st.in_grace() {
             return;
         }
@@ -331,7 +363,7 @@ impl Engine {
             if waiter.reply.is_closed() {
                 continue;
             }
-            match self.grant(st, &waiter.request, now) {
+            match self.grant(st, key, &waiter.request, now) {
                 Ok(grant) => {
                     if let Err(Ok(unwanted)) = waiter.reply.send(Ok(grant)) {
                         detach(st, unwanted.id, "not taken");
@@ -349,9 +381,8 @@ impl Engine {
     fn end_grace_if_due(&self, st: &mut State, now: Instant) {
         if st.grace_until.is_some_and(|until| now >= until) {
             st.grace_until = None;
-            let keys: Vec<Arc<KeyId>> = st.keys.keys().cloned().collect();
-            for key in keys {
-                self.serve_line(st, &key, now);
+            for key in st.keys.slots() {
+                self.serve_line(st, key, now);
             }
         }
     }
@@ -370,6 +401,11 @@ fn check_open(st: &State) -> Result<()> {
     }
 }
 
+/// A TTL of `ttl_ms` in nanoseconds.
+fn ttl_nanos(ttl_ms: u32) -> u64 {
+    u64::from(ttl_ms) * 1_000_000
+}
+
 fn not_held(id: LeaseId) -> Error {
     Error::lease_lost(format!(
         "lease {id} is not held: it ran out or was released"
@@ -380,24 +416,19 @@ fn not_held(id: LeaseId) -> Error {
 /// without telling its holder or serving the line; the caller does what
 /// follows.
 fn detach(st: &mut State, id: LeaseId, why: &str) -> Option<Held> {
-    let held = st.leases.remove(&id)?;
-    if let Some(audit) = st.audit.as_mut() {
-        audit.ended(id, &held.key, why);
-    }
-    st.deadlines.remove(&(held.expires, id));
-    if let Some(entry) = st.keys.get_mut(&held.key) {
+    let held = st.leases.remove(id)?;
+    if let Some(entry) = st.keys.get_mut(held.key) {
         entry.holders = entry.holders.saturating_sub(1);
+        if let Some(audit) = st.audit.as_mut() {
+            audit.ended(id, &entry.id, why);
+        }
     }
     Some(held)
 }
 
 /// Forgets a key's entry once nobody holds it or waits for it.
-fn remove_if_idle(st: &mut State, key: &KeyId) {
-    if st
-        .keys
-        .get(key)
-        .is_some_and(|k| k.holders == 0 && k.waiters.is_empty())
-    {
+fn remove_if_idle(st: &mut State, key: KeySlot) {
+    if st.keys.get(key).is_some_and(|k| k.is_idle()) {
         st.keys.remove(key);
     }
 }

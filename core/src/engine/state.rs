@@ -1,9 +1,11 @@
 //! The engine's bookkeeping: which leases hold which keys, who waits in
 //! line, and when each lease runs out. Plain data under the engine's mutex.
 
+use super::deadlines::Deadlines;
+use super::keys::{KeySlot, Keys};
+use super::leases::Leases;
 use crate::error::{Error, Result};
 use crate::fence::Fence;
-use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -15,21 +17,50 @@ pub type LeaseId = u64;
 /// The signal a lease's holder watches: `None` while held, then why it ended.
 pub type LostSignal = watch::Receiver<Option<Error>>;
 
-/// Which table a key lives in: exclusive locks (fenced) or a semaphore.
+/// Which table a key lives in, exclusive locks (fenced) or a semaphore,
+/// and its group's name and key, stored as one text so that a million held
+/// keys cost one small allocation each.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct KeyId {
+    /// The group's name followed by the key.
+    text: Box<str>,
+    /// Where the name ends in `text`.
+    name_len: u32,
     /// Whether this is an exclusive lock, whose leases carry fences.
-    pub fenced: bool,
+    fenced: bool,
+}
+
+impl KeyId {
+    /// The key `key` of the group `name`: an exclusive lock's when `fenced`,
+    /// a semaphore's otherwise.
+    pub fn new(fenced: bool, name: &str, key: &str) -> KeyId {
+        KeyId {
+            text: format!("{name}{key}").into_boxed_str(),
+            name_len: u32::try_from(name.len()).expect("names are checked to be short"),
+            fenced,
+        }
+    }
+
+    /// Whether this is an exclusive lock, whose leases carry fences.
+    pub fn fenced(&self) -> bool {
+        self.fenced
+    }
+
     /// The group's name.
-    pub name: String,
+    pub fn name(&self) -> &str {
+        &self.text[..self.name_len as usize]
+    }
+
     /// The key within the group.
-    pub key: String,
+    pub fn key(&self) -> &str {
+        &self.text[self.name_len as usize..]
+    }
 }
 
 impl std::fmt::Display for KeyId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = if self.fenced { "lock" } else { "semaphore" };
-        write!(f, "{kind} {}/{}", self.name, self.key)
+        write!(f, "{kind} {}/{}", self.name(), self.key())
     }
 }
 
@@ -82,15 +113,25 @@ pub struct Grant {
     pub lost: LostSignal,
 }
 
-/// A lease while it is held.
+/// A lease while it is held; kept small, since a server may hold millions.
 pub(super) struct Held {
-    pub key: Arc<KeyId>,
+    /// Where its key's state is; it stays there while the key is held.
+    pub key: KeySlot,
     /// The count of its fence (the epoch is the engine's); 0 for a permit.
     pub count: u64,
-    pub ttl: Duration,
-    pub keepalive: bool,
-    pub expires: Instant,
+    /// When it runs out, in nanoseconds since the engine started.
+    pub expires: u64,
     pub lost: Lost,
+    /// Its TTL in milliseconds (at most a day).
+    pub ttl_ms: u32,
+    pub keepalive: bool,
+}
+
+impl Held {
+    /// The lease's TTL.
+    pub fn ttl(&self) -> Duration {
+        Duration::from_millis(u64::from(self.ttl_ms))
+    }
 }
 
 /// Where a held lease's end is told.
@@ -122,25 +163,17 @@ pub(super) struct Waiter {
     pub reply: oneshot::Sender<Result<Granted>>,
 }
 
-/// A key's holders and line; removed when both are empty.
-#[derive(Default)]
-pub(super) struct KeyState {
-    pub limit: u32,
-    /// How many leases hold the key now.
-    pub holders: u32,
-    pub waiters: VecDeque<Waiter>,
-}
-
 /// Everything the engine's mutex guards.
-#[derive(Default)]
 pub(super) struct State {
+    /// The instant lease deadlines count from.
+    pub base: Instant,
     pub closed: Option<Error>,
     pub count: u64,
     pub next_id: u64,
     pub grace_until: Option<Instant>,
-    pub keys: HashMap<Arc<KeyId>, KeyState>,
-    pub leases: HashMap<LeaseId, Held>,
-    pub deadlines: BTreeSet<(Instant, LeaseId)>,
+    pub keys: Keys,
+    pub leases: Leases,
+    pub deadlines: Deadlines,
     /// The instant the scheduler sleeps until, so that only an earlier
     /// deadline needs to wake it.
     pub scheduler_wakes_at: Option<Instant>,
@@ -149,10 +182,36 @@ pub(super) struct State {
 }
 
 impl State {
-    /// A fresh id for a lease or a waiter.
+    /// Empty bookkeeping whose deadlines count from now.
+    pub fn new(grace_until: Option<Instant>, audit: Option<super::audit::Audit>) -> State {
+        State {
+            base: Instant::now(),
+            closed: None,
+            count: 0,
+            next_id: 0,
+            grace_until,
+            keys: Keys::default(),
+            leases: Leases::default(),
+            deadlines: Deadlines::default(),
+            scheduler_wakes_at: None,
+            audit,
+        }
+    }
+
+    /// A fresh id for a waiter.
     pub fn next_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
+    }
+
+    /// `at` in nanoseconds since the engine started (0 for earlier instants).
+    pub fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// The instant `nanos` after the engine started.
+    pub fn instant(&self, nanos: u64) -> Instant {
+        self.base + Duration::from_nanos(nanos)
     }
 
     /// Whether the grace after an unclean stop still forbids grants. Only
@@ -163,7 +222,7 @@ impl State {
 
     /// The earliest instant the scheduler must act at.
     pub fn next_deadline(&self) -> Option<Instant> {
-        let lease = self.deadlines.first().map(|(at, _)| *at);
+        let lease = self.deadlines.first().map(|at| self.instant(at));
         match (lease, self.grace_until) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

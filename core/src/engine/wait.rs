@@ -61,15 +61,18 @@ impl Drop for Wait {
             return;
         }
         let mut st = self.engine.lock();
-        if let Some(entry) = st.keys.get_mut(&self.key) {
-            entry.waiters.retain(|w| w.id != self.waiter_id);
+        let slot = st.keys.find(&self.key);
+        if let Some(entry) = slot.and_then(|slot| st.keys.get_mut(slot)) {
+            entry.waiters.remove(self.waiter_id);
         }
         self.reply.close();
         if let Ok(Ok(grant)) = self.reply.try_recv() {
             detach(&mut st, grant.id, "given up");
         }
         // Leaving may make room for the next in line, or leave the key idle.
-        let now = tokio::time::Instant::now();
-        self.engine.serve_line(&mut st, &self.key, now);
+        if let Some(slot) = slot {
+            let now = tokio::time::Instant::now();
+            self.engine.serve_line(&mut st, slot, now);
+        }
     }
 }

@@ -79,7 +79,7 @@ pub(crate) async fn acquire(
             place.give_up().await;
             return Ok(None);
         }
-        if request.key.fenced {
+        if request.key.fenced() {
             // A lock waits for the one entry ahead of it, as etcd's own
             // lock does: a release wakes one waiter, not the whole line.
             place.wait_for_turn(&request).await?;
@@ -284,7 +284,7 @@ impl Place {
         let id = guard.session.id as u64;
         let fence = request
             .key
-            .fenced
+            .fenced()
             .then(|| Fence::new(epoch, revision as u64));
         let lost = guard.signal();
         self.inner.table.insert(

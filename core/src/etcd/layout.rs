@@ -40,9 +40,9 @@ impl Layout {
     pub(crate) fn line(&self, key: &KeyId) -> String {
         format!(
             "{}{}/{}/",
-            self.lines(key.fenced),
-            key.name,
-            encode(&key.key)
+            self.lines(key.fenced()),
+            key.name(),
+            encode(key.key())
         )
     }
 
@@ -106,11 +106,7 @@ mod tests {
     #[test]
     fn keys_with_slashes_get_lines_of_their_own() {
         let layout = Layout::new("p");
-        let key = |k: &str| KeyId {
-            fenced: true,
-            name: "n".into(),
-            key: k.into(),
-        };
+        let key = |k: &str| KeyId::new(true, "n", k);
         let a = layout.line(&key("a"));
         let b = layout.line(&key("a/b"));
         assert_eq!(a, "/p/lock/n/a/");

@@ -95,11 +95,7 @@ fn request(
     let ttl = ttl_ms.map_or(DEFAULT_TTL, Duration::from_millis);
     check_ttl(ttl)?;
     Ok(Request {
-        key: Arc::new(KeyId {
-            fenced: limit.is_none(),
-            name: name.to_string(),
-            key,
-        }),
+        key: Arc::new(KeyId::new(limit.is_none(), name, &key)),
         limit: limit.unwrap_or(1),
         ttl,
         keepalive: false,

@@ -1,0 +1,185 @@
+//! The keys held or waited for: a slab of key states, found by a hash table
+//! of slot numbers. A key costs its text and one slot, and a lease names
+//! its key by slot, so a million held keys stay small.
+
+use super::line::Line;
+use super::state::KeyId;
+use hashbrown::HashTable;
+use std::hash::{BuildHasher, RandomState};
+
+/// Where a key's state lives, stable while the key is held or waited for.
+pub(super) type KeySlot = u32;
+
+/// A key's holders and line; removed when both are empty.
+pub(super) struct KeyState {
+    pub id: KeyId,
+    pub limit: u32,
+    /// How many leases hold the key now.
+    pub holders: u32,
+    pub waiters: Line,
+}
+
+impl KeyState {
+    /// Whether nobody holds the key or waits for it.
+    pub fn is_idle(&self) -> bool {
+        self.holders == 0 && self.waiters.is_empty()
+    }
+}
+
+/// The keys by id and by slot.
+#[derive(Default)]
+pub(super) struct Keys {
+    index: HashTable<KeySlot>,
+    slots: Vec<Option<KeyState>>,
+    free: Vec<KeySlot>,
+    hasher: RandomState,
+}
+
+impl Keys {
+    /// The slot of `id`, if the key is known.
+    pub fn find(&self, id: &KeyId) -> Option<KeySlot> {
+        let hash = self.hasher.hash_one(id);
+        let slots = &self.slots;
+        self.index
+            .find(hash, |&slot| {
+                state(slots, slot).is_some_and(|k| &k.id == id)
+            })
+            .copied()
+    }
+
+    /// The slot of `id`, made with `limit` and no holders if it is new.
+    pub fn find_or_insert(&mut self, id: &KeyId, limit: u32) -> KeySlot {
+        if let Some(slot) = self.find(id) {
+            return slot;
+        }
+        let fresh = KeyState {
+            id: id.clone(),
+            limit,
+            holders: 0,
+            waiters: Line::default(),
+        };
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(fresh);
+                slot
+            }
+            None => {
+                self.slots.push(Some(fresh));
+                (self.slots.len() - 1) as KeySlot
+            }
+        };
+        let Keys {
+            index,
+            slots,
+            hasher,
+            ..
+        } = self;
+        let hash = hasher.hash_one(id);
+        index.insert_unique(hash, slot, |&s| {
+            state(slots, s).map_or(0, |k| hasher.hash_one(&k.id))
+        });
+        slot
+    }
+
+    /// The key in `slot`.
+    pub fn get(&self, slot: KeySlot) -> Option<&KeyState> {
+        state(&self.slots, slot)
+    }
+
+    /// The key in `slot`, to change.
+    pub fn get_mut(&mut self, slot: KeySlot) -> Option<&mut KeyState> {
+        self.slots.get_mut(slot as usize)?.as_mut()
+    }
+
+    /// Forgets the key in `slot`; its slot may then name another key.
+    pub fn remove(&mut self, slot: KeySlot) -> Option<KeyState> {
+        let hash = self.hasher.hash_one(&self.get(slot)?.id);
+        if let Ok(entry) = self.index.find_entry(hash, |&s| s == slot) {
+            entry.remove();
+        }
+        self.free.push(slot);
+        self.slots[slot as usize].take()
+    }
+
+    /// Every key with its slot.
+    pub fn iter(&self) -> impl Iterator<Item = (KeySlot, &KeyState)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, k)| Some((slot as KeySlot, k.as_ref()?)))
+    }
+
+    /// The slots of every key.
+    pub fn slots(&self) -> Vec<KeySlot> {
+        self.iter().map(|(slot, _)| slot).collect()
+    }
+
+    /// Forgets every key, returning them.
+    pub fn drain(&mut self) -> Vec<KeyState> {
+        self.index.clear();
+        self.free.clear();
+        std::mem::take(&mut self.slots)
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+}
+
+fn state(slots: &[Option<KeyState>], slot: KeySlot) -> Option<&KeyState> {
+    slots.get(slot as usize)?.as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_found_by_id_and_slots_are_reused() {
+        let mut keys = Keys::default();
+        let a = KeyId::new(true, "n", "a");
+        let b = KeyId::new(true, "n", "b");
+        let sa = keys.find_or_insert(&a, 1);
+        let sb = keys.find_or_insert(&b, 1);
+        assert_ne!(sa, sb);
+        assert_eq!(keys.find_or_insert(&a, 1), sa);
+        assert_eq!(
+            keys.find(&KeyId::new(false, "n", "a")),
+            None,
+            "a semaphore is another key"
+        );
+        assert_eq!(
+            keys.find(&KeyId::new(true, "na", "")),
+            None,
+            "name and key are kept apart"
+        );
+        assert_eq!(keys.remove(sa).map(|k| k.id), Some(a.clone()));
+        assert_eq!(keys.find(&a), None);
+        let c = KeyId::new(true, "n", "c");
+        let sc = keys.find_or_insert(&c, 1);
+        assert_eq!(sc, sa, "the freed slot is used again");
+        assert_eq!(keys.find(&b), Some(sb));
+        assert_eq!(keys.find(&c), Some(sc));
+        let mut all: Vec<_> = keys.drain().into_iter().map(|k| k.id).collect();
+        all.sort_by(|x, y| x.key().cmp(y.key()));
+        assert_eq!(all, [b, c]);
+    }
+
+    #[test]
+    fn many_keys_survive_the_table_growing() {
+        let mut keys = Keys::default();
+        let ids: Vec<_> = (0..5_000)
+            .map(|n| KeyId::new(true, "g", &n.to_string()))
+            .collect();
+        let slots: Vec<_> = ids.iter().map(|id| keys.find_or_insert(id, 1)).collect();
+        for (id, slot) in ids.iter().zip(&slots) {
+            assert_eq!(keys.find(id), Some(*slot));
+            assert_eq!(keys.get(*slot).map(|k| &k.id), Some(id));
+        }
+        for slot in slots.iter().step_by(2) {
+            keys.remove(*slot);
+        }
+        for (n, id) in ids.iter().enumerate() {
+            assert_eq!(keys.find(id).is_some(), n % 2 == 1, "key {n}");
+        }
+    }
+}
