@@ -57,7 +57,7 @@ typedef struct TsAcquire TsAcquire;
 // A group of exclusive locks or of semaphores.
 typedef struct TsGroup TsGroup;
 
-// A held lease or permit, and the watch that reports its loss.
+// A held lease or permit, and the callback that reports its loss.
 typedef struct TsHeld TsHeld;
 
 // An open store (owned by this process, or reached over a connection).

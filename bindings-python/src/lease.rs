@@ -1,10 +1,9 @@
 //! `Lease` (a lock's, with a fence) and `Permit` (a semaphore's, without):
 //! the core's, shared with the runtime, with async and sync forms of
-//! `renew` and `release`, and a watch that tells Python when one is lost.
+//! `renew` and `release`, and the core's `on_lost` calling back into Python.
 
 use crate::errors::to_py;
-use crate::ready::{awaitable, block_on};
-use crate::watch::Watch;
+use crate::ready::{awaitable, block_on, runtime};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex};
 
@@ -14,7 +13,7 @@ macro_rules! holding_class {
         #[pyclass(module = "tinystore._native", frozen)]
         pub(crate) struct $name {
             inner: Arc<$core>,
-            watching: Mutex<Option<Arc<Watch>>>,
+            watching: Mutex<Option<tinystore::OnLost>>,
         }
 
         impl $name {
@@ -28,7 +27,7 @@ macro_rules! holding_class {
             fn stop_watching(&self) {
                 let handle = self.watching.lock().unwrap_or_else(|p| p.into_inner()).take();
                 if let Some(handle) = handle {
-                    handle.stop();
+                    handle.cancel();
                 }
             }
         }
@@ -67,7 +66,6 @@ macro_rules! holding_class {
 
             /// Releases it (awaitable). Idempotent.
             fn release<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                self.stop_watching();
                 let inner = self.inner.clone();
                 awaitable(py, async move { inner.release().await.map_err(to_py) })
             }
@@ -79,22 +77,25 @@ macro_rules! holding_class {
 
             /// `release`, waiting with the GIL released.
             fn release_sync(&self, py: Python<'_>) -> PyResult<()> {
-                self.stop_watching();
                 block_on(py, self.inner.release()).map_err(to_py)
             }
 
             /// Calls `callback()` from another thread once it is lost, unless
             /// it is released first. One watch at a time; a new one replaces it.
+            /// The callback's errors are dropped: it is the package's own, and
+            /// its event loop may be gone.
             fn watch_lost(&self, callback: Py<PyAny>) {
-                let inner = self.inner.clone();
-                let handle = Watch::start(async move { inner.lost().await }, callback);
+                let handle = self.inner.on_lost(move |_| {
+                    // With the GIL, off the core's callback thread.
+                    runtime().spawn_blocking(move || Python::attach(|py| drop(callback.call0(py))));
+                });
                 let old = self
                     .watching
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .replace(handle);
                 if let Some(old) = old {
-                    old.stop();
+                    old.cancel();
                 }
             }
 

@@ -5,8 +5,7 @@
 //! - `store`: `open`, `connect` and `Store`; `groups`: `Locks` and `Semaphore`;
 //!   `lease`: `Lease` and `Permit`; `fence`: the fence text forms.
 //! - `args` converts keys and options; `errors` converts errors;
-//!   `ready` turns core futures into awaitables; `watch` tells Python
-//!   when a lease is lost.
+//!   `ready` turns core futures into awaitables.
 
 mod args;
 mod errors;
@@ -15,7 +14,6 @@ mod groups;
 mod lease;
 mod ready;
 mod store;
-mod watch;
 
 use pyo3::prelude::*;
 

@@ -5,6 +5,7 @@ use crate::backend::Backend;
 use crate::engine::{Grant, KeyId, LeaseId, LostSignal};
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
+use crate::lost::{Ending, OnLost};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,7 +17,8 @@ pub(crate) struct Holding {
     key: Arc<KeyId>,
     ttl: Duration,
     lost: LostSignal,
-    released: AtomicBool,
+    /// Set by the holder's release or drop; shared with `on_lost` watches.
+    released: Arc<AtomicBool>,
 }
 
 impl Holding {
@@ -32,7 +34,7 @@ impl Holding {
             key,
             ttl,
             lost: grant.lost,
-            released: AtomicBool::new(false),
+            released: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -78,15 +80,26 @@ impl Holding {
     }
 
     async fn lost(&self) -> Error {
-        let mut signal = self.lost.clone();
-        loop {
-            if let Some(reason) = signal.borrow_and_update().clone() {
-                return reason;
+        self.ending().await
+    }
+
+    /// A future of its own that resolves when the lease ends, with why.
+    fn ending(&self) -> Ending {
+        let (mut signal, key) = (self.lost.clone(), self.key.clone());
+        Box::pin(async move {
+            loop {
+                if let Some(reason) = signal.borrow_and_update().clone() {
+                    return reason;
+                }
+                if signal.changed().await.is_err() {
+                    return Error::lease_lost(format!("the store of {key} went away"));
+                }
             }
-            if signal.changed().await.is_err() {
-                return Error::lease_lost(format!("the store of {} went away", self.key));
-            }
-        }
+        })
+    }
+
+    fn on_lost(&self, callback: impl FnOnce(Error) + Send + 'static) -> OnLost {
+        OnLost::start(self.ending(), self.released.clone(), callback)
     }
 }
 
@@ -102,12 +115,12 @@ macro_rules! holding_methods {
     () => {
         /// The group's name.
         pub fn name(&self) -> &str {
-            self.holding.key.name()
+            &self.holding.key.name
         }
 
         /// The key held.
         pub fn key(&self) -> &str {
-            self.holding.key.key()
+            &self.holding.key.key
         }
 
         /// The TTL: how long it lives after its grant or last renewal.
@@ -136,6 +149,16 @@ macro_rules! holding_methods {
         /// Resolves when it is lost, with the reason; also after a release.
         pub async fn lost(&self) -> Error {
             self.holding.lost().await
+        }
+
+        /// Calls `callback` once with the reason if and when it is lost: it
+        /// ran out, its store closed, its connection broke. Not when its
+        /// holder releases or drops it first. Nothing runs per lease while
+        /// it is held; callbacks run one at a time on a thread of the
+        /// core's, so each should be quick (hand the reason to a channel or
+        /// a task). The returned handle cancels it; dropping it does not.
+        pub fn on_lost(&self, callback: impl FnOnce(Error) + Send + 'static) -> OnLost {
+            self.holding.on_lost(callback)
         }
     };
 }

@@ -2,14 +2,14 @@
 
 use crate::error::{call, fill, quiet, Failure, TsError};
 use crate::fence::TsFence;
-use crate::lost::Watch;
+use crate::lost::report;
 use crate::runtime::block_on;
 use crate::text::{free_handle, handle};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
-use tinystore::{Lease, Permit};
+use tinystore::{Lease, OnLost, Permit};
 
 /// A held lease or permit of the core.
 pub enum Held {
@@ -47,10 +47,10 @@ impl Held {
     }
 }
 
-/// A held lease or permit, and the watch that reports its loss.
+/// A held lease or permit, and the callback that reports its loss.
 pub struct TsHeld {
     held: Held,
-    watch: Mutex<Option<Arc<Watch>>>,
+    watch: Mutex<Option<OnLost>>,
 }
 
 impl TsHeld {
@@ -65,7 +65,7 @@ impl TsHeld {
     fn unwatch(&self) {
         let watch = self.watch.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(watch) = watch {
-            watch.stop();
+            watch.cancel();
         }
     }
 }
@@ -117,9 +117,8 @@ pub unsafe extern "C" fn ts_held_watch(held: *const TsHeld, token: u64) {
             return;
         };
         held.unwatch();
-        let watch = Watch::new(token, held.held.lost());
-        *held.watch.lock().unwrap_or_else(|p| p.into_inner()) = Some(watch.clone());
-        watch.start();
+        let watch = either!(&held.held, h => h.on_lost(move |_| report(token)));
+        *held.watch.lock().unwrap_or_else(|p| p.into_inner()) = Some(watch);
     })
 }
 
@@ -175,7 +174,6 @@ pub unsafe extern "C" fn ts_held_release(held: *const TsHeld, err: *mut TsError)
     unsafe {
         call(err, || {
             let held = handle(held, "held")?;
-            held.unwatch();
             either!(&held.held, h => block_on(h.release()))??;
             Ok(())
         })

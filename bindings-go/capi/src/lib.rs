@@ -12,8 +12,8 @@
 //! - [`acquire`]: `TsAcquire`, an acquire under way that can be waited on
 //!   or cancelled (cancelling drops the core's future: no lease leaks).
 //! - [`held`]: `TsHeld`, a held lease or permit.
-//! - [`lost`]: how a held lease tells its loss: a token in a queue that one
-//!   caller thread drains.
+//! - [`lost`]: how a held lease tells its loss (the core's `on_lost`): a
+//!   token in a queue that one caller thread drains.
 //! - [`fence`]: `TsFence` and the core's fence parser and printer.
 //!
 //! The C ABI converts types and maps errors; every semantic lives in the

@@ -1,74 +1,9 @@
-//! How a held lease reports its loss across the boundary: a `Watch` polls
-//! the core's `lost()` future with a waker of its own, and when it ends
-//! puts the lease's token in one process-wide queue. One caller thread
-//! blocks in `ts_lost_wait` to drain it, so no thread waits per lease.
+//! How a held lease reports its loss across the boundary: the core's
+//! `on_lost` puts the lease's token in one process-wide queue, and one
+//! caller thread blocks in `ts_lost_wait` to drain it, so no thread waits
+//! per lease.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::task::{Context, Wake, Waker};
-
-type Lost = Pin<Box<dyn Future<Output = tinystore::Error> + Send>>;
-
-/// Watches one lease: reports `token` once when `lost` ends.
-pub struct Watch {
-    token: u64,
-    lost: Mutex<Option<Lost>>,
-}
-
-impl Watch {
-    /// A watch that has not polled yet; call `start`.
-    pub fn new(token: u64, lost: Lost) -> Arc<Watch> {
-        // Unconstrained: a wake from inside a runtime task whose budget ran
-        // out must not make the poll wake itself again while it holds the lock.
-        Arc::new(Watch {
-            token,
-            lost: Mutex::new(Some(Box::pin(tokio::task::unconstrained(lost)))),
-        })
-    }
-
-    fn slot(&self) -> MutexGuard<'_, Option<Lost>> {
-        self.lost.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Polls once, registering this watch's waker.
-    pub fn start(self: &Arc<Self>) {
-        self.poll();
-    }
-
-    /// Stops the watch: nothing is reported after it returns.
-    pub fn stop(&self) {
-        let lost = self.slot().take();
-        drop(lost);
-    }
-
-    fn poll(self: &Arc<Self>) {
-        let mut slot = self.slot();
-        let Some(lost) = slot.as_mut() else {
-            return;
-        };
-        let waker = Waker::from(self.clone());
-        if lost
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker))
-            .is_ready()
-        {
-            *slot = None;
-            drop(slot);
-            QUEUE.push(self.token);
-        }
-    }
-}
-
-impl Wake for Watch {
-    fn wake(self: Arc<Self>) {
-        self.poll();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.poll();
-    }
-}
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 struct Queue {
     tokens: Mutex<Vec<u64>>,
@@ -84,11 +19,12 @@ impl Queue {
     fn lock(&self) -> MutexGuard<'_, Vec<u64>> {
         self.tokens.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
 
-    fn push(&self, token: u64) {
-        self.lock().push(token);
-        self.ready.notify_all();
-    }
+/// Reports `token` to the caller of `ts_lost_wait`.
+pub fn report(token: u64) {
+    QUEUE.lock().push(token);
+    QUEUE.ready.notify_all();
 }
 
 /// Blocks until at least one lost lease was reported, then writes up to
