@@ -115,12 +115,12 @@ macro_rules! holding_methods {
     () => {
         /// The group's name.
         pub fn name(&self) -> &str {
-            &self.holding.key.name
+            self.holding.key.name()
         }
 
         /// The key held.
         pub fn key(&self) -> &str {
-            &self.holding.key.key
+            self.holding.key.key()
         }
 
         /// The TTL: how long it lives after its grant or last renewal.
