@@ -4,8 +4,7 @@
 use crate::backend::Backend;
 use crate::engine::{KeyId, Request};
 use crate::error::{Code, Error, Result};
-use crate::fence::Fence;
-use crate::lease::Holding;
+use crate::lease::{Held, Holding};
 use crate::names::{check_key, check_name};
 use crate::options::Options;
 use std::sync::Arc;
@@ -70,7 +69,7 @@ impl Group {
         Ok((request, options))
     }
 
-    fn holding(&self, request: &Request, grant: crate::engine::Grant) -> (Holding, Option<Fence>) {
+    fn held<H: Held>(&self, request: &Request, grant: crate::engine::Grant) -> Result<H> {
         let fence = grant.fence;
         let holding = Holding::new(
             self.backend.clone(),
@@ -78,15 +77,11 @@ impl Group {
             request.ttl,
             grant,
         );
-        (holding, fence)
+        H::from_grant(holding, fence)
     }
 
     /// Waits for the key, up to the `wait` option.
-    pub(crate) async fn acquire(
-        &self,
-        key: String,
-        over: Options,
-    ) -> Result<(Holding, Option<Fence>)> {
+    pub(crate) async fn acquire<H: Held>(&self, key: String, over: Options) -> Result<H> {
         let (request, options) = self.request(key, over)?;
         let waiting = self.backend.acquire(request.clone());
         let grant = match options.wait {
@@ -98,18 +93,32 @@ impl Group {
                 )
             })??,
         };
-        Ok(self.holding(&request, grant))
+        self.held(&request, grant)
     }
 
     /// Takes the key if it is free now.
-    pub(crate) async fn try_acquire(
+    pub(crate) async fn try_acquire<H: Held>(
         &self,
         key: String,
         over: Options,
-    ) -> Result<Option<(Holding, Option<Fence>)>> {
+    ) -> Result<Option<H>> {
         let (request, _) = self.request(key, over)?;
         let grant = self.backend.try_acquire(request.clone()).await?;
-        Ok(grant.map(|g| self.holding(&request, g)))
+        grant.map(|g| self.held(&request, g)).transpose()
+    }
+
+    /// Acquires the key, runs `body` with what it holds, and releases it
+    /// however `body` ends; see [`hold_outcome`] for what it returns.
+    pub(crate) async fn hold<H: Held, T, E: From<Error>>(
+        &self,
+        key: String,
+        over: Options,
+        body: impl AsyncFnOnce(&H) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let held: H = self.acquire(key, over).await?;
+        let result = body(&held).await;
+        let released = held.holding().release().await;
+        hold_outcome(result, released)
     }
 }
 
@@ -163,4 +172,76 @@ macro_rules! option_builders {
     };
 }
 
-pub(crate) use option_builders;
+/// The acquire, try-acquire and hold methods of `Locks` and `Semaphore`,
+/// giving `$held` (a `Lease` or a `Permit`, named `$what` in the docs).
+macro_rules! acquire_methods {
+    ($held:ty, $what:literal) => {
+        #[doc = concat!(
+                    "Waits first come first served for `key` and holds it. Dropping the\n",
+                    "future gives up the wait without leaking a ", $what, "."
+                )]
+        pub async fn acquire(&self, key: impl crate::names::Key) -> crate::error::Result<$held> {
+            self.acquire_with(key, crate::options::Options::default())
+                .await
+        }
+
+        /// `acquire` with per-call options.
+        pub async fn acquire_with(
+            &self,
+            key: impl crate::names::Key,
+            options: crate::options::Options,
+        ) -> crate::error::Result<$held> {
+            self.group
+                .acquire(key.key_text().into_owned(), options)
+                .await
+        }
+
+        /// Holds `key` if it is free now.
+        pub async fn try_acquire(
+            &self,
+            key: impl crate::names::Key,
+        ) -> crate::error::Result<Option<$held>> {
+            self.try_acquire_with(key, crate::options::Options::default())
+                .await
+        }
+
+        /// `try_acquire` with per-call options.
+        pub async fn try_acquire_with(
+            &self,
+            key: impl crate::names::Key,
+            options: crate::options::Options,
+        ) -> crate::error::Result<Option<$held>> {
+            self.group
+                .try_acquire(key.key_text().into_owned(), options)
+                .await
+        }
+
+        #[doc = concat!(
+                    "Acquires `key`, runs `body` with the ", $what, ", and releases it however\n",
+                    "`body` ends; returns what `body` returned. A lease lost before `body`\n",
+                    "ended turns a success into `lease_lost`; it never hides `body`'s error."
+                )]
+        pub async fn hold<T, E: From<crate::error::Error>>(
+            &self,
+            key: impl crate::names::Key,
+            body: impl AsyncFnOnce(&$held) -> Result<T, E>,
+        ) -> Result<T, E> {
+            self.hold_with(key, crate::options::Options::default(), body)
+                .await
+        }
+
+        /// `hold` with per-call options.
+        pub async fn hold_with<T, E: From<crate::error::Error>>(
+            &self,
+            key: impl crate::names::Key,
+            options: crate::options::Options,
+            body: impl AsyncFnOnce(&$held) -> Result<T, E>,
+        ) -> Result<T, E> {
+            self.group
+                .hold(key.key_text().into_owned(), options, body)
+                .await
+        }
+    };
+}
+
+pub(crate) use {acquire_methods, option_builders};

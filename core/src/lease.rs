@@ -69,7 +69,7 @@ impl Holding {
         self.backend.renew(self.id).await.map_err(|e| self.gone(e))
     }
 
-    async fn release(&self) -> Result<()> {
+    pub(crate) async fn release(&self) -> Result<()> {
         if self.released.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
@@ -109,6 +109,15 @@ impl Drop for Holding {
             self.backend.release_on_drop(self.id);
         }
     }
+}
+
+/// What a group's grant becomes: a `Lease` or a `Permit`.
+pub(crate) trait Held: Sized {
+    /// Wraps a granted holding and its fence (a lock's grant has one).
+    fn from_grant(holding: Holding, fence: Option<Fence>) -> Result<Self>;
+
+    /// The holding inside.
+    fn holding(&self) -> &Holding;
 }
 
 macro_rules! holding_methods {
@@ -170,16 +179,28 @@ pub struct Lease {
 }
 
 impl Lease {
-    pub(crate) fn new(holding: Holding, fence: Fence) -> Lease {
-        Lease { holding, fence }
-    }
-
     /// The fence: larger than every fence this store gave before.
     pub fn fence(&self) -> Fence {
         self.fence
     }
 
     holding_methods!();
+}
+
+impl Held for Lease {
+    fn from_grant(holding: Holding, fence: Option<Fence>) -> Result<Lease> {
+        match fence {
+            Some(fence) => Ok(Lease { holding, fence }),
+            None => Err(Error::internal(format!(
+                "the grant of {} came without a fence",
+                holding.key
+            ))),
+        }
+    }
+
+    fn holding(&self) -> &Holding {
+        &self.holding
+    }
 }
 
 impl std::fmt::Debug for Lease {
@@ -199,11 +220,17 @@ pub struct Permit {
 }
 
 impl Permit {
-    pub(crate) fn new(holding: Holding) -> Permit {
-        Permit { holding }
+    holding_methods!();
+}
+
+impl Held for Permit {
+    fn from_grant(holding: Holding, _: Option<Fence>) -> Result<Permit> {
+        Ok(Permit { holding })
     }
 
-    holding_methods!();
+    fn holding(&self) -> &Holding {
+        &self.holding
+    }
 }
 
 impl std::fmt::Debug for Permit {
