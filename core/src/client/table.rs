@@ -38,6 +38,9 @@ struct Inner {
     by_wire: HashMap<(u64, String), LeaseId>,
     renewals: BTreeSet<(Instant, LeaseId)>,
     renewer_started: bool,
+    /// When the renewer next looks at the renewals by itself (`None`: not
+    /// until woken), so that only an earlier renewal needs to wake it.
+    renewer_wakes_at: Option<Instant>,
 }
 
 /// A renewal that is due: which lease, where, and its TTL.
@@ -101,12 +104,14 @@ impl Table {
         }
     }
 
-    /// Schedules a renewal, waking the renewer when it is the first due.
+    /// Schedules a renewal, waking the renewer only when it would otherwise
+    /// look too late.
     fn schedule(&self, inner: &mut Inner, id: LeaseId, at: Instant) {
         if let Some(entry) = inner.leases.get_mut(&id) {
             entry.renew_at = Some(at);
             inner.renewals.insert((at, id));
-            if inner.renewals.first() == Some(&(at, id)) {
+            if inner.renewer_wakes_at.is_none_or(|wakes| at < wakes) {
+                inner.renewer_wakes_at = Some(at);
                 self.wake.notify_one();
             }
         }
@@ -120,7 +125,8 @@ impl Table {
         }
     }
 
-    /// Takes the renewals due by `now`, and says when the next one is.
+    /// Takes the renewals due by `now`, and says when the next one is; the
+    /// renewer must look again then (or when woken).
     pub(crate) fn due(&self, now: Instant) -> (Vec<Due>, Option<Instant>) {
         let mut inner = self.inner();
         let mut due = Vec::new();
@@ -139,7 +145,9 @@ impl Table {
                 });
             }
         }
-        (due, inner.renewals.first().map(|&(at, _)| at))
+        let next = inner.renewals.first().map(|&(at, _)| at);
+        inner.renewer_wakes_at = next;
+        (due, next)
     }
 
     fn remove(inner: &mut Inner, id: LeaseId) -> Option<Entry> {

@@ -36,6 +36,7 @@ pub(super) struct Conn {
     pub embedded: Arc<Embedded>,
     pub transport: Transport,
     out: mpsc::UnboundedSender<String>,
+    outbox: Mutex<Outbox>,
     state: Mutex<Leases>,
     waits: Mutex<Waits>,
     /// Where the engine tells this connection that one of its leases ended.
@@ -53,9 +54,23 @@ impl Conn {
         self.waits.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Queues a frame for the client.
+    /// Queues a frame for the client: while the connection's task is
+    /// handling something, into its outbox (it writes that out next, with no
+    /// wakeup); otherwise through the channel that wakes it.
     pub fn send(&self, frame: ServerFrame) {
-        let _ = self.out.send(frame.encode());
+        let line = frame.encode();
+        let mut outbox = self.outbox();
+        if outbox.serving {
+            outbox.lines.extend_from_slice(line.as_bytes());
+            outbox.lines.push(b'\n');
+        } else {
+            drop(outbox);
+            let _ = self.out.send(line);
+        }
+    }
+
+    fn outbox(&self) -> MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Queues a reply.
@@ -88,6 +103,25 @@ impl Conn {
     }
 }
 
+/// Lines for the client queued while the connection's task handles an event.
+#[derive(Default)]
+struct Outbox {
+    /// Whether the connection's task is handling an event (and so writes
+    /// `lines` when it is done).
+    serving: bool,
+    lines: Vec<u8>,
+}
+
+/// What woke a connection's task.
+enum Wake {
+    Frame(std::io::Result<FrameRead>),
+    Queued(String),
+    Waited((u64, String), crate::error::Result<crate::engine::Granted>),
+    Lost(LeaseId, Error),
+    Shutdown,
+    HelloLate,
+}
+
 /// Serves one connection until the client leaves or the server shuts down.
 /// This task reads requests and writes every line the client gets: replies
 /// queued while it handles a request go out in the same write, and those
@@ -111,6 +145,7 @@ pub(super) async fn serve<S>(
         embedded,
         transport,
         out,
+        outbox: Mutex::new(Outbox::default()),
         state: Mutex::new(Leases::default()),
         waits: Mutex::new(Waits::default()),
         lost_to,
@@ -118,31 +153,53 @@ pub(super) async fn serve<S>(
     let mut greeted = false;
     let mut shutting_down = false;
     let hello_by = tokio::time::Instant::now() + HELLO_TIMEOUT;
+    let mut spare = Vec::new();
     loop {
-        let keep = tokio::select! {
-            frame = frames.next(&mut reader) => match frame {
-                Ok(FrameRead::Line(line)) => on_line(&conn, &line, &mut greeted),
-                Ok(FrameRead::TooLong(len)) => on_too_long(&conn, len, greeted),
-                Ok(FrameRead::End) | Err(_) => false,
-            },
-            Some(line) = rx.recv() => write_line(&mut writer, &line).await.is_ok(),
-            ((id, what), outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
+        let wake = tokio::select! {
+            frame = frames.next(&mut reader) => Wake::Frame(frame),
+            Some(line) = rx.recv() => Wake::Queued(line),
+            (what, outcome) = std::future::poll_fn(|cx| conn.waits().poll_next(cx)) => {
+                Wake::Waited(what, outcome)
+            }
+            Some((lease, reason)) = lost.recv() => Wake::Lost(lease, reason),
+            _ = shutdown.recv() => Wake::Shutdown,
+            _ = tokio::time::sleep_until(hello_by), if !greeted => Wake::HelloLate,
+        };
+        conn.outbox().serving = true;
+        let keep = match wake {
+            Wake::Frame(Ok(FrameRead::Line(line))) => on_line(&conn, &line, &mut greeted),
+            Wake::Frame(Ok(FrameRead::TooLong(len))) => on_too_long(&conn, len, greeted),
+            Wake::Frame(Ok(FrameRead::End) | Err(_)) => false,
+            Wake::Queued(line) => write_line(&mut writer, &line).await.is_ok(),
+            Wake::Waited((id, what), outcome) => {
                 finish_acquire(&conn, id, &what, outcome);
                 true
             }
-            Some((lease, reason)) = lost.recv() => {
+            Wake::Lost(lease, reason) => {
                 tell_lost(&conn, &super::leases::wire_id(lease), &reason);
                 true
             }
-            _ = shutdown.recv() => { shutting_down = true; false }
-            _ = tokio::time::sleep_until(hello_by), if !greeted => {
+            Wake::Shutdown => {
+                shutting_down = true;
+                false
+            }
+            Wake::HelloLate => {
                 let why = format!("no hello within {HELLO_TIMEOUT:?}");
                 conn.fail(None, &Error::new(Code::Unauthorized, why));
                 false
             }
         };
         // Write what is queued; flush once no more requests are buffered.
-        let written = drain(&mut rx, &mut writer).await;
+        {
+            let mut outbox = conn.outbox();
+            outbox.serving = false;
+            std::mem::swap(&mut outbox.lines, &mut spare);
+        }
+        let mut written = writer.write_all(&spare).await;
+        spare.clear();
+        if written.is_ok() {
+            written = drain(&mut rx, &mut writer).await;
+        }
         if written.is_err() || !keep {
             break;
         }

@@ -67,6 +67,11 @@ impl Leases {
         Ok(())
     }
 
+    /// Whether an acquire with request id `id` is waiting.
+    pub fn is_pending(&self, id: u64) -> bool {
+        self.pending.contains_key(&id)
+    }
+
     /// Ends the wait `id` as answered; false if it was cancelled meanwhile.
     pub fn finish_pending(&mut self, id: u64) -> bool {
         self.pending.remove(&id).is_some()

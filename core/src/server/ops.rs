@@ -120,6 +120,18 @@ fn acquire(
             format!("wait_ms {} is over the most, 30 days", wait_ms.unwrap_or(0)),
         ));
     }
+    // A free key is granted at once, with nothing to wait for or cancel.
+    let reused = {
+        let st = conn.state();
+        st.check_room()?;
+        st.is_pending(id)
+    };
+    if !reused {
+        if let Some(grant) = conn.engine.try_acquire(&request)? {
+            granted(conn, &mut conn.state(), id, grant);
+            return Ok(());
+        }
+    }
     let cancelled = conn.state().add_pending(id)?;
     let key = request.key.clone();
     let what = key.to_string();

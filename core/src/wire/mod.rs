@@ -6,6 +6,7 @@
 //! no sockets.
 
 mod codec;
+mod quick;
 mod reply;
 mod request;
 

@@ -139,6 +139,11 @@ pub enum ServerFrame {
 impl ServerFrame {
     /// Decodes a line from the server.
     pub fn decode(line: &[u8]) -> Result<ServerFrame, Error> {
+        // Replies, the usual frame, are read in one pass; a reply has `ok`
+        // and an event has not, so neither is taken for the other.
+        if let Ok(reply) = serde_json::from_slice::<Reply>(line) {
+            return Ok(ServerFrame::Reply(reply));
+        }
         let value: serde_json::Value = serde_json::from_slice(line)
             .map_err(|e| Error::new(Code::Internal, format!("the server sent a bad frame: {e}")))?;
         let frame = if value.get("event").is_some() {
