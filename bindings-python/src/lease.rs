@@ -3,7 +3,7 @@
 //! `renew` and `release`, and the core's `on_lost` calling back into Python.
 
 use crate::errors::to_py;
-use crate::ready::{awaitable, block_on, runtime};
+use crate::ready::{awaitable, block_on, coroutine, runtime};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex};
 
@@ -61,13 +61,13 @@ macro_rules! holding_class {
             /// Extends it by its TTL from now (awaitable).
             fn renew<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
                 let inner = self.inner.clone();
-                awaitable(py, async move { inner.renew().await.map_err(to_py) })
+                coroutine(awaitable(py, async move { inner.renew().await.map_err(to_py) })?)
             }
 
             /// Releases it (awaitable). Idempotent.
             fn release<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
                 let inner = self.inner.clone();
-                awaitable(py, async move { inner.release().await.map_err(to_py) })
+                coroutine(awaitable(py, async move { inner.release().await.map_err(to_py) })?)
             }
 
             /// `renew`, waiting with the GIL released.

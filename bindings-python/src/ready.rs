@@ -91,6 +91,18 @@ where
     }
 }
 
+/// `awaitable` wrapped in a coroutine (`tinystore._coro.as_coroutine`), for
+/// methods that Python code may hand to `asyncio.create_task`.
+pub(crate) fn coroutine<'py>(awaitable: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    static WRAP: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    let py = awaitable.py();
+    let wrap = WRAP.get_or_try_init(py, || {
+        let module = py.import("tinystore._coro")?;
+        module.getattr("as_coroutine").map(Bound::unbind)
+    })?;
+    wrap.bind(py).call1((awaitable,))
+}
+
 /// An awaitable for `fut`: already done when its first poll finishes it,
 /// else an asyncio future of the running loop.
 pub(crate) fn awaitable<F, T>(py: Python<'_>, fut: F) -> PyResult<Bound<'_, PyAny>>

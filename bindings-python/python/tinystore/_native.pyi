@@ -2,8 +2,8 @@
 ``tinystore``, which wraps it; these are its exact types."""
 
 import os
-from collections.abc import Awaitable, Callable
-from typing import TypeAlias
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeAlias
 
 _Secs: TypeAlias = float | None
 _On: TypeAlias = bool | None
@@ -69,10 +69,10 @@ class _Held:
     def held(self) -> bool:
         """Whether it is still held: false once released, run out, or lost
         with its store or connection."""
-    def renew(self) -> Awaitable[None]:
+    def renew(self) -> Coroutine[Any, Any, None]:
         """Extends it by its TTL from now; raises ``LeaseLost``, changing
         nothing, when it already ran out or was released."""
-    def release(self) -> Awaitable[None]:
+    def release(self) -> Coroutine[Any, Any, None]:
         """Releases it. Idempotent; raises ``LeaseLost`` when it ran out
         before this first release."""
     def renew_sync(self) -> None:
