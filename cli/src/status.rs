@@ -2,10 +2,13 @@
 
 use crate::target::Target;
 use std::process::ExitCode;
+use tinystore::disk::Unserved;
 use tinystore::Status;
 
 /// Shows the store's epoch, the fences given, each held key with its fence
-/// and time left, and the keys with waiters.
+/// and time left, and the keys with waiters. A store directory that no
+/// server answers for is only read, never opened: status then shows the
+/// epoch of its last open and whether it was closed cleanly.
 ///
 /// Example: tinystore status ./data --json
 #[derive(clap::Args)]
@@ -19,16 +22,35 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let status = crate::target::runtime()?.block_on(async {
-        let store = args.target.open().await?;
-        store.status().await
+    let seen = crate::target::runtime()?.block_on(async {
+        match args.target.open_served().await? {
+            Some(store) => store.status().await.map(Ok),
+            None => tinystore::disk::peek(args.target.target.as_ref()).map(Err),
+        }
     })?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&status)?);
-    } else {
-        print!("{}", render(&status));
+    match (seen, args.json) {
+        (Ok(status), true) => println!("{}", serde_json::to_string_pretty(&status)?),
+        (Ok(status), false) => print!("{}", render(&status)),
+        (Err(unserved), true) => println!("{}", serde_json::to_string_pretty(&unserved)?),
+        (Err(unserved), false) => print!("{}", render_unserved(&unserved)),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn render_unserved(store: &Unserved) -> String {
+    let mut out = format!("store   {} is not served\n", store.dir.display());
+    match store.last_epoch {
+        Some(epoch) => {
+            out += &format!("epoch   {epoch} at its last open (the next takes a larger one)\n")
+        }
+        None => out += "epoch   none yet: it was never opened\n",
+    }
+    out += if store.closed_cleanly {
+        "closed  cleanly\n"
+    } else {
+        "closed  not cleanly: a process has it open, or stopped without closing it\n"
+    };
+    out
 }
 
 fn render(status: &Status) -> String {

@@ -1,8 +1,8 @@
 //! TARGET: a store directory (opened, or connected to when it is served) or
 //! a server address (`unix:PATH`, `tcp://HOST:PORT`).
 
-use std::path::PathBuf;
-use tinystore::{ConnectOptions, Store};
+use std::path::{Path, PathBuf};
+use tinystore::{Address, Code, ConnectOptions, Store};
 
 /// How a command reaches its store.
 #[derive(clap::Args, Clone)]
@@ -17,8 +17,7 @@ pub struct Target {
 impl Target {
     /// Opens or connects to the store.
     pub async fn open(&self) -> tinystore::Result<Store> {
-        let is_address = self.target.starts_with("unix:") || self.target.contains("://");
-        if !is_address {
+        if !self.is_address() {
             return Store::open(&self.target).await;
         }
         let mut options = ConnectOptions::default();
@@ -28,6 +27,27 @@ impl Target {
             options.token = Some(token);
         }
         Store::connect_with(&self.target, options).await
+    }
+}
+
+impl Target {
+    /// The store behind the target when a server answers for it: an
+    /// address is connected to; a directory only when it is served. `None`
+    /// for a directory nobody serves, which is left unopened.
+    pub async fn open_served(&self) -> tinystore::Result<Option<Store>> {
+        if self.is_address() {
+            return self.open().await.map(Some);
+        }
+        let socket = Path::new(&self.target).join(tinystore::disk::SOCKET);
+        match Store::connect_to(Address::Unix(socket), ConnectOptions::default()).await {
+            Ok(store) => Ok(Some(store)),
+            Err(err) if err.code() == Code::Unavailable => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    fn is_address(&self) -> bool {
+        self.target.starts_with("unix:") || self.target.contains("://")
     }
 }
 

@@ -45,6 +45,17 @@ impl KvDb {
         Ok(db)
     }
 
+    /// Opens an existing `kv.db` to read only: nothing is made or written
+    /// (readers of a WAL file may still make its `-shm` index).
+    pub fn open_read_only(path: &Path) -> Result<KvDb> {
+        let name = path.display().to_string();
+        let flags =
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn =
+            Connection::open_with_flags(path, flags).map_err(|e| sql_error(&name, "open", e))?;
+        Ok(KvDb { conn, path: name })
+    }
+
     fn get(&self, name: &str) -> Result<Option<String>> {
         self.conn
             .query_row("select value from meta where name = ?1", [name], |row| {

@@ -3,6 +3,9 @@
 
 mod kvdb;
 mod owner;
+mod peek;
+
+pub use peek::{peek, Unserved};
 
 use crate::clock::Clock;
 use crate::error::{Code, Error, Result};
