@@ -1,5 +1,6 @@
-//! The Markdown report: one table of pairs per second with the ratio of
-//! tinystore serve to each peer, the handoff latencies, memory and start.
+//! The Markdown report: pairs per second and the latency of each pair, with
+//! the ratio of tinystore serve to each peer, the handoff latencies with
+//! their ratios, memory and start.
 
 use crate::workload::Measured;
 use crate::{footprint, servers};
@@ -74,6 +75,57 @@ fn ratio(a: Option<&Measured>, b: Option<&Measured>) -> String {
     }
 }
 
+/// `serve` over `this`, for latencies (below 1: serve is quicker).
+fn latency_ratio(serve: Option<f64>, this: f64) -> String {
+    match serve {
+        Some(serve) if this > 0.0 => format!("{:.2}", serve / this),
+        _ => "—".into(),
+    }
+}
+
+/// The latency of each pair in the random-keys workload, p50 / p99, per
+/// system and number of clients, with serve's p50 over each peer's.
+fn latencies(out: &mut String, results: &[Measured]) {
+    let _ = writeln!(
+        out,
+        "\nLatency of each pair in the same runs, p50 / p99 (µs); serve/peer is \
+         tinystore serve's p50 over the peer's (below 1: serve is quicker).\n"
+    );
+    let _ = writeln!(
+        out,
+        "| clients | {} | serve/Redis p50 | serve/etcd p50 | serve/PostgreSQL p50 |",
+        SYSTEMS.join(" | ")
+    );
+    let _ = writeln!(
+        out,
+        "|---:|{}---:|---:|---:|",
+        "---:|".repeat(SYSTEMS.len())
+    );
+    for n in crate::CLIENTS {
+        let cells: Vec<String> = SYSTEMS
+            .iter()
+            .map(|s| {
+                find(results, s, "random", n).map_or("—".into(), |m| {
+                    format!("{:.0} / {:.0}", m.p50_us, m.p99_us)
+                })
+            })
+            .collect();
+        let serve = find(results, "tinystore serve", "random", n).map(|m| m.p50_us);
+        let versus = |peer: &str| {
+            find(results, peer, "random", n)
+                .map_or("—".into(), |m| latency_ratio(serve, m.p50_us))
+        };
+        let _ = writeln!(
+            out,
+            "| {n} | {} | {} | {} | {} |",
+            cells.join(" | "),
+            versus("Redis"),
+            versus("etcd"),
+            versus("PostgreSQL"),
+        );
+    }
+}
+
 const SYSTEMS: [&str; 6] = [
     "tinystore serve",
     "tinystore embedded",
@@ -119,21 +171,29 @@ pub fn render(results: &[Measured], footprint: &Footprint, notes: &[String]) -> 
             ),
         );
     }
+    latencies(&mut out, results);
     let _ = writeln!(
         out,
-        "\nContended handoff: {} clients lock and unlock one key; latency of each lock (µs).\n",
+        "\nContended handoff: {} clients lock and unlock one key; latency of each lock (µs); \
+         serve/this is tinystore serve's figure over this row's (below 1: serve waits less).\n",
         crate::HANDOFF_CLIENTS
     );
     let _ = writeln!(
         out,
-        "| system | pairs/s | p50 µs | p99 µs |\n|---|---:|---:|---:|"
+        "| system | pairs/s | p50 µs | p99 µs | serve/this p50 | serve/this p99 |\n\
+         |---|---:|---:|---:|---:|---:|"
     );
+    let serve_handoff = find(results, serve, "handoff", crate::HANDOFF_CLIENTS);
     for s in SYSTEMS {
         if let Some(m) = find(results, s, "handoff", crate::HANDOFF_CLIENTS) {
             let _ = writeln!(
                 out,
-                "| {s} | {:.0} | {:.0} | {:.0} |",
-                m.pairs_per_sec, m.p50_us, m.p99_us
+                "| {s} | {:.0} | {:.0} | {:.0} | {} | {} |",
+                m.pairs_per_sec,
+                m.p50_us,
+                m.p99_us,
+                latency_ratio(serve_handoff.map(|h| h.p50_us), m.p50_us),
+                latency_ratio(serve_handoff.map(|h| h.p99_us), m.p99_us),
             );
         }
     }
