@@ -29,13 +29,29 @@ func freePort(t *testing.T) int {
 }
 
 // startEtcd starts a single-member etcd in a temp dir, stopped at the end,
-// and returns its client address HOST:PORT once it says it is healthy.
+// and returns its client address HOST:PORT once it says it is healthy. A
+// port taken between freePort and etcd's bind is tried again with others.
 func startEtcd(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("etcd")
 	if err != nil {
 		t.Fatalf("etcd not found (%v): apt-get install etcd-server (make test-go installs it)", err)
 	}
+	for attempt := 1; ; attempt++ {
+		client, said, err := tryEtcd(t, bin)
+		if err == nil {
+			return client
+		}
+		if attempt == 3 || !strings.Contains(said, "address already in use") {
+			t.Fatalf("etcd exited (%v): %s", err, said)
+		}
+	}
+}
+
+// tryEtcd starts etcd on two ports free a moment ago; it returns its client
+// address once healthy, or what it said when it exited.
+func tryEtcd(t *testing.T, bin string) (string, string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	client := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	c, p := "http://"+client, fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
@@ -64,14 +80,17 @@ func startEtcd(t *testing.T) string {
 		case err := <-exited:
 			exited <- err
 			said, _ := os.ReadFile(filepath.Join(dir, "etcd.log"))
-			t.Fatalf("etcd exited (%v): %s", err, said)
+			if err == nil {
+				err = fmt.Errorf("etcd stopped")
+			}
+			return "", string(said), err
 		default:
 		}
 		if resp, err := httpc.Get(c + "/health"); err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			_ = resp.Body.Close()
 			if strings.Contains(string(body), `"health":"true"`) {
-				return client
+				return client, "", nil
 			}
 		}
 		if time.Now().After(deadline) {
