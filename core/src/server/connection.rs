@@ -56,7 +56,9 @@ impl Conn {
 
     /// Queues a frame for the client: while the connection's task is
     /// handling something, into its outbox (it writes that out next, with no
-    /// wakeup); otherwise through the channel that wakes it.
+    /// wakeup); otherwise through the channel that wakes it. Both happen
+    /// under the outbox's lock, so the task can write the channel's lines
+    /// before the outbox's and keep the order frames were queued in.
     pub fn send(&self, frame: ServerFrame) {
         let line = frame.encode();
         let mut outbox = self.outbox();
@@ -64,7 +66,6 @@ impl Conn {
             outbox.lines.extend_from_slice(line.as_bytes());
             outbox.lines.push(b'\n');
         } else {
-            drop(outbox);
             let _ = self.out.send(line);
         }
     }
@@ -189,17 +190,19 @@ pub(super) async fn serve<S>(
                 false
             }
         };
-        // Write what is queued; flush once no more requests are buffered.
+        // Write what is queued, in the order it was queued: the channel's
+        // lines came before `serving` was set (nothing joins them while it
+        // is), the outbox's after. Flush once no more requests are buffered.
+        let mut written = drain(&mut rx, &mut writer).await;
         {
             let mut outbox = conn.outbox();
             outbox.serving = false;
             std::mem::swap(&mut outbox.lines, &mut spare);
         }
-        let mut written = writer.write_all(&spare).await;
-        spare.clear();
         if written.is_ok() {
-            written = drain(&mut rx, &mut writer).await;
+            written = writer.write_all(&spare).await;
         }
+        spare.clear();
         if written.is_err() || !keep {
             break;
         }
