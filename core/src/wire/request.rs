@@ -148,9 +148,18 @@ impl RequestFrame {
 /// naming what was wrong, with the request's `id` when one could be read, so
 /// the reply can echo it.
 pub fn decode_request(line: &[u8]) -> std::result::Result<RequestFrame, (Option<u64>, Error)> {
-    if let Some(frame) = super::quick::decode(line) {
-        return Ok(frame);
+    match super::quick::decode(line) {
+        Some(frame) => Ok(frame),
+        None => decode_carefully(line),
     }
+}
+
+/// [`decode_request`] through `serde_json::Value`, field by field, so that
+/// a bad frame's error names what is wrong. Takes every frame the quick path
+/// takes, to the same request.
+pub(super) fn decode_carefully(
+    line: &[u8],
+) -> std::result::Result<RequestFrame, (Option<u64>, Error)> {
     let value: serde_json::Value = serde_json::from_slice(line)
         .map_err(|e| (None, Error::invalid(format!("the frame is not JSON: {e}"))))?;
     let serde_json::Value::Object(mut map) = value else {
