@@ -95,7 +95,7 @@ impl Conn {
         drop(waits);
         let held = self.state().close();
         for lease in held {
-            let _ = self.engine.release(lease.id);
+            let _ = self.engine.release(lease);
         }
     }
 

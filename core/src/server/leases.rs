@@ -7,12 +7,6 @@ use crate::wire::{MAX_LEASES_PER_CONNECTION, MAX_WAITERS_PER_CONNECTION};
 use std::collections::{HashMap, HashSet};
 use tokio::sync::oneshot;
 
-/// A lease this connection holds. The engine tells the connection when it
-/// ends, through the connection's one lost channel.
-pub(super) struct HeldLease {
-    pub id: LeaseId,
-}
-
 /// Everything a connection holds or waits for; guarded by its mutex.
 #[derive(Default)]
 pub(super) struct Leases {
@@ -88,9 +82,10 @@ impl Leases {
         }
     }
 
-    /// Records a held lease; its wire id is [`wire_id`] of `held.id`.
-    pub fn hold(&mut self, held: HeldLease) {
-        self.held.insert(held.id);
+    /// Records a held lease (the engine tells the connection when it ends,
+    /// through the connection's lost channel); its wire id is [`wire_id`].
+    pub fn hold(&mut self, id: LeaseId) {
+        self.held.insert(id);
     }
 
     /// The engine's id of a lease this connection holds.
@@ -100,20 +95,19 @@ impl Leases {
             .ok_or_else(|| not_here(lease))
     }
 
-    /// Forgets a held lease, returning it.
-    pub fn take(&mut self, lease: &str) -> Result<HeldLease> {
+    /// Forgets a held lease, returning its engine id.
+    pub fn take(&mut self, lease: &str) -> Result<LeaseId> {
         engine_id(lease)
             .filter(|id| self.held.remove(id))
-            .map(|id| HeldLease { id })
             .ok_or_else(|| not_here(lease))
     }
 
     /// Marks the connection closed, cancels every wait and returns every
     /// held lease for release.
-    pub fn close(&mut self) -> Vec<HeldLease> {
+    pub fn close(&mut self) -> Vec<LeaseId> {
         self.closed = true;
         self.pending.clear();
-        self.held.drain().map(|id| HeldLease { id }).collect()
+        self.held.drain().collect()
     }
 }
 

@@ -1,7 +1,6 @@
 //! The operations a greeted connection may ask for, one function each.
 
 use super::connection::{Conn, Transport};
-use super::leases::HeldLease;
 use crate::backend::Backend;
 use crate::engine::{Granted, KeyId, LostTo, Request};
 use crate::error::{Code, Error, Result};
@@ -120,17 +119,10 @@ fn acquire(
             format!("wait_ms {} is over the most, 30 days", wait_ms.unwrap_or(0)),
         ));
     }
-    // A free key is granted at once, with nothing to wait for or cancel.
-    let reused = {
-        let st = conn.state();
-        st.check_room()?;
-        st.is_pending(id)
-    };
-    if !reused {
-        if let Some(grant) = conn.engine.try_acquire(&request)? {
-            granted(conn, &mut conn.state(), id, grant);
-            return Ok(());
-        }
+    // A free key is granted at once, with nothing to wait for or cancel
+    // (unless `id` is a waiting acquire's, which add_pending refuses).
+    if !conn.state().is_pending(id) && grant_if_free(conn, id, &request)? {
+        return Ok(());
     }
     let cancelled = conn.state().add_pending(id)?;
     let key = request.key.clone();
@@ -206,25 +198,33 @@ fn try_acquire(
     ttl_ms: Option<u64>,
 ) -> Result<()> {
     let request = request(conn, name, key, limit, ttl_ms)?;
-    conn.state().check_room()?;
-    match conn.engine.try_acquire(&request)? {
-        Some(grant) => {
-            let mut st = conn.state();
-            granted(conn, &mut st, id, grant);
-        }
-        None => conn.reply(Reply {
+    if !grant_if_free(conn, id, &request)? {
+        conn.reply(Reply {
             granted: Some(false),
             ..Reply::ok(Some(id))
-        }),
+        });
     }
     Ok(())
+}
+
+/// Grants `request` and answers request `id` with the lease if the key is
+/// free now and the connection has room; false (nothing answered) if not.
+fn grant_if_free(conn: &Arc<Conn>, id: u64, request: &Request) -> Result<bool> {
+    conn.state().check_room()?;
+    match conn.engine.try_acquire(request)? {
+        Some(grant) => {
+            granted(conn, &mut conn.state(), id, grant);
+            Ok(true)
+        }
+        None => Ok(false),
+    }
 }
 
 /// Records a grant and answers with it. The reply goes out under the
 /// connection's lock, so a `lost` event for the lease always comes after it.
 fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Granted) {
     let lease = super::leases::wire_id(grant.id);
-    st.hold(HeldLease { id: grant.id });
+    st.hold(grant.id);
     conn.reply(Reply {
         granted: Some(true),
         lease: Some(lease),
@@ -250,7 +250,7 @@ fn renew(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
 
 fn release(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
     let held = conn.state().take(lease)?;
-    conn.engine.release(held.id).map_err(|e| about(e, lease))?;
+    conn.engine.release(held).map_err(|e| about(e, lease))?;
     conn.reply(Reply::ok(Some(id)));
     Ok(())
 }
