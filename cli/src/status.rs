@@ -31,10 +31,24 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match (seen, args.json) {
         (Ok(status), true) => println!("{}", serde_json::to_string_pretty(&status)?),
         (Ok(status), false) => print!("{}", render(&status)),
-        (Err(unserved), true) => println!("{}", serde_json::to_string_pretty(&unserved)?),
+        (Err(unserved), true) => {
+            let shown = Shown {
+                served: false,
+                store: &unserved,
+            };
+            println!("{}", serde_json::to_string_pretty(&shown)?)
+        }
         (Err(unserved), false) => print!("{}", render_unserved(&unserved)),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON of an unserved store: `served: false`, then what it tells.
+#[derive(serde::Serialize)]
+struct Shown<'a> {
+    served: bool,
+    #[serde(flatten)]
+    store: &'a Unserved,
 }
 
 fn render_unserved(store: &Unserved) -> String {

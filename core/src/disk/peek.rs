@@ -11,8 +11,6 @@ use std::path::{Path, PathBuf};
 /// What a store directory tells of itself while no server answers for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Unserved {
-    /// Always false: no server answers for the directory.
-    pub served: bool,
     /// The store's directory.
     pub dir: PathBuf,
     /// The epoch of its last open: the high 64 bits of the fences it gave
@@ -40,7 +38,6 @@ pub fn peek(dir: &Path) -> Result<Unserved> {
     }
     let db = KvDb::open_read_only(&path)?;
     Ok(Unserved {
-        served: false,
         dir: dir.to_path_buf(),
         last_epoch: db.epoch()?,
         closed_cleanly: db.was_clean()?,
