@@ -91,15 +91,9 @@ fn latencies(out: &mut String, results: &[Measured]) {
         "\nLatency of each pair in the same runs, p50 / p99 (µs); serve/peer is \
          tinystore serve's p50 over the peer's (below 1: serve is quicker).\n"
     );
-    let _ = writeln!(
+    header(
         out,
-        "| clients | {} | serve/Redis p50 | serve/etcd p50 | serve/PostgreSQL p50 |",
-        SYSTEMS.join(" | ")
-    );
-    let _ = writeln!(
-        out,
-        "|---:|{}---:|---:|---:|",
-        "---:|".repeat(SYSTEMS.len())
+        &["serve/Redis p50", "serve/etcd p50", "serve/PostgreSQL p50"],
     );
     for n in crate::CLIENTS {
         let cells: Vec<String> = SYSTEMS
@@ -126,6 +120,19 @@ fn latencies(out: &mut String, results: &[Measured]) {
     }
 }
 
+/// The head of a table with a row per client count: a column per system,
+/// then the `ratios` columns.
+fn header(out: &mut String, ratios: &[&str]) {
+    let columns = SYSTEMS.len() + ratios.len();
+    let _ = writeln!(
+        out,
+        "| clients | {} | {} |",
+        SYSTEMS.join(" | "),
+        ratios.join(" | ")
+    );
+    let _ = writeln!(out, "|---:|{}", "---:|".repeat(columns));
+}
+
 const SYSTEMS: [&str; 6] = [
     "tinystore serve",
     "tinystore embedded",
@@ -142,15 +149,14 @@ pub fn render(results: &[Measured], footprint: &Footprint, notes: &[String]) -> 
         out,
         "Pairs per second: acquire then release a lock on a random key among 1,000.\n"
     );
-    let _ = writeln!(
-        out,
-        "| clients | {} | serve/Redis | serve/etcd | serve/PostgreSQL | on etcd/etcd |",
-        SYSTEMS.join(" | ")
-    );
-    let _ = writeln!(
-        out,
-        "|---:|{}---:|---:|---:|---:|",
-        "---:|".repeat(SYSTEMS.len())
+    header(
+        &mut out,
+        &[
+            "serve/Redis",
+            "serve/etcd",
+            "serve/PostgreSQL",
+            "on etcd/etcd",
+        ],
     );
     for n in crate::CLIENTS {
         let row: Vec<String> = SYSTEMS
