@@ -1,4 +1,5 @@
-# tinystore: `make demo` plays the seed's scene; `make test` runs every test.
+# tinystore: `make demo` plays the README's scene (a paused holder's late
+# write refused); `make test` runs every test.
 # Each binding adds its own targets in mk/<part>.mk, appending to TESTS.
 
 CARGO ?= cargo
@@ -12,9 +13,12 @@ include $(sort $(wildcard mk/*.mk))
 
 .PHONY: demo test lint test-rust bench build deps-rust
 
-# protoc builds the etcd client (core's etcd feature and bench/).
+# The etcd client's protobuf files are compiled by mk/protoc.sh (protox, a
+# protobuf compiler written in Rust, installed with cargo; .cargo/config.toml
+# points every cargo command here at it): installed up front, where its
+# progress shows, unless PROTOC names another compiler.
 deps-rust:
-	@command -v protoc >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler)
+	@[ -n "$$PROTOC" ] || sh mk/protoc.sh --help >/dev/null
 
 demo: deps-rust
 	$(CARGO) run -q --release -p tinystore-cli -- demo
@@ -29,7 +33,10 @@ lint: deps-rust
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
+# Two runs: core's own tests without the etcd feature (its etcd tests need the
+# cluster `make test-etcd` starts), then the command's, which carries etcd.
 test-rust: deps-rust
-	$(CARGO) test -p tinystore -p tinystore-cli
+	$(CARGO) test -p tinystore
+	$(CARGO) test -p tinystore-cli
 
 bench: $(BENCHES)

@@ -30,14 +30,21 @@ def main(report_path: str, doc_path: str) -> None:
         f"Command: `make bench`. Machine: {machine()}. Date: {today}.\n\n"
         f"{report}\n\n![throughput against clients](bench-throughput.png)\n{END}"
     )
+    put_block(doc_path, BEGIN, END, block, "Against the peers")
+
+
+def put_block(doc_path: str, begin: str, end: str, block: str, heading: str) -> None:
+    """Replaces what stands between `begin` and `end` in the doc with `block`
+    (which starts and ends with them); without the markers, appends `block`
+    under a new section `heading`."""
     with open(doc_path) as f:
         doc = f.read()
-    if BEGIN in doc and END in doc:
-        head, rest = doc.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
+    if begin in doc and end in doc:
+        head, rest = doc.split(begin, 1)
+        _, tail = rest.split(end, 1)
         doc = head + block + tail
     else:
-        doc = doc.rstrip() + "\n\n## Against the peers\n\n" + block + "\n"
+        doc = doc.rstrip() + f"\n\n## {heading}\n\n" + block + "\n"
     with open(doc_path, "w") as f:
         f.write(doc)
 

@@ -38,6 +38,24 @@ export declare function open(dir: string): Promise<Store>
  */
 export declare function connect(address: string, options?: ConnectOptions): Promise<Store>
 
+/**
+ * Serves the store directory `dir` (made if missing) on `DIR/tinystore.sock`
+ * until the server is closed, so that `open(dir)` in other processes reaches
+ * it, as `tinystore serve DIR` does. Rejects with InUseError when another
+ * process owns `dir`.
+ */
+export declare function serve(dir: string): Promise<Server>
+
+/** A store served by this process; `close` stops serving. */
+export declare class Server {
+  private constructor()
+  /** The path of the Unix socket it serves on. */
+  readonly socket: string
+  /** Stops serving cleanly: leases released, waiters fail with ClosedError, the socket removed. Idempotent. */
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+}
+
 /** Parses a fence's decimal strictly: ASCII digits only, leading zeros allowed, at most 2^128-1. */
 export declare function parseFence(text: string): bigint
 
@@ -51,6 +69,8 @@ export declare class Store {
   locks(name: string, options?: Options): Locks
   /** The group of semaphores called `name`: up to `limit` holders per key. */
   semaphore(name: string, limit: number, options?: Options): Semaphore
+  /** The election called `name` (apart from the lock group and semaphore of that name), with its options. */
+  election(name: string, options?: Options): Election
   /** Releases every lease and fails every waiter with ClosedError. Idempotent. */
   close(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
@@ -66,8 +86,10 @@ declare abstract class Group<H> {
   tryAcquire(key: Key, options?: TryOptions): Promise<H | null>
   /**
    * Acquires `key`, runs `fn`, and releases what it held however `fn` ends;
-   * resolves to what `fn` returned. A lease lost before `fn` ended turns a
-   * success into LeaseLostError; it never hides `fn`'s own error.
+   * resolves to what `fn` returned. `fn`'s own error first (an error in
+   * releasing never hides it); else, when the lease was lost before `fn`
+   * ended, ClosedError if its store closed, LeaseLostError if it ran out or
+   * its connection broke.
    */
   hold<T>(key: Key, fn: (held: H) => T | PromiseLike<T>, options?: Options): Promise<T>
 }
@@ -81,24 +103,28 @@ export declare class Semaphore extends Group<Permit> {
   readonly limit: number
 }
 
-/** What a lease and a permit share. */
-declare abstract class Held {
+/** What a lease, a permit and a leadership share. */
+declare abstract class Holding {
   protected constructor()
-  /** The group's name. */
+  /** The group's (or election's) name. */
   readonly name: string
-  /** The key held, as text. */
-  readonly key: string
   /** The TTL in milliseconds. */
   readonly ttl: number
-  /** Whether it is still held: false once released, run out or lost. */
+  /** Whether it is still held: false once released (resigned), run out or lost. */
   readonly held: boolean
-  /** Aborts when it is lost or released; its reason is a TinystoreError (LeaseLostError, ClosedError, ...). */
+  /** Aborts when it is lost or released (resigned); its reason is a TinystoreError (LeaseLostError, ClosedError, ...). */
   readonly signal: AbortSignal
   /** Extends it by its TTL; rejects with LeaseLostError when it ran out. */
   renew(): Promise<void>
-  /** Releases it; idempotent; rejects with LeaseLostError when it ran out first. */
-  release(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
+}
+
+/** What a lease and a permit share. */
+declare abstract class Held extends Holding {
+  /** The key held, as text. */
+  readonly key: string
+  /** Releases it; idempotent; when it was lost first, rejects with ClosedError (store closed) or LeaseLostError (ran out, connection broke). */
+  release(): Promise<void>
 }
 
 /** A semaphore's hold on a key: it has no fence. */
@@ -110,7 +136,78 @@ export declare class Lease extends Held {
   readonly fence: bigint
 }
 
-/** An error code of DESIGN.md. */
+/** An election's leader as everyone sees it. */
+export interface Leader {
+  /** What the leader said it is when it campaigned. */
+  readonly value: string
+  /** Its term: larger than every earlier leader's. */
+  readonly fence: bigint
+}
+
+/** Options of `observe`. */
+export interface ObserveOptions {
+  /** Ends the observer (as `break` does). */
+  signal?: AbortSignal
+}
+
+/**
+ * An election: a lock whose holder is named, the leader. Its fence is the
+ * leader's term, larger for every later leader.
+ */
+export declare class Election {
+  private constructor()
+  readonly name: string
+  /**
+   * Waits first come first served until this caller leads with `value`
+   * (text of at most 1,024 bytes); rejects with WaitTimeoutError when
+   * `wait` runs out, with the signal's reason when it aborts (a campaign
+   * given up never leads).
+   */
+  campaign(value: string, options?: Options): Promise<Leadership>
+  /**
+   * Campaigns, runs `fn` while leading and resigns however `fn` ends;
+   * resolves to what `fn` returned. As `hold`: `fn`'s own error first; else,
+   * when the leadership was lost before `fn` ended (`l.signal` aborted),
+   * ClosedError if its store closed, LeaseLostError if it ran out or its
+   * connection broke.
+   */
+  lead<T>(value: string, fn: (leadership: Leadership) => T | PromiseLike<T>, options?: Options): Promise<T>
+  /** The leader now, or null when nobody leads. */
+  leader(): Promise<Leader | null>
+  /**
+   * Every change of leader from now on, in order, with no gap and no
+   * repeat: the leader now (or null) first, then each change, null when
+   * nobody leads. `break` in a `for await`, `close()` or the signal ends it.
+   */
+  observe(options?: ObserveOptions): Observer
+}
+
+/** Leading an election: its fence is the term. */
+export declare class Leadership extends Holding {
+  /** The value this leader campaigned with. */
+  readonly value: string
+  /** The term: larger than every earlier leader's; every digit kept. */
+  readonly fence: bigint
+  /** Stops leading: the next in line leads at once. Idempotent; when it was lost first, rejects with ClosedError or LeaseLostError. */
+  resign(): Promise<void>
+}
+
+/**
+ * The changes of an election's leader, pushed as they happen. It ends with
+ * ClosedError when its store closes and LimitError when it fell more than
+ * 1,024 changes behind (observe again then).
+ */
+export declare class Observer implements AsyncIterableIterator<Leader | null> {
+  private constructor()
+  next(): Promise<IteratorResult<Leader | null, undefined>>
+  /** Stops observing; what `break` in a `for await` calls. */
+  return(): Promise<IteratorResult<Leader | null, undefined>>
+  /** Stops observing: a `next` under way and every later one are done. Idempotent. */
+  close(): void
+  [Symbol.asyncIterator](): Observer
+}
+
+/** An error code of tinystore, the same on the wire and in every language. */
 export type Code =
   | 'timeout'
   | 'lease_lost'

@@ -1,22 +1,53 @@
 // The addon's typings, rendered from the Rust side by scripts/typings.js.
 // Do not edit: change the Rust code, build, and run `node scripts/typings.js`.
 
-/** A one-way switch: once cancelled, every wait given it ends. */
-export declare class Cancel {
-  /** A switch not yet cancelled. */
-  constructor()
-  /** Ends the waits given this switch. Idempotent. */
-  cancel(): void
+/**
+ * A change an observer gives: `done` once it ended, else `leader`
+ * (missing when nobody leads).
+ */
+export interface NativeChange {
+  done: boolean
+  leader?: NativeLeader
 }
 
-/** An exclusive hold on one key, with its fence. */
-export declare class NativeLease {
-  /** The fence, every digit kept. */
+/** The election called `name` of a store. */
+export declare class NativeElection {
+  /** The election's name. */
+  get name(): string
+  /**
+   * Starts campaigning, first come first served, with `value`; the core
+   * checks the name, value and options at the first poll.
+   */
+  campaigning(value: string, options?: NativeOptions | undefined | null): NativeLeadershipAcquiring
+  /**
+   * The leader now, or `null`; at once when it can tell, else as a
+   * promise.
+   */
+  leader(): NativeLeader | undefined | null | Promise<NativeLeader | undefined | null>
+  /**
+   * Starts observing now (an embedded store's observer is subscribed on
+   * return).
+   */
+  observe(): NativeObserver
+}
+
+/** An election's leader: its value and its term. */
+export interface NativeLeader {
+  value: string
+  fence: bigint
+}
+
+/**
+ * Leading an election: a lease with the leader's value; its fence is the
+ * term. Dropping it resigns.
+ */
+export declare class NativeLeadership {
+  /** The value this leader campaigned with. */
+  get value(): string
+  /** The term, every digit kept. */
   get fence(): bigint
   /** The group's name. */
   get name(): string
-  /** The key held, as text. */
-  get key(): string
   /** The TTL in milliseconds. */
   get ttl(): number
   /** Whether it is still held. */
@@ -27,10 +58,21 @@ export declare class NativeLease {
    */
   renew(): undefined | Promise<undefined>
   /**
-   * Releases it; idempotent; `lease_lost` when it ran out first.
+   * Releases it (resigns, for a leadership); idempotent; when it
+   * was lost first, `closed` (its
+   * store closed) or `lease_lost` (it ran out, its connection broke).
    * At once when it can, else as a promise.
    */
-  release(): undefined | Promise<undefined>
+  resign(): undefined | Promise<undefined>
+  /**
+   * Releases it as a hold's end, after a body that returned
+   * (`bodyOk`) or threw: the core's rule of what a hold adds to
+   * its body's result. After a body that threw, nothing (its
+   * error wins); else `closed` when its store closed before the
+   * body ended, `lease_lost` when it ran out or its connection
+   * broke. At once when it can, else as a promise.
+   */
+  endHold(bodyOk: boolean): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
    * reason as `"<code>: <message>"`.
@@ -38,22 +80,105 @@ export declare class NativeLease {
   lost(): Promise<string>
 }
 
+/** An election's campaign under way. */
+export declare class NativeLeadershipAcquiring {
+  /**
+   * The outcome, taken once: the holding itself when it is
+   * granted at once, else a promise of it; `null` when it was
+   * given up (or taken already). Fails with the acquire's error.
+   */
+  outcome(): NativeLeadership | undefined | null | Promise<NativeLeadership | undefined | null>
+  /**
+   * Gives the acquire up: idempotent; a lease granted as it gave
+   * up is released. Nothing once the outcome was taken.
+   */
+  giveUp(): void
+}
+
+/** An exclusive hold on one key, with its fence. */
+export declare class NativeLease {
+  /** The fence, every digit kept. */
+  get fence(): bigint
+  /** The group's name. */
+  get name(): string
+  /** The TTL in milliseconds. */
+  get ttl(): number
+  /** Whether it is still held. */
+  get held(): boolean
+  /**
+   * Extends it by its TTL; `lease_lost` when it already ran out.
+   * At once when it can, else as a promise.
+   */
+  renew(): undefined | Promise<undefined>
+  /**
+   * Releases it (resigns, for a leadership); idempotent; when it
+   * was lost first, `closed` (its
+   * store closed) or `lease_lost` (it ran out, its connection broke).
+   * At once when it can, else as a promise.
+   */
+  release(): undefined | Promise<undefined>
+  /**
+   * Releases it as a hold's end, after a body that returned
+   * (`bodyOk`) or threw: the core's rule of what a hold adds to
+   * its body's result. After a body that threw, nothing (its
+   * error wins); else `closed` when its store closed before the
+   * body ended, `lease_lost` when it ran out or its connection
+   * broke. At once when it can, else as a promise.
+   */
+  endHold(bodyOk: boolean): undefined | Promise<undefined>
+  /**
+   * Resolves when it is lost (also after a release) with the
+   * reason as `"<code>: <message>"`.
+   */
+  lost(): Promise<string>
+  /** The key held, as text. */
+  get key(): string
+}
+
+/** A lock's acquire under way. */
+export declare class NativeLeaseAcquiring {
+  /**
+   * The outcome, taken once: the holding itself when it is
+   * granted at once, else a promise of it; `null` when it was
+   * given up (or taken already). Fails with the acquire's error.
+   */
+  outcome(): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  /**
+   * Gives the acquire up: idempotent; a lease granted as it gave
+   * up is released. Nothing once the outcome was taken.
+   */
+  giveUp(): void
+}
+
 /** A group of exclusive locks, one per key. */
 export declare class NativeLocks {
   /** The group's name. */
   get name(): string
   /**
-   * Waits first come first served for `key`; `null` when
-   * `cancel`, if given, fired first (the wait is dropped, nothing
-   * leaks).
-   * The lease itself when it is granted at once, else a promise.
+   * Starts waiting first come first served for `key`; the core
+   * checks the name, key and options at the first poll.
    */
-  acquire(key: string, options?: NativeOptions | undefined | null, cancel?: Cancel | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  acquiring(key: string, options?: NativeOptions | undefined | null): NativeLeaseAcquiring
   /**
    * Holds `key` if it is free now, else `null`; at once when it
    * can tell, else as a promise.
    */
   tryAcquire(key: string, options?: NativeOptions | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+}
+
+/** Every change of an election's leader, in order. */
+export declare class NativeObserver {
+  /**
+   * The next change: at once when it is there, else as a promise;
+   * `done` once it ended. Fails once with why it ended (`closed`,
+   * `limit`).
+   */
+  next(): NativeChange | Promise<NativeChange>
+  /**
+   * Stops observing: a `next` under way and every later one give
+   * `done`. Idempotent.
+   */
+  close(): void
 }
 
 /**
@@ -70,8 +195,6 @@ export interface NativeOptions {
 export declare class NativePermit {
   /** The group's name. */
   get name(): string
-  /** The key held, as text. */
-  get key(): string
   /** The TTL in milliseconds. */
   get ttl(): number
   /** Whether it is still held. */
@@ -82,15 +205,43 @@ export declare class NativePermit {
    */
   renew(): undefined | Promise<undefined>
   /**
-   * Releases it; idempotent; `lease_lost` when it ran out first.
+   * Releases it (resigns, for a leadership); idempotent; when it
+   * was lost first, `closed` (its
+   * store closed) or `lease_lost` (it ran out, its connection broke).
    * At once when it can, else as a promise.
    */
   release(): undefined | Promise<undefined>
+  /**
+   * Releases it as a hold's end, after a body that returned
+   * (`bodyOk`) or threw: the core's rule of what a hold adds to
+   * its body's result. After a body that threw, nothing (its
+   * error wins); else `closed` when its store closed before the
+   * body ended, `lease_lost` when it ran out or its connection
+   * broke. At once when it can, else as a promise.
+   */
+  endHold(bodyOk: boolean): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
    * reason as `"<code>: <message>"`.
    */
   lost(): Promise<string>
+  /** The key held, as text. */
+  get key(): string
+}
+
+/** A semaphore's acquire under way. */
+export declare class NativePermitAcquiring {
+  /**
+   * The outcome, taken once: the holding itself when it is
+   * granted at once, else a promise of it; `null` when it was
+   * given up (or taken already). Fails with the acquire's error.
+   */
+  outcome(): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+  /**
+   * Gives the acquire up: idempotent; a lease granted as it gave
+   * up is released. Nothing once the outcome was taken.
+   */
+  giveUp(): void
 }
 
 /** A group of semaphores: up to `limit` holders per key at once. */
@@ -98,17 +249,26 @@ export declare class NativeSemaphore {
   /** The group's name. */
   get name(): string
   /**
-   * Waits first come first served for `key`; `null` when
-   * `cancel`, if given, fired first (the wait is dropped, nothing
-   * leaks).
-   * The lease itself when it is granted at once, else a promise.
+   * Starts waiting first come first served for `key`; the core
+   * checks the name, key and options at the first poll.
    */
-  acquire(key: string, options?: NativeOptions | undefined | null, cancel?: Cancel | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+  acquiring(key: string, options?: NativeOptions | undefined | null): NativePermitAcquiring
   /**
    * Holds `key` if it is free now, else `null`; at once when it
    * can tell, else as a promise.
    */
   tryAcquire(key: string, options?: NativeOptions | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+}
+
+/** A store served on its Unix socket by this process until `close`. */
+export declare class NativeServer {
+  /** The path of the socket it serves on. */
+  get socket(): string
+  /**
+   * Stops serving cleanly: leases released, waiters told `closed`, the
+   * socket removed. Idempotent.
+   */
+  close(): Promise<void>
 }
 
 /** An open store, owned by this process or reached over a connection. */
@@ -117,9 +277,21 @@ export declare class NativeStore {
   locks(name: string, options?: NativeOptions | undefined | null): NativeLocks
   /** The group of semaphores called `name`, `limit` holders per key. */
   semaphore(name: string, limit: number, options?: NativeOptions | undefined | null): NativeSemaphore
+  /** The election called `name`, with its options. */
+  election(name: string, options?: NativeOptions | undefined | null): NativeElection
   /** Releases every lease, fails every waiter with `closed`. Idempotent. */
   close(): Promise<void>
 }
+
+/**
+ * Runs the `tinystore` command line on `args` (the program's name first)
+ * on this thread until it ends, and gives its exit status. For a process
+ * that runs only the command (the package's `bin`): SIGINT and SIGTERM get
+ * their default action back first, so that the command's own handling
+ * (`serve` stops cleanly) is the only one. Node's handlers, which the
+ * command's would call in turn, re-raise the signal and never return.
+ */
+export declare function cliMain(args: Array<string>): number
 
 /**
  * Connects to a store served by `tinystore serve` at `address`
@@ -142,3 +314,9 @@ export declare function openStore(dir: string): Promise<NativeStore>
  * only, leading zeros allowed, at most 2^128-1.
  */
 export declare function parseFence(text: string): bigint
+
+/**
+ * Serves the store directory `dir` (made if missing) on its socket so
+ * that other processes' `open(dir)` reach it.
+ */
+export declare function serveStore(dir: string): Promise<NativeServer>

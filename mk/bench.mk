@@ -7,9 +7,9 @@ BENCH_VENV := $(CURDIR)/.venv-bench
 
 .PHONY: bench-peers bench-deps
 
-bench-deps:
-	@command -v redis-server >/dev/null && command -v etcd >/dev/null && [ -d /usr/lib/postgresql ] && command -v protoc >/dev/null || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server etcd-server postgresql protobuf-compiler)
+bench-deps: deps-rust
+	@command -v redis-server >/dev/null && command -v etcd >/dev/null && [ -d /usr/lib/postgresql ] || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server etcd-server postgresql)
 	@[ -x $(BENCH_VENV)/bin/python ] || python3 -m venv $(BENCH_VENV)
 	@$(BENCH_VENV)/bin/python -c 'import matplotlib' 2>/dev/null || $(BENCH_VENV)/bin/pip install -q matplotlib
 

@@ -2,7 +2,8 @@
 # starts a three-member etcd cluster on loopback in a temp dir
 # (core/tests/etcd_cluster.sh), runs the etcd tests against it, and stops it;
 # `make bench-etcd` does the same around the etcd benchmark (docs/benchmarks.md).
-# Installs etcd and protoc from Debian when missing.
+# Installs etcd from Debian when missing (the etcd client's protobuf files
+# need no protoc: see deps-rust in the Makefile).
 
 TESTS += test-etcd
 BENCHES += bench-etcd
@@ -11,9 +12,9 @@ ETCD_CLUSTER := core/tests/etcd_cluster.sh
 
 .PHONY: etcd-deps test-etcd bench-etcd
 
-etcd-deps:
-	@command -v etcd >/dev/null && command -v protoc >/dev/null || \
-	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server protobuf-compiler; }
+etcd-deps: deps-rust
+	@command -v etcd >/dev/null || \
+	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 
 # The tests that kill members (etcd_failover) run one at a time.
 test-etcd: etcd-deps
@@ -23,7 +24,8 @@ test-etcd: etcd-deps
 	  export TINYSTORE_ETCD_DIR=$$dir TINYSTORE_ETCD=$$(cat $$dir/endpoints); \
 	  echo "etcd cluster $$TINYSTORE_ETCD in $$dir"; \
 	  $(CARGO) test -p tinystore --features etcd --lib etcd:: && \
-	  $(CARGO) test -p tinystore --features etcd --test etcd_locks --test etcd_processes && \
+	  $(CARGO) test -p tinystore --features etcd --test etcd_locks --test etcd_processes --test etcd_elections --test etcd_partitions && \
+	  $(CARGO) test -p tinystore-cli --test etcd_target -- --include-ignored && \
 	  $(CARGO) test -p tinystore --features etcd --test etcd_failover -- --test-threads=1; \
 	  rc=$$?; bash $(ETCD_CLUSTER) stop $$dir; rm -rf $$dir; exit $$rc
 

@@ -1,11 +1,14 @@
 # The chat-summaries example (examples/chat-summaries/): the same program in
-# Rust, Python, TypeScript (Node) and Go. `make test-examples` builds each
+# Rust, Python, TypeScript (Node) and Go. The scheduler example
+# (examples/scheduler/): a leader-only job in Rust, Python, TypeScript and
+# Go, tested by its own pytest run. `make test-examples` builds each
 # and runs the cross-language tests (every ordered pair of languages plays
-# the seed's scene through one `tinystore serve`, with worker A stopped by
+# the README's scene through one `tinystore serve`, with worker A stopped by
 # SIGSTOP; and every language reads vectors/fences.json alike). Pick the
 # languages with LANGUAGES="rust python node go" (the default: all four).
 
 EXAMPLE_DIR := examples/chat-summaries
+SCHEDULER_DIR := examples/scheduler
 LANGUAGES ?= rust python node go
 
 TESTS += test-examples
@@ -13,12 +16,17 @@ TESTS += test-examples
 .PHONY: examples-build test-examples
 
 examples-build: python-install node-deps go-tools go-lib
-	$(CARGO) build -q -p tinystore-cli -p chat-summaries
+	$(CARGO) build -q -p tinystore-cli -p chat-summaries -p scheduler
 	cd $(EXAMPLE_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/chat-summaries-go .
 	cd $(EXAMPLE_DIR)/node && npm install --no-audit --no-fund
 	cd $(EXAMPLE_DIR)/python && $(PY) -m mypy --strict --no-incremental .
 	cd $(EXAMPLE_DIR)/node && npx tsc -p tsconfig.json
+	cd $(SCHEDULER_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/scheduler-go .
+	cd $(SCHEDULER_DIR) && $(PY) -m mypy --strict --no-incremental python tests
+	cd $(SCHEDULER_DIR)/node && npm install --no-audit --no-fund && npx tsc -p tsconfig.json
 
 test-examples: examples-build
 	LANGUAGES="$(LANGUAGES)" $(PY) -m pytest -q -p no:cacheprovider $(EXAMPLE_DIR)/tests; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "test-examples: pytest ran no test" >&2; exit 1; fi; exit $$status
+	LANGUAGES="$(LANGUAGES)" $(PY) -m pytest -q -p no:cacheprovider $(SCHEDULER_DIR)/tests; \
+	  status=$$?; if [ $$status -eq 5 ]; then echo "test-examples: the scheduler's pytest ran no test" >&2; exit 1; fi; exit $$status

@@ -1,6 +1,9 @@
 # The Go binding (bindings-go/): the C-ABI crate tinystore-capi, built as a
-# static library in the shared cargo target dir (release), its header made
-# by cbindgen and checked for drift, then go vet and go test -race.
+# static library (release, debug info stripped) and copied into the module
+# at bindings-go/build/GOOS-GOARCH/, where cgo links it through ${SRCDIR}
+# (bindings-go/internal/native/link_*.go); its header made by cbindgen and
+# checked for drift; then go vet and go test -race. `make dist-go` writes the
+# module with the library inside it to dist/go and dist/goproxy.
 
 GO ?= go
 GO_DIR := bindings-go
@@ -10,20 +13,36 @@ GO_CBINDGEN_VERSION := 0.29.4
 GO_CBINDGEN_ROOT := $(HOME)/.cargo
 GO_CBINDGEN := $(GO_CBINDGEN_ROOT)/bin/cbindgen
 GO_TINYSTORE_BIN := $(CARGO_TARGET_DIR)/debug/tinystore
+# Where cgo finds the library: inside the module, per platform.
+GO_PLATFORM = $(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)
+GO_LIB = $(GO_DIR)/build/$(GO_PLATFORM)/libtinystore_capi.a
+# The module's version: the workspace's.
+GO_VERSION := v$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 
 TESTS += test-go
 BENCHES += bench-go
 
-.PHONY: go-tools go-lib go-header go-header-check test-go bench-go
+.PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go
 
 go-tools:
 	@command -v $(GO) >/dev/null || { apt-get update && apt-get install -y golang-go; }
 	@$(GO_CBINDGEN) --version 2>/dev/null | grep -qx 'cbindgen $(GO_CBINDGEN_VERSION)' || \
 	  $(CARGO) install cbindgen --version $(GO_CBINDGEN_VERSION) --locked --root $(GO_CBINDGEN_ROOT)
 
-# The one command another Go module needs before `go build` (docs/go.md).
+# The one command a checkout needs before `go build` (docs/go.md): builds
+# the library and puts it in the module, without debug info.
 go-lib: deps-rust
 	$(CARGO) build --release -p tinystore-capi
+	@mkdir -p $(dir $(GO_LIB))
+	strip --strip-debug -o $(GO_LIB) $(CARGO_TARGET_DIR)/release/libtinystore_capi.a
+	@ls -l $(GO_LIB)
+
+# The packaged module: dist/go (the tree) and dist/goproxy (what a module
+# proxy serves), with the library for linux/amd64 inside; tests/dist/go.sh
+# installs it with `go get` and plays the scene.
+dist-go: go-lib
+	@[ "$(GO_PLATFORM)" = linux-amd64 ] || { echo "dist-go packages linux/amd64; this is $(GO_PLATFORM)" >&2; exit 1; }
+	bash mk/go-dist.sh $(GO_DIR) $(GO_LIB) $(GO_VERSION) dist
 
 # Regenerates the checked-in header after a change to bindings-go/capi.
 go-header: go-tools

@@ -1,19 +1,38 @@
-# The Node binding (bindings-node/): `npm install` there builds the addon
-# with cargo (the package's install script) and brings TypeScript and
-# better-sqlite3 for the tests; then the typings are checked against the
-# Rust side, the JS layer and the tests are type-checked with tsc --strict,
-# the node:test suite runs, and the package is installed from another folder.
+# The Node binding (bindings-node/): `make dist-node` builds the release
+# addon (zig, glibc 2.17, stripped) and packs the npm tarballs into dist/:
+# `tinystore` and its platform package. The tests put that addon in the
+# package (its install script copies it when TINYSTORE_NODE_ADDON names it)
+# and bring TypeScript and better-sqlite3; then the typings are checked
+# against the Rust side, the JS layer and the tests are type-checked with
+# tsc --strict, the node:test suite runs, and the package is installed from
+# another folder, building its addon from source (a debug build).
 
 NODE_DIR := bindings-node
 NODE_BUILD := $(NODE_DIR)/.test-build
 NODE_CONSUMER := $(CARGO_TARGET_DIR)/node-consumer
+NODE_BUILT := $(DIST_TARGET)-node/$(DIST_TRIPLE)/release/libtinystore_node.so
+NODE_ADDON := $(CARGO_TARGET_DIR)/dist/tinystore.linux-x64-gnu.node
+export TINYSTORE_NODE_ADDON := $(NODE_ADDON)
 
 TESTS += test-node
 BENCHES += bench-node
 
-.PHONY: node-deps test-node bench-node
+.PHONY: dist-node node-deps test-node bench-node
 
-node-deps: deps-rust
+# The published addon is built with whole-program LTO in one codegen unit:
+# smaller (tests/dist/node.sh keeps it under 10 MB) and no slower.
+NODE_DIST_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+
+dist-node: $(DIST_TOOLS) deps-rust
+	@command -v node >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
+	mkdir -p $(CARGO_TARGET_DIR)/napi-typedefs $(dir $(NODE_ADDON)) $(DIST)
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-node NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs \
+	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node --target $(DIST_TRIPLE).$(DIST_GLIBC)
+	strip --strip-all -o $(NODE_ADDON) $(NODE_BUILT)
+	rm -f $(DIST)/tinystore-*.tgz
+	node $(NODE_DIR)/scripts/pack.js $(NODE_ADDON) $(DIST)
+
+node-deps: dist-node
 	@command -v node >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
 	cd $(NODE_DIR) && npm install --no-audit --no-fund
 
@@ -23,10 +42,11 @@ test-node: node-deps
 	cd $(NODE_DIR) && node scripts/typings.js --check
 	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json
 	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json
-	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore node --test .test-build/*.test.js
+	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore node --test .test-build/*.test.js test/*.test.mjs
 	# The consumer's install must build the addon itself: remove it first.
 	rm -rf $(NODE_CONSUMER) $(NODE_DIR)/tinystore.node && mkdir -p $(NODE_CONSUMER)
-	cd $(NODE_CONSUMER) && npm init -y >/dev/null && npm install --no-audit --no-fund $(CURDIR)/$(NODE_DIR)
+	cd $(NODE_CONSUMER) && npm init -y >/dev/null && \
+	  TINYSTORE_NODE_ADDON= TINYSTORE_NODE_PROFILE=dev npm install --no-audit --no-fund $(CURDIR)/$(NODE_DIR)
 	test -f $(NODE_DIR)/tinystore.node || { echo "npm install did not build the addon" >&2; exit 1; }
 	cd $(NODE_CONSUMER) && node -e "require('tinystore').open('data').then(s => s.locks('x').hold(1, l => l.fence).then(f => s.close().then(() => console.log('installed from another folder: fence', f))))"
 

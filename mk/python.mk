@@ -1,6 +1,7 @@
-# The Python binding (bindings-python/): a venv under the repo, the package
-# built from source by `pip install ./bindings-python` (maturin, release, in
-# the shared cargo target dir), then mypy --strict and pytest.
+# The Python binding (bindings-python/): `make dist-python` builds the
+# release wheel (abi3, manylinux2014) and the sdist into dist/; the tests
+# install that wheel into a venv under the repo, then run mypy --strict and
+# pytest. `pip install ./bindings-python` builds the same from source.
 
 PY_VENV := $(CURDIR)/.venv-python
 PY := $(PY_VENV)/bin/python
@@ -9,7 +10,7 @@ PY_TINYSTORE_BIN := $(CARGO_TARGET_DIR)/debug/tinystore
 TESTS += test-python
 BENCHES += bench-python
 
-.PHONY: python-env python-install test-python bench-python
+.PHONY: python-env python-install dist-python test-python bench-python
 
 $(PY):
 	python3 -m venv $(PY_VENV) || { apt-get update && apt-get install -y python3-venv python3-pip && python3 -m venv $(PY_VENV); }
@@ -17,8 +18,16 @@ $(PY):
 python-env: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest
 
-python-install: python-env deps-rust
-	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./bindings-python
+# The wheel is built by zig for glibc 2.17, stripped; the console script
+# `tinystore` comes with it.
+dist-python: $(DIST_TOOLS) deps-rust
+	mkdir -p $(DIST) && rm -f $(DIST)/tinystore-*.whl $(DIST)/tinystore-*.tar.gz
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-python maturin build --release --strip --zig \
+	  --compatibility manylinux2014 --target $(DIST_TRIPLE) -m bindings-python/Cargo.toml --out $(DIST)
+	$(DIST_RUN) maturin sdist -m bindings-python/Cargo.toml --out $(DIST)
+
+python-install: python-env dist-python
+	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/tinystore-*.whl
 
 test-python: python-install
 	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }

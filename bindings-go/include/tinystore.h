@@ -2,7 +2,7 @@
  * tinystore's C ABI, made for the Go binding.
  *
  * Ownership, for every function below:
- * - A handle (TsStore, TsGroup, TsAcquire, TsHeld) returned through an
+ * - A handle (TsStore, TsGroup, TsAcquire, TsHeld, TsObserver) returned through an
  *   out-parameter belongs to the caller, who frees it exactly once with its
  *   ts_*_free function. Handles are safe to use from several threads at once,
  *   except that a free must not race any other call on the same handle.
@@ -10,7 +10,8 @@
  *   during the call and never keeps; the pointer may be NULL when the length
  *   is 0. No function keeps any pointer the caller passed after it returns.
  * - A TsError filled by a failing call owns its message; the caller copies it
- *   and calls ts_error_clear at once.
+ *   and calls ts_error_clear at once. Likewise a TsLeader written by this
+ *   library owns its value: copy it and call ts_leader_clear.
  * - No Rust panic crosses this boundary: a panic becomes TS_CODE_INTERNAL.
  */
 
@@ -25,7 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-// An error code: one per DESIGN.md code, plus `Ok` and `Cancelled` (an
+// An error code: one per tinystore error code, plus `Ok` and `Cancelled` (an
 // acquire given up by `ts_acquire_cancel`).
 typedef enum TsCode {
   TS_CODE_OK = 0,
@@ -49,16 +50,27 @@ typedef enum TsGroupKind {
   TS_GROUP_KIND_LOCKS = 0,
   // Semaphores of `limit` holders per key, whose permits have no fence.
   TS_GROUP_KIND_SEMAPHORE = 1,
+  // An election: `ts_group_acquire` campaigns, with the key as the
+  // campaign's value, and grants a leadership whose fence is the term;
+  // `limit` is ignored.
+  TS_GROUP_KIND_ELECTION = 2,
 } TsGroupKind;
 
-// An acquire under way: the core's future, until it ends or is given up.
+// An acquire under way (the core's `Acquiring`), to wait on or give up.
 typedef struct TsAcquire TsAcquire;
 
-// A group of exclusive locks or of semaphores.
+// A group of exclusive locks or of semaphores, or an election.
 typedef struct TsGroup TsGroup;
 
 // A held lease or permit, and the callback that reports its loss.
 typedef struct TsHeld TsHeld;
+
+// An observer of an election: the core's `Observing`.
+typedef struct TsObserver TsObserver;
+
+// A running server: it serves on the library's runtime until it is shut
+// down (or the program exits).
+typedef struct TsServer TsServer;
 
 // An open store (owned by this process, or reached over a connection).
 typedef struct TsStore TsStore;
@@ -77,9 +89,37 @@ typedef struct TsFence {
   uint64_t count;
 } TsFence;
 
+// A lease, permit or leadership as a caller needs it once it is granted:
+// its handle, and the fence (a leadership's is its term; `has_fence` is
+// false for a permit, which has none), in one answer.
+typedef struct TsGrant {
+  // The new handle, NULL until a grant.
+  struct TsHeld *held;
+  bool has_fence;
+  struct TsFence fence;
+} TsGrant;
+
+// A finished call: the token its caller gave, and how it ended (`ok`
+// false with `err` filled on failure; free `err` with `ts_error_clear`).
+typedef struct TsDone {
+  uint64_t token;
+  bool ok;
+  struct TsError err;
+} TsDone;
+
+// A leader, or none: its value (`value_len` bytes of UTF-8 the caller
+// owns until `ts_leader_clear`) and its term.
+typedef struct TsLeader {
+  // False when nobody leads (then `value` is NULL).
+  bool has_leader;
+  uint8_t *value;
+  size_t value_len;
+  struct TsFence fence;
+} TsLeader;
+
 // The options of a group or a call; a field whose `has_` flag is false
-// keeps the group's value (or the default: 15 s TTL, wait until given up,
-// renew on).
+// keeps the group's value, or else the core's default. The core checks
+// the values.
 typedef struct TsOptions {
   bool has_ttl;
   // The lease's TTL, in nanoseconds.
@@ -92,21 +132,40 @@ typedef struct TsOptions {
   bool renew;
 } TsOptions;
 
-// Blocks until the acquire ends: writes a new `TsHeld` to `*out_held`, or
-// fails with the core's error (e.g. `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`),
-// or with `TS_CODE_CANCELLED` once `ts_acquire_cancel` gave it up. Call
-// it once: after the outcome was taken, it fails with `TS_CODE_CANCELLED`.
+// Waits for the acquire to end (or be given up with `ts_acquire_cancel`
+// from another thread) on this thread when no other call of the process
+// waits, and returns true: take it with `ts_acquire_take`. Otherwise
+// returns false at once, and `ts_done_take` reports its end with `token`
+// (no thread waits). False with `err` filled when it cannot wait.
 //
 // # Safety
-// `acquire` is a live handle; `out_held` and `err` are writable.
+// `acquire` is a live handle, not freed before this returns; `err` is
+// writable.
 bool ts_acquire_wait(const struct TsAcquire *acquire,
-                     struct TsHeld **out_held,
+                     uint64_t token,
+                     bool *ended,
                      struct TsError *err);
 
-// Gives the acquire up: the core's acquire is dropped before this
-// returns, so no lease is left held, and a waiting `ts_acquire_wait`
-// returns `TS_CODE_CANCELLED`. Idempotent; does nothing once the outcome
-// was taken. May be called from any thread while another waits.
+// Takes the outcome of an acquire that ended (its token came out of
+// `ts_done_take`) and frees the handle, in one call: writes its grant to
+// `*out_grant` (the loss of the lease reported with `token`, as
+// `ts_lost_wait` gives it), or fails with the core's error (e.g.
+// `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`), or with `TS_CODE_CANCELLED` when
+// it was given up. An acquire that has not ended is given up, and fails
+// with `TS_CODE_CANCELLED`.
+//
+// # Safety
+// `acquire` is a live handle that no other call uses now or later;
+// `out_grant` and `err` are writable.
+bool ts_acquire_take(struct TsAcquire *acquire,
+                     uint64_t token,
+                     struct TsGrant *out_grant,
+                     struct TsError *err);
+
+// Gives the acquire up: the core drops it before this returns, so no
+// lease is left held, and a `ts_acquire_wait` blocked on it returns
+// (its `ts_acquire_take` then fails with `TS_CODE_CANCELLED`). Idempotent; does nothing once the outcome was
+// taken. May be called from any thread while another waits.
 //
 // # Safety
 // `acquire` is a live handle.
@@ -118,6 +177,82 @@ void ts_acquire_cancel(const struct TsAcquire *acquire);
 // # Safety
 // `acquire` is NULL or a live handle that no other call uses now or later.
 void ts_acquire_free(struct TsAcquire *acquire);
+
+// Runs the `tinystore` command line on `argv[0..argc]` (the first is the
+// program's name) and returns the process's exit status, as the
+// `tinystore` binary would exit. Meant as a program's whole `main`: it
+// first sets the signals as a Rust program starts with them (SIGPIPE
+// ignored, SIGINT and SIGTERM at their default action, so that `serve` and
+// `hold` handle them themselves), and it prints to the process's standard
+// output and error.
+//
+// # Safety
+// `argv` points to `argc` NUL-terminated strings (NULL when `argc` is 0).
+int ts_cli_main(int argc, const char *const *argv);
+
+// The eventfd that is readable when the queue has calls that ended: read
+// it (8 bytes) and then drain the queue with `ts_done_take`. -1 with `err`
+// filled when it cannot be made.
+//
+// # Safety
+// `err` is NULL or writable.
+int32_t ts_done_fd(struct TsError *err);
+
+// Writes up to `cap` calls that ended to `out`, without waiting, and
+// returns how many (0 when none, or when `out` is NULL or `cap` is 0).
+//
+// # Safety
+// `out` is NULL or points to `cap` writable `TsDone`s.
+size_t ts_done_take(struct TsDone *out, size_t cap);
+
+// Writes the leader of the election `group` now to `*out` (free it with
+// `ts_leader_clear`). Waits for the reply on a connected store.
+//
+// # Safety
+// `group` is a live handle; `out` and `err` are writable.
+bool ts_election_leader(const struct TsGroup *group, struct TsLeader *out, struct TsError *err);
+
+// Frees the value of a leader written by this library and empties it.
+// NULL is ignored.
+//
+// # Safety
+// `leader` is NULL or a leader this library wrote, not cleared since.
+void ts_leader_clear(struct TsLeader *leader);
+
+// Starts observing the election `group` and writes a new handle to
+// `*out`: an embedded store's observer is subscribed on return, so no
+// change made after this call is missed.
+//
+// # Safety
+// `group` is a live handle; `out` and `err` are writable.
+bool ts_election_observe(const struct TsGroup *group, struct TsObserver **out, struct TsError *err);
+
+// Blocks this thread until the next change of leader and writes it to
+// `*out` (the leader now first, then each change; `has_leader` false
+// when nobody leads; free it with `ts_leader_clear`), and true to
+// `*more`. Once the observer ended (after `ts_observer_close`, or after
+// the one failure that ends it: `TS_CODE_CLOSED` when the store closed,
+// `TS_CODE_LIMIT` when it fell too far behind), writes false to `*more`.
+//
+// # Safety
+// `observer` is a live handle; `out`, `more` and `err` are writable.
+bool ts_observer_next(const struct TsObserver *observer,
+                      struct TsLeader *out,
+                      bool *more,
+                      struct TsError *err);
+
+// Stops observing: a `ts_observer_next` blocked on another thread, and
+// every later one, returns with `*more` false. Idempotent.
+//
+// # Safety
+// `observer` is a live handle.
+void ts_observer_close(const struct TsObserver *observer);
+
+// Stops observing and frees the handle. NULL is ignored.
+//
+// # Safety
+// `observer` is NULL or a live handle that no other call uses now or later.
+void ts_observer_free(struct TsObserver *observer);
 
 // Frees the message of `err` and sets it to NULL; the code becomes
 // `TS_CODE_OK`. Safe to call on a cleared or never-filled error.
@@ -159,24 +294,28 @@ bool ts_store_group(const struct TsStore *store,
                     struct TsError *err);
 
 // Starts acquiring the key (`key`, `key_len`) with per-call `options`.
-// When the key is granted at once, writes a new `TsHeld` to `*out_held`
-// and NULL to `*out_acquire`; otherwise writes NULL to `*out_held` and a
-// new `TsAcquire` to `*out_acquire`, to wait on with `ts_acquire_wait`
-// or give up with `ts_acquire_cancel`.
+// When the key is granted at once, writes its grant to `*out_grant`
+// (the loss of the lease reported with `token`, as `ts_lost_wait` gives
+// it) and NULL to `*out_acquire`; otherwise writes an empty grant and a
+// new `TsAcquire` to `*out_acquire`: wait for it with `ts_acquire_wait`
+// and take it with `ts_acquire_take`, or give it up meanwhile with
+// `ts_acquire_cancel` or `ts_acquire_free`.
 //
 // # Safety
 // `group` is a live handle; `key` points to `key_len` readable bytes;
-// `out_held`, `out_acquire` and `err` are writable.
+// `out_grant`, `out_acquire` and `err` are writable.
 bool ts_group_acquire(const struct TsGroup *group,
                       const uint8_t *key,
                       size_t key_len,
                       struct TsOptions options,
-                      struct TsHeld **out_held,
+                      uint64_t token,
+                      struct TsGrant *out_grant,
                       struct TsAcquire **out_acquire,
                       struct TsError *err);
 
-// Takes the key (`key`, `key_len`) if it is free now: writes a new
-// `TsHeld` to `*out_held`, or NULL when the key is taken.
+// Takes the key (`key`, `key_len`) if it is free now: writes its grant to
+// `*out_grant` (its loss reported with `token`), or an empty grant when
+// the key is taken.
 //
 // # Safety
 // As for `ts_group_acquire`.
@@ -184,7 +323,8 @@ bool ts_group_try_acquire(const struct TsGroup *group,
                           const uint8_t *key,
                           size_t key_len,
                           struct TsOptions options,
-                          struct TsHeld **out_held,
+                          uint64_t token,
+                          struct TsGrant *out_grant,
                           struct TsError *err);
 
 // Frees the group handle; leases it gave stay held. NULL is ignored.
@@ -193,24 +333,11 @@ bool ts_group_try_acquire(const struct TsGroup *group,
 // `group` is NULL or a live handle that no other call uses now or later.
 void ts_group_free(struct TsGroup *group);
 
-// Writes the lease's fence to `*out` and returns true; returns false,
-// writing nothing, for a permit (which has no fence).
-//
-// # Safety
-// `held` is a live handle; `out` is writable.
-bool ts_held_fence(const struct TsHeld *held, struct TsFence *out);
-
-// Reports the loss of the lease (it ran out, its store closed, its
-// connection broke) by putting `token` in the queue `ts_lost_wait`
-// drains, once. A release through `ts_held_release` or `ts_held_free`
-// stops the report. A second call replaces the first token.
-//
-// # Safety
-// `held` is a live handle.
-void ts_held_watch(const struct TsHeld *held, uint64_t token);
-
 // Whether it is still held: false once released, run out, or lost with
-// its store or connection; then `err` (when not NULL) gets the reason.
+// its store or connection. When it was lost, `err` (when not NULL) gets
+// the core's `lost_reason`: `TS_CODE_CLOSED` (its store closed) or
+// `TS_CODE_LEASE_LOST` (it ran out, its connection broke); nothing is
+// written when its holder released it.
 //
 // # Safety
 // `held` is a live handle; `err` is NULL or writable.
@@ -223,12 +350,36 @@ bool ts_held_check(const struct TsHeld *held, struct TsError *err);
 // `held` is a live handle; `err` is writable.
 bool ts_held_renew(const struct TsHeld *held, struct TsError *err);
 
-// Releases the lease and stops its loss report. Idempotent; fails with
-// `TS_CODE_LEASE_LOST` when it ran out before this first release.
+// Releases the lease (resigns, for a leadership), stops its loss report
+// and frees the handle, in one call. Fails with `TS_CODE_CLOSED` when its store closed, with
+// `TS_CODE_LEASE_LOST` when it ran out or its connection broke (the
+// handle is freed all the same). When the release waits for a reply it
+// goes on in the runtime: `*pending` is true, the call succeeds, and
+// `ts_done_take` reports its end with `token`.
 //
 // # Safety
-// `held` is a live handle; `err` is writable.
-bool ts_held_release(const struct TsHeld *held, struct TsError *err);
+// `held` is a live handle that no other call uses now or later; `pending`
+// and `err` are writable.
+bool ts_held_release(struct TsHeld *held, uint64_t token, bool *pending, struct TsError *err);
+
+// Releases the lease at the end of a hold whose body succeeded
+// (`body_ok`) or failed, and stops its loss report: the core's
+// `end_hold` (a leadership's `end_lead`). When the body succeeded it fails as the hold must: with
+// `TS_CODE_CLOSED` when the store closed during the body, with
+// `TS_CODE_LEASE_LOST` when the lease ran out or its connection broke.
+// When the body failed it succeeds (the body's error is the hold's).
+// Frees the handle, however it went. When the release waits for a reply
+// it goes on in the runtime: `*pending` is true, the call succeeds, and
+// `ts_done_take` reports its end (as above) with `token`.
+//
+// # Safety
+// `held` is a live handle that no other call uses now or later; `pending`
+// and `err` are writable.
+bool ts_held_end_hold(struct TsHeld *held,
+                      bool body_ok,
+                      uint64_t token,
+                      bool *pending,
+                      struct TsError *err);
 
 // Frees the handle, releasing the lease if it is still held. NULL is
 // ignored.
@@ -238,12 +389,49 @@ bool ts_held_release(const struct TsHeld *held, struct TsError *err);
 void ts_held_free(struct TsHeld *held);
 
 // Blocks until at least one lost lease was reported, then writes up to
-// `cap` tokens (as given to `ts_held_watch`) to `out` and returns how many.
+// `cap` tokens (as given with the grant of the lease) to `out` and returns
+// how many.
 // Returns 0 at once when `out` is NULL or `cap` is 0.
 //
 // # Safety
 // `out` is NULL or points to `cap` writable `u64`s.
 size_t ts_lost_wait(uint64_t *out, size_t cap);
+
+// Opens the store directory (`dir`, `dir_len`), making it if missing, and
+// serves it on `DIR/tinystore.sock` (mode 0600) with the default options
+// (the `tinystore serve` defaults). Writes a new handle to `*out`. Fails
+// with `TS_CODE_IN_USE` when another process owns the directory.
+//
+// # Safety
+// `dir` points to `dir_len` readable bytes; `out` and `err` are writable.
+bool ts_server_start(const uint8_t *dir,
+                     size_t dir_len,
+                     struct TsServer **out,
+                     struct TsError *err);
+
+// Copies the path of the server's Unix socket to `out` when it fits in
+// `cap` bytes, and returns its length (larger than `cap`: nothing copied).
+//
+// # Safety
+// `server` is a live handle; `out` is NULL or has `cap` writable bytes.
+size_t ts_server_socket(const struct TsServer *server, uint8_t *out, size_t cap);
+
+// Stops serving cleanly, as `tinystore serve` does on SIGTERM: the socket
+// is removed, every lease is released (its holder learns it lost it),
+// every waiter fails with `TS_CODE_CLOSED`, and `kv.db` is marked clean.
+// Idempotent. The handle stays valid until `ts_server_free`.
+//
+// # Safety
+// `server` is a live handle; `err` is writable.
+bool ts_server_shutdown(const struct TsServer *server, struct TsError *err);
+
+// Frees the handle. A server not shut down first stops accepting
+// connections without the clean stop of `ts_server_shutdown`. NULL is
+// ignored.
+//
+// # Safety
+// `server` is NULL or a live handle that no other call uses now or later.
+void ts_server_free(struct TsServer *server);
 
 // Opens the store directory (`dir`, `dir_len`), making it if missing, and
 // writes a new handle to `*out`. Fails with `TS_CODE_IN_USE`, naming the

@@ -9,11 +9,11 @@ import "tinystore.dev/go/internal/native"
 // and errors.As(err, &e) with e of type *Error gives the fields.
 type Error = native.Error
 
-// Code is an error code of DESIGN.md, spelled as on the wire. Each code is
+// Code is an error code of tinystore (docs/locks.md), spelled as on the wire. Each code is
 // also the sentinel error of that code (ErrTimeout is CodeTimeout).
 type Code = native.Code
 
-// The error codes of DESIGN.md.
+// The error codes, the same on the wire and in every language.
 const (
 	CodeTimeout      = native.CodeTimeout
 	CodeLeaseLost    = native.CodeLeaseLost

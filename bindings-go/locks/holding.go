@@ -2,6 +2,8 @@ package locks
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 
 	"tinystore.dev/go/internal/native"
 )
@@ -48,22 +50,33 @@ func (h holding) Release(ctx context.Context) error {
 	return h.h.Release()
 }
 
-// hold runs fn with v under a ctx that is cancelled when the lease is lost,
-// then releases it however fn ends (a panic goes on after the release).
-// It returns fn's error; else the release's (a lease lost before fn ended).
+// hold runs fn with v under a ctx that is cancelled when the lease is lost
+// (its cause the core's lost reason), then releases it however fn ends (a
+// panic goes on after the release). What it returns is the core's rule
+// (end_hold): fn's error; else, when the lease was lost during fn, ErrClosed
+// or ErrLeaseLost; else nil. A loss is reported even when fn returned the
+// cancellation of its ctx that the loss caused.
 func hold[T any](ctx context.Context, h holding, v T, fn func(context.Context, T) error) (err error) {
 	fnCtx, cancel := context.WithCancelCause(ctx)
+	var lost atomic.Value // the reason fnCtx was cancelled with for a loss
 	h.h.OnLost(func() {
-		if fnCtx.Err() == nil {
-			cancel(h.h.Err())
+		if reason := h.h.LostReason(); reason != nil {
+			lost.Store(reason)
+			cancel(reason)
 		}
 	})
+	bodyOK := false
 	defer func() {
 		cancel(nil)
-		released := h.Release(context.WithoutCancel(ctx))
-		if err == nil {
-			err = released
+		if ended := h.h.EndHold(bodyOK); bodyOK {
+			err = ended
 		}
 	}()
-	return fn(fnCtx, v)
+	err = fn(fnCtx, v)
+	// fn's error that is only the cancellation a loss caused counts as
+	// success (not the caller's own cancellation, which came first).
+	cancelledForLoss := errors.Is(err, context.Canceled) && lost.Load() != nil &&
+		lost.Load() == context.Cause(fnCtx)
+	bodyOK = err == nil || cancelledForLoss
+	return err
 }

@@ -47,9 +47,11 @@ func (l *Locks) TryAcquire(ctx context.Context, key any, opts ...Option) (held *
 
 // Hold acquires key (as Acquire), runs fn with the lease, and releases it
 // however fn ends. The ctx given to fn is cancelled when the lease is lost;
-// its context.Cause is then the ErrLeaseLost (or ErrClosed) error. Hold
-// returns fn's error; else ErrLeaseLost when the lease was lost before fn
-// ended; else nil.
+// its context.Cause is then the ErrClosed (the store closed) or
+// ErrLeaseLost (it ran out, the connection broke) error. Hold returns fn's
+// error; else, when the lease was lost before fn ended, that ErrClosed or
+// ErrLeaseLost error (also when fn returned the ctx's cancellation); else
+// nil.
 func (l *Locks) Hold(ctx context.Context, key any, fn func(ctx context.Context, lease *Lease) error, opts ...Option) error {
 	lease, err := l.Acquire(ctx, key, opts...)
 	if err != nil {

@@ -156,3 +156,12 @@ func TestLocksAndASemaphoreOnARealEtcd(t *testing.T) {
 	}
 	_ = again.Release(bg)
 }
+
+func TestAnElectionOnARealEtcd(t *testing.T) {
+	store, err := tinystore.Connect("etcd://" + startEtcd(t) + "/test-go")
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer store.Close()
+	leadersInTurn(t, store.Election("scheduler", locks.Wait(20*time.Second)))
+}

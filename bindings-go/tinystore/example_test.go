@@ -67,3 +67,31 @@ func exampleStore() (store *tinystore.Store, done func()) {
 	}
 	return store, func() { _ = store.Close(); _ = os.RemoveAll(dir) }
 }
+
+// Lead an election, and keep the term as 40 digits beside the writes the
+// leader makes.
+func ExampleStore_Election() {
+	dir, err := os.MkdirTemp("", "tinystore-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	store, err := tinystore.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+
+	election := store.Election("scheduler", locks.TTL(15*time.Second))
+	err = election.Lead(context.Background(), "worker-7", func(ctx context.Context, l *locks.Leadership) error {
+		term := fmt.Sprintf("%040s", l.Fence)
+		leader, err := election.Leader(ctx)
+		fmt.Println(l.Value, len(term), leader.Value == l.Value, err)
+		return nil
+	})
+	fmt.Println(err)
+	// Output:
+	// worker-7 40 true <nil>
+	// <nil>
+}

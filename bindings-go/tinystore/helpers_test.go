@@ -43,16 +43,25 @@ func tinystoreBin(t testing.TB) string {
 // A server is a `tinystore serve` the test started.
 type server struct {
 	dir     string
-	tcp     string // "tcp://HOST:PORT" when it listens on TCP
+	tcp     string // "tcp://HOST:PORT" (or "tls://HOST:PORT") when it listens on TCP
 	process *os.Process
+	// stop sends SIGTERM (once) and gives how the process exited and
+	// everything it printed on stderr.
+	stop func() (error, string)
 }
 
 // serve starts `tinystore serve DIR args...` on a new directory, stopped
 // with SIGTERM at the end, and returns once it said where it listens.
 func serve(t testing.TB, args ...string) server {
 	t.Helper()
+	return serveWith(t, tinystoreBin(t), args...)
+}
+
+// serveWith is serve with the command at bin.
+func serveWith(t testing.TB, bin string, args ...string) server {
+	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(tinystoreBin(t), append([]string{"serve", dir}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", dir}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +71,7 @@ func serve(t testing.TB, args ...string) server {
 	}
 	var said strings.Builder
 	var mu sync.Mutex
+	var waited error
 	serving := make(chan string, 1)
 	exited := make(chan struct{})
 	go func() {
@@ -75,9 +85,9 @@ func serve(t testing.TB, args ...string) server {
 				serving <- lines.Text()
 			}
 		}
-		_ = cmd.Wait()
+		waited = cmd.Wait()
 	}()
-	t.Cleanup(func() {
+	stop := sync.OnceValues(func() (error, string) {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
@@ -85,20 +95,27 @@ func serve(t testing.TB, args ...string) server {
 			_ = cmd.Process.Kill()
 			<-exited
 		}
-		if t.Failed() {
-			mu.Lock()
-			t.Logf("tinystore serve said:\n%s", said.String())
-			mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		return waited, said.String()
+	})
+	t.Cleanup(func() {
+		if _, said := stop(); t.Failed() {
+			t.Logf("tinystore serve said:\n%s", said)
 		}
 	})
 	select {
 	case line := <-serving:
-		s := server{dir: dir, process: cmd.Process}
-		if at := strings.Index(line, "tcp://"); at >= 0 {
-			s.tcp = strings.Fields(line[at:])[0]
+		s := server{dir: dir, process: cmd.Process, stop: stop}
+		for _, scheme := range []string{"tcp://", "tls://"} {
+			if at := strings.Index(line, scheme); at >= 0 {
+				s.tcp = strings.Fields(line[at:])[0]
+			}
 		}
 		return s
 	case <-exited:
+		mu.Lock()
+		defer mu.Unlock()
 		t.Fatalf("tinystore serve exited early:\n%s", said.String())
 	case <-time.After(20 * time.Second):
 		t.Fatal("tinystore serve did not say it was serving")

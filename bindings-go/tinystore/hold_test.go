@@ -123,3 +123,49 @@ func TestAcquireRenewReleaseAndTryAcquire(t *testing.T) {
 		_ = next.Release(bg)
 	})
 }
+
+// The caller's own ctx cancelled while fn runs is fn's business: Hold
+// returns what fn returned (here the cancellation), not a loss, and
+// releases the lease.
+func TestHoldReturnsTheCallersCancellationAsTheFunctionsError(t *testing.T) {
+	backends(t, func(t *testing.T, store *tinystore.Store) {
+		summaries := store.Locks("summaries")
+		ctx, cancel := context.WithCancel(bg)
+		err := summaries.Hold(ctx, "chat-1", func(ctx context.Context, lease *locks.Lease) error {
+			cancel()
+			<-ctx.Done()
+			if lease.Err() != nil {
+				t.Errorf("the lease was lost when the caller cancelled: %v", lease.Err())
+			}
+			return ctx.Err()
+		})
+		if !errors.Is(err, context.Canceled) || errors.Is(err, locks.ErrLeaseLost) {
+			t.Fatalf("Hold returned %v; want context.Canceled", err)
+		}
+		lease, ok, err := summaries.TryAcquire(bg, "chat-1")
+		if err != nil || !ok {
+			t.Fatalf("TryAcquire after Hold: ok=%v err=%v; want the key free", ok, err)
+		}
+		_ = lease.Release(bg)
+	})
+}
+
+// A lease fn released itself was not lost: Hold returns fn's nil, and fn's
+// ctx is not cancelled.
+func TestHoldWhoseFunctionReleasedTheLeaseReturnsNil(t *testing.T) {
+	backends(t, func(t *testing.T, store *tinystore.Store) {
+		err := store.Locks("summaries").Hold(bg, "chat-1", func(ctx context.Context, lease *locks.Lease) error {
+			if err := lease.Release(ctx); err != nil {
+				t.Errorf("release inside fn: %v", err)
+			}
+			within(t, lease.Done(), "Done closing on a release inside fn")
+			if ctx.Err() != nil {
+				t.Errorf("fn's ctx was cancelled by its own release: %v", context.Cause(ctx))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Hold returned %v; want nil", err)
+		}
+	})
+}

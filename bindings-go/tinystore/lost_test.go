@@ -3,6 +3,7 @@ package tinystore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"syscall"
 	"testing"
@@ -159,5 +160,54 @@ func TestHoldCancelsItsContextWhenTheServerDies(t *testing.T) {
 	}
 	if !errors.Is(err, locks.ErrLeaseLost) {
 		t.Errorf("Hold returned %v; want ErrLeaseLost", err)
+	}
+}
+
+// A store closed while fn runs (its owner's Close, a client's Close, or its
+// server shutting down on SIGTERM) cancels fn's ctx with ErrClosed as its
+// cause, and Hold returns ErrClosed: when fn returns nil, and when fn
+// returns the cancellation of its ctx (the loss is reported, not
+// context.Canceled).
+func TestAStoreClosedDuringHoldIsErrClosed(t *testing.T) {
+	ways := []struct {
+		name string
+		open func(t *testing.T) (*tinystore.Store, func())
+	}{
+		{"embedded", func(t *testing.T) (*tinystore.Store, func()) {
+			store := openStore(t)
+			return store, func() { _ = store.Close() }
+		}},
+		{"client closed", func(t *testing.T) (*tinystore.Store, func()) {
+			store := connect(t, serve(t))
+			return store, func() { _ = store.Close() }
+		}},
+		{"server shut down", func(t *testing.T) (*tinystore.Store, func()) {
+			srv := serve(t)
+			return connect(t, srv), func() { _, _ = srv.stop() }
+		}},
+	}
+	for _, way := range ways {
+		for _, returnsCtxErr := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, fn returns ctx.Err %v", way.name, returnsCtxErr), func(t *testing.T) {
+				store, closeStore := way.open(t)
+				err := store.Locks("summaries").Hold(bg, "chat-1", func(ctx context.Context, lease *locks.Lease) error {
+					closeStore()
+					within(t, ctx.Done(), "the ctx of fn being cancelled when the store closed")
+					if cause := context.Cause(ctx); !errors.Is(cause, tinystore.ErrClosed) {
+						t.Errorf("the ctx's cause is %v; want ErrClosed", cause)
+					}
+					if err := lease.Err(); !errors.Is(err, tinystore.ErrClosed) {
+						t.Errorf("lease.Err() is %v; want ErrClosed", err)
+					}
+					if returnsCtxErr {
+						return ctx.Err()
+					}
+					return nil
+				})
+				if !errors.Is(err, tinystore.ErrClosed) {
+					t.Errorf("Hold returned %v; want ErrClosed", err)
+				}
+			})
+		}
 	}
 }

@@ -21,6 +21,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperOwner())
 	case "worker":
 		os.Exit(helperWorker())
+	case "leader":
+		os.Exit(helperLeader())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown TS_HELPER", os.Getenv("TS_HELPER"))
 		os.Exit(2)

@@ -74,6 +74,14 @@ func (s *Store) Semaphore(name string, limit int, opts ...locks.Option) *locks.S
 	return locks.OpenSemaphore(s.n, name, limit, opts...)
 }
 
+// Election gives the election called name (a lock whose holder is named,
+// the leader, whose fence is its term; names as for Locks, apart from the
+// lock group and semaphore of that name), with options (TTL, Wait,
+// NoRenew) that each campaign may override.
+func (s *Store) Election(name string, opts ...locks.Option) *locks.Election {
+	return locks.OpenElection(s.n, name, opts...)
+}
+
 // Close releases every lease (their holders learn they lost them), fails
 // every waiter with ErrClosed, and closes the store. Idempotent.
 func (s *Store) Close() error {

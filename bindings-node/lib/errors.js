@@ -1,6 +1,6 @@
 'use strict'
 // The error classes: TinystoreError with `.code`, and one subclass per code
-// of DESIGN.md. The addon reports an error as "<code>: <message>"; `fromNative`
+// of tinystore (docs/locks.md). The addon reports an error as "<code>: <message>"; `fromNative`
 // turns that into the class for the code.
 
 class TinystoreError extends Error {

@@ -1,21 +1,12 @@
 'use strict'
-// Locks and Semaphore: a group's acquire, tryAcquire and hold. A wait that an
-// AbortSignal ends drops the core's wait through a native Cancel, so no
-// lease leaks; a lease granted as the signal aborts is released.
-const native = require('./native')
-const { InvalidError, TinystoreInternalError, settled } = require('./errors')
+// Locks and Semaphore: a group's acquire, tryAcquire and hold. An acquire is
+// the core's cancellable one: an AbortSignal gives it up, and the core
+// releases a lease granted as it did, so none leaks. hold ends with the
+// core's rule (endHold).
+const { InvalidError, mappedSync, settled } = require('./errors')
 const { describe, keyText, nativeOptions, signalOf } = require('./convert')
 const { Lease, Permit } = require('./lease')
-
-/**
- * The signal that ends a wait: the call's, the group's, or either.
- * @param {AbortSignal | undefined} group
- * @param {AbortSignal | undefined} call
- */
-function eitherSignal(group, call) {
-  if (group && call) return AbortSignal.any([group, call])
-  return call ?? group
-}
+const { acquired, eitherSignal, holding } = require('./hold')
 
 /**
  * @template {import('../native').NativeLease | import('../native').NativePermit} N
@@ -28,6 +19,8 @@ class Group {
   #signal
   /** @type {(held: N) => H} */
   #wrap
+  /** @type {string} */
+  #name
 
   /**
    * @param {import('../native').NativeLocks | import('../native').NativeSemaphore} group
@@ -38,11 +31,12 @@ class Group {
     this.#native = group
     this.#signal = signal
     this.#wrap = wrap
+    this.#name = group.name
   }
 
-  /** The group's name. */
+  /** The group's name (kept, not asked of the addon on every call). */
   get name() {
-    return this.#native.name
+    return this.#name
   }
 
   /**
@@ -57,21 +51,10 @@ class Group {
     const opts = nativeOptions(options, this.name)
     const signal = eitherSignal(this.#signal, signalOf(options, this.name))
     signal?.throwIfAborted()
-    const cancel = signal ? new native.Cancel() : null
-    const onAbort = () => cancel?.cancel()
-    signal?.addEventListener('abort', onAbort, { once: true })
-    try {
-      const group = this.#native
-      const held = /** @type {N | null} */ (await settled(() => group.acquire(text, opts, cancel)))
-      if (signal?.aborted) {
-        if (held) await settled(() => held.release()).catch(() => {})
-        signal.throwIfAborted()
-      }
-      if (!held) throw new TinystoreInternalError(`the wait for ${this.name} ${text} ended with no lease and no abort`)
-      return this.#wrap(held)
-    } finally {
-      signal?.removeEventListener('abort', onAbort)
-    }
+    const group = this.#native
+    const acquiring = mappedSync(() => group.acquiring(text, opts))
+    const held = /** @type {N} */ (await acquired(acquiring, signal, `${this.name} ${text}`))
+    return this.#wrap(held)
   }
 
   /**
@@ -90,8 +73,9 @@ class Group {
 
   /**
    * Acquires `key`, runs `fn` with the lease, and releases it however `fn`
-   * ends; resolves to what `fn` returned. A lease lost before `fn` ended
-   * turns a success into LeaseLostError; it never hides `fn`'s own error.
+   * ends; resolves to what `fn` returned. `fn`'s own error first; else, when
+   * the lease was lost before `fn` ended, ClosedError (its store closed) or
+   * LeaseLostError (it ran out, its connection broke); the core decides.
    * @template T
    * @param {string | number | bigint} key
    * @param {(held: H) => T | PromiseLike<T>} fn
@@ -100,16 +84,7 @@ class Group {
    */
   async hold(key, fn, options) {
     if (typeof fn !== 'function') throw new InvalidError(`hold on ${this.name} needs a function, not ${describe(fn)}`)
-    const held = await this.acquire(key, options)
-    let value
-    try {
-      value = await fn(held)
-    } catch (err) {
-      await held.release().catch(() => {})
-      throw err
-    }
-    await held.release()
-    return value
+    return holding(await this.acquire(key, options), fn)
   }
 }
 

@@ -1,33 +1,58 @@
 'use strict'
 // The npm package `tinystore`: locks whose every exclusive lease carries a
 // fence. See index.d.ts for the API and docs/node.md for a tour.
-const errors = require('./errors')
+//
+// Every export is a plain name in the object literal below, so that Node's
+// ESM loader (cjs-module-lexer) sees each one: `import { LeaseLostError }
+// from 'tinystore'` works as `require` does.
 const { parseFence, fenceText } = require('./convert')
 const { Store, open, connect } = require('./store')
 const { Locks, Semaphore } = require('./group')
 const { Lease, Permit } = require('./lease')
+const { Election, Leadership, Observer } = require('./election')
+const { Server, serve } = require('./serve')
+const {
+  TinystoreError,
+  WaitTimeoutError,
+  LeaseLostError,
+  InUseError,
+  ClosedError,
+  InvalidError,
+  LimitError,
+  UnauthorizedError,
+  CorruptError,
+  IoError,
+  UnavailableError,
+  TinystoreInternalError,
+  errorClasses,
+} = require('./errors')
 
 module.exports = {
   open,
   connect,
+  serve,
   parseFence,
   fenceText,
   Store,
+  Server,
   Locks,
   Semaphore,
   Lease,
   Permit,
-  TinystoreError: errors.TinystoreError,
-  WaitTimeoutError: errors.WaitTimeoutError,
-  LeaseLostError: errors.LeaseLostError,
-  InUseError: errors.InUseError,
-  ClosedError: errors.ClosedError,
-  InvalidError: errors.InvalidError,
-  LimitError: errors.LimitError,
-  UnauthorizedError: errors.UnauthorizedError,
-  CorruptError: errors.CorruptError,
-  IoError: errors.IoError,
-  UnavailableError: errors.UnavailableError,
-  TinystoreInternalError: errors.TinystoreInternalError,
-  errorClasses: errors.errorClasses,
+  Election,
+  Leadership,
+  Observer,
+  TinystoreError,
+  WaitTimeoutError,
+  LeaseLostError,
+  InUseError,
+  ClosedError,
+  InvalidError,
+  LimitError,
+  UnauthorizedError,
+  CorruptError,
+  IoError,
+  UnavailableError,
+  TinystoreInternalError,
+  errorClasses,
 }

@@ -1,13 +1,17 @@
 'use strict'
 // Lease (from a lock, with a fence) and Permit (from a semaphore, without):
 // thin wrappers of the addon's, with `signal` and `Symbol.asyncDispose`.
+// Holding is what they share with an election's Leadership (election.js).
 const { fromNative, settled } = require('./errors')
 
+/** The key of the method that ends a hold; group.js's, not the public API's. */
+const endHold = Symbol('endHold')
+
 /**
- * What a lease and a permit share.
- * @template {import('../native').NativeLease | import('../native').NativePermit} N
+ * What a lease, a permit and a leadership share.
+ * @template {import('../native').NativeLease | import('../native').NativePermit | import('../native').NativeLeadership} N
  */
-class Held {
+class Holding {
   /** @type {N} */
   #native
   /** @type {AbortController | undefined} */
@@ -18,14 +22,9 @@ class Held {
     this.#native = native
   }
 
-  /** The group's name. */
+  /** The group's (or election's) name. */
   get name() {
     return this.#native.name
-  }
-
-  /** The key held, as text (an integer key is its decimal). */
-  get key() {
-    return this.#native.key
   }
 
   /** The TTL in milliseconds. */
@@ -41,7 +40,7 @@ class Held {
   /**
    * Aborts, with a LeaseLostError (or the error that ended it) as its
    * reason, when this is lost: run out, store closed, connection broken,
-   * or released. Made on first use.
+   * or released (resigned). Made on first use.
    * @returns {AbortSignal}
    */
   get signal() {
@@ -62,7 +61,44 @@ class Held {
     return settled(() => held.renew())
   }
 
-  /** Releases it; idempotent; rejects with LeaseLostError when it ran out first. */
+  /**
+   * Releases it as the end of a hold whose body returned (`bodyOk`) or
+   * threw, by the core's rule: after a throw, nothing to add; else
+   * ClosedError or LeaseLostError when it was lost before the body ended.
+   * @param {boolean} bodyOk
+   * @returns {Promise<void>}
+   */
+  [endHold](bodyOk) {
+    const held = this.#native
+    return settled(() => held.endHold(bodyOk))
+  }
+}
+
+/**
+ * What a lease and a permit share.
+ * @template {import('../native').NativeLease | import('../native').NativePermit} N
+ * @extends {Holding<N>}
+ */
+class Held extends Holding {
+  /** @type {N} */
+  #native
+
+  /** @param {N} native */
+  constructor(native) {
+    super(native)
+    this.#native = native
+  }
+
+  /** The key held, as text (an integer key is its decimal). */
+  get key() {
+    return this.#native.key
+  }
+
+  /**
+   * Releases it; idempotent; when it was lost first, rejects with
+   * ClosedError (its store closed) or LeaseLostError (it ran out, its
+   * connection broke).
+   */
   release() {
     const held = this.#native
     return settled(() => held.release())
@@ -97,4 +133,4 @@ class Lease extends Held {
 /** @extends {Held<import('../native').NativePermit>} */
 class Permit extends Held {}
 
-module.exports = { Lease, Permit }
+module.exports = { Holding, Lease, Permit, endHold }

@@ -4,6 +4,7 @@ const native = require('./native')
 const { InvalidError, mapped, mappedSync } = require('./errors')
 const { describe, nativeOptions, signalOf } = require('./convert')
 const { Locks, Semaphore } = require('./group')
+const { Election } = require('./election')
 
 class Store {
   /** @type {import('../native').NativeStore} */
@@ -40,6 +41,18 @@ class Store {
   }
 
   /**
+   * The election called `name` (a lock whose holder is named, apart from
+   * the lock group and semaphore of that name), with its options.
+   * @param {string} name
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, signal?: AbortSignal }} [options]
+   */
+  election(name, options) {
+    checkName(name)
+    const opts = nativeOptions(options, name)
+    return new Election(mappedSync(() => this.#native.election(name, opts)), signalOf(options, name))
+  }
+
+  /**
    * Releases every lease (their holders learn they lost them) and fails
    * every waiter with ClosedError. Idempotent.
    * @returns {Promise<void>}
@@ -56,7 +69,7 @@ class Store {
 
 /** @param {unknown} name */
 function checkName(name) {
-  if (typeof name !== 'string') throw new InvalidError(`a group name is a string, not ${describe(name)}`)
+  if (typeof name !== 'string') throw new InvalidError(`a group or election name is a string, not ${describe(name)}`)
 }
 
 /**

@@ -1,14 +1,33 @@
 #!/usr/bin/env node
-// The package's install script: builds the addon from source with cargo and
-// puts it beside the package as tinystore.node. Needs no npm package and
-// downloads nothing prebuilt. Set CARGO to use another cargo, and
-// TINYSTORE_NODE_PROFILE=dev for a debug build.
+// The install script of the package in a tinystore checkout (the published
+// package has none: it brings a prebuilt addon): builds the addon from
+// source with cargo and puts it beside the package as tinystore.node. Needs
+// no npm package and downloads nothing prebuilt. Set CARGO to use another
+// cargo, TINYSTORE_NODE_PROFILE=dev for a debug build, or
+// TINYSTORE_NODE_ADDON=FILE to put an addon already built (`make dist-node`'s)
+// in place instead of building.
 'use strict'
 const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 
 const pkg = path.resolve(__dirname, '..')
+const dest = path.join(pkg, 'tinystore.node')
+
+/** Puts `built` in place: copy then rename, so a process that loaded the old addon keeps working. */
+function install(built) {
+  const partial = `${dest}.${process.pid}.tmp`
+  fs.copyFileSync(built, partial)
+  fs.renameSync(partial, dest)
+  process.stderr.write(`tinystore: ${path.relative(process.cwd(), dest) || dest} is in place (from ${built})\n`)
+}
+
+const prebuilt = process.env.TINYSTORE_NODE_ADDON
+if (prebuilt) {
+  if (!fs.existsSync(prebuilt)) throw new Error(`tinystore: TINYSTORE_NODE_ADDON names ${prebuilt}, which does not exist`)
+  install(prebuilt)
+  process.exit(0)
+}
 const manifest = path.join(pkg, 'Cargo.toml')
 const cargo = process.env.CARGO || 'cargo'
 const profile = process.env.TINYSTORE_NODE_PROFILE === 'dev' ? 'dev' : 'release'
@@ -45,9 +64,4 @@ const built = ['libtinystore_node.so', 'libtinystore_node.dylib', 'tinystore_nod
 if (!built) {
   throw new Error(`tinystore: cargo built no addon in ${out}`)
 }
-// Copy then rename, so a process that loaded the old addon keeps working.
-const dest = path.join(pkg, 'tinystore.node')
-const partial = `${dest}.${process.pid}.tmp`
-fs.copyFileSync(built, partial)
-fs.renameSync(partial, dest)
-process.stderr.write(`tinystore: ${path.relative(process.cwd(), dest) || dest} is built\n`)
+install(built)

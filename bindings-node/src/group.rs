@@ -1,7 +1,7 @@
-//! `NativeLocks` and `NativeSemaphore`: a core group and its acquires. A
-//! wait ends with a lease, an error, or `null` when its `Cancel` fired.
+//! `NativeLocks` and `NativeSemaphore`: a core group, whose acquires JS
+//! starts as the core's cancellable `Acquiring` (see [`crate::acquiring`]).
 
-use crate::cancel::Cancel;
+use crate::acquiring::{NativeLeaseAcquiring, NativePermitAcquiring};
 use crate::error::to_napi;
 use crate::lease::{NativeLease, NativePermit};
 use crate::now::now_or_later;
@@ -34,9 +34,9 @@ impl From<tinystore::Semaphore> for NativeSemaphore {
     }
 }
 
-/// `acquire` and `tryAcquire` for a group whose holds are `$held`.
+/// `acquiring` and `tryAcquire` for a group whose holds are `$held`.
 macro_rules! group_methods {
-    ($t:ty, $held:ty) => {
+    ($t:ty, $acquiring:ty, $held:ty) => {
         #[napi]
         impl $t {
             /// The group's name.
@@ -45,31 +45,15 @@ macro_rules! group_methods {
                 self.inner.name().to_string()
             }
 
-            /// Waits first come first served for `key`; `null` when
-            /// `cancel`, if given, fired first (the wait is dropped, nothing
-            /// leaks).
-            /// The lease itself when it is granted at once, else a promise.
+            /// Starts waiting first come first served for `key`; the core
+            /// checks the name, key and options at the first poll.
             #[napi]
-            pub fn acquire<'env>(
+            pub fn acquiring(
                 &self,
-                env: &'env Env,
                 key: String,
                 options: Option<NativeOptions>,
-                cancel: Option<&Cancel>,
-            ) -> napi::Result<Either<Option<$held>, PromiseRaw<'env, Option<$held>>>> {
-                let options = to_core(options)?;
-                let group = self.inner.clone();
-                let waiting =
-                    Cancel::run_with(
-                        cancel,
-                        async move { group.acquire_with(key, options).await },
-                    );
-                now_or_later(env, async move {
-                    match waiting.await {
-                        Some(held) => Ok(Some(held.map_err(to_napi)?.into())),
-                        None => Ok(None),
-                    }
-                })
+            ) -> napi::Result<$acquiring> {
+                Ok(self.inner.acquiring(key, to_core(options)?).into())
             }
 
             /// Holds `key` if it is free now, else `null`; at once when it
@@ -92,5 +76,5 @@ macro_rules! group_methods {
     };
 }
 
-group_methods!(NativeLocks, NativeLease);
-group_methods!(NativeSemaphore, NativePermit);
+group_methods!(NativeLocks, NativeLeaseAcquiring, NativeLease);
+group_methods!(NativeSemaphore, NativePermitAcquiring, NativePermit);

@@ -46,21 +46,17 @@ impl NativeLease {
     }
 }
 
-/// The methods a lease and a permit share, each a thin call into the core.
+/// The methods a lease, a permit and a leadership share, each a thin
+/// call into the core: `$release` gives it back (`release`, `resign`),
+/// `$end` ends a hold (`end_hold`, `end_lead`).
 macro_rules! holding_methods {
-    ($t:ty) => {
+    ($t:ty, $release:ident, $end:ident) => {
         #[napi]
         impl $t {
             /// The group's name.
             #[napi(getter)]
             pub fn name(&self) -> String {
                 self.inner.name().to_string()
-            }
-
-            /// The key held, as text.
-            #[napi(getter)]
-            pub fn key(&self) -> String {
-                self.inner.key().to_string()
             }
 
             /// The TTL in milliseconds.
@@ -86,15 +82,36 @@ macro_rules! holding_methods {
                 now_or_later(env, async move { inner.renew().await.map_err(to_napi) })
             }
 
-            /// Releases it; idempotent; `lease_lost` when it ran out first.
+            /// Releases it (resigns, for a leadership); idempotent; when it
+            /// was lost first, `closed` (its
+            /// store closed) or `lease_lost` (it ran out, its connection broke).
             /// At once when it can, else as a promise.
             #[napi]
-            pub fn release<'env>(
+            pub fn $release<'env>(
                 &self,
                 env: &'env Env,
             ) -> napi::Result<Either<(), PromiseRaw<'env, ()>>> {
                 let inner = self.inner.clone();
-                now_or_later(env, async move { inner.release().await.map_err(to_napi) })
+                now_or_later(env, async move { inner.$release().await.map_err(to_napi) })
+            }
+
+            /// Releases it as a hold's end, after a body that returned
+            /// (`bodyOk`) or threw: the core's rule of what a hold adds to
+            /// its body's result. After a body that threw, nothing (its
+            /// error wins); else `closed` when its store closed before the
+            /// body ended, `lease_lost` when it ran out or its connection
+            /// broke. At once when it can, else as a promise.
+            #[napi]
+            pub fn end_hold<'env>(
+                &self,
+                env: &'env Env,
+                body_ok: bool,
+            ) -> napi::Result<Either<(), PromiseRaw<'env, ()>>> {
+                let inner = self.inner.clone();
+                now_or_later(
+                    env,
+                    async move { inner.$end(body_ok).await.map_err(to_napi) },
+                )
             }
 
             /// Resolves when it is lost (also after a release) with the
@@ -107,5 +124,23 @@ macro_rules! holding_methods {
     };
 }
 
-holding_methods!(NativeLease);
-holding_methods!(NativePermit);
+pub(crate) use holding_methods;
+
+/// The key of a lease and a permit.
+macro_rules! key_getter {
+    ($t:ty) => {
+        #[napi]
+        impl $t {
+            /// The key held, as text.
+            #[napi(getter)]
+            pub fn key(&self) -> String {
+                self.inner.key().to_string()
+            }
+        }
+    };
+}
+
+holding_methods!(NativeLease, release, end_hold);
+holding_methods!(NativePermit, release, end_hold);
+key_getter!(NativeLease);
+key_getter!(NativePermit);

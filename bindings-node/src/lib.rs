@@ -3,18 +3,27 @@
 //! types and maps errors, nothing more; `lib/` is the JS layer above it.
 //!
 //! - [`store`]: `openStore`, `connectStore` and `NativeStore`.
-//! - [`group`]: `NativeLocks` and `NativeSemaphore`, whose waits a
-//!   [`cancel::Cancel`] gives up.
+//! - [`group`]: `NativeLocks` and `NativeSemaphore`.
+//! - [`acquiring`]: an acquire under way (the core's `Acquiring`), which
+//!   JS waits for and gives up when its AbortSignal aborts.
 //! - [`lease`]: `NativeLease` (with a fence) and `NativePermit` (without).
+//! - [`election`]: `NativeElection`, `NativeLeadership`, `NativeObserver`.
 //! - [`fence`]: the strict decimal parser and the 40-digit text form.
 //! - [`error`] and [`options`]: how errors and options cross the boundary.
 //! - [`now`]: calls that return their value at once when it is ready.
+//! - [`later`]: the futures of the others, polled and settled on the JS
+//!   thread, woken through one threadsafe function per thread.
+//! - [`serve`]: `serveStore` and `NativeServer`, and `cliMain`, the
+//!   `tinystore` command.
 
-pub mod cancel;
+pub mod acquiring;
+pub mod election;
 pub mod error;
 pub mod fence;
 pub mod group;
+pub mod later;
 pub mod lease;
 pub mod now;
 pub mod options;
+pub mod serve;
 pub mod store;

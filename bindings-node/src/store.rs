@@ -1,5 +1,6 @@
 //! `openStore`, `connectStore` and `NativeStore`: the door to a store's groups.
 
+use crate::election::NativeElection;
 use crate::error::{invalid, to_napi};
 use crate::group::{NativeLocks, NativeSemaphore};
 use crate::options::{to_core, NativeOptions};
@@ -49,13 +50,26 @@ impl NativeStore {
         limit: f64,
         options: Option<NativeOptions>,
     ) -> napi::Result<NativeSemaphore> {
+        // Only the conversion: the core checks the limit (from 1 to
+        // MAX_LIMIT) at the first acquire, as it does every field.
         if limit.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(&limit) {
             return Err(invalid(format!(
-                "semaphore {name} has limit {limit}; a limit must be a whole number from 1 up"
+                "semaphore {name} has limit {limit}; a limit must be a whole number from 1 to {}",
+                tinystore::MAX_LIMIT
             )));
         }
         let group = self.inner.semaphore(&name, limit as u32);
         Ok(group.with(to_core(options)?).into())
+    }
+
+    /// The election called `name`, with its options.
+    #[napi]
+    pub fn election(
+        &self,
+        name: String,
+        options: Option<NativeOptions>,
+    ) -> napi::Result<NativeElection> {
+        Ok(self.inner.election(&name).with(to_core(options)?).into())
     }
 
     /// Releases every lease, fails every waiter with `closed`. Idempotent.

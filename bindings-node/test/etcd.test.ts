@@ -8,7 +8,8 @@ import { openSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
-import { connect } from 'tinystore'
+import { type Store, connect } from 'tinystore'
+import { leadersInTurn } from './elections'
 import { sleep, tempDir } from './helpers'
 
 /** A loopback TCP port that was free a moment ago. */
@@ -56,33 +57,13 @@ async function startEtcd(dir: string): Promise<{ child: ChildProcess; client: st
   return { child, client: `127.0.0.1:${client}` }
 }
 
-test('locks and a semaphore on a real etcd', async () => {
+/** Runs `fn` with a store on a new etcd, then closes both. */
+async function onEtcd(fn: (store: Store) => Promise<void>): Promise<void> {
   const etcd = await startEtcd(tempDir('tinystore-etcd-'))
   try {
     const store = await connect(`etcd://${etcd.client}/test-node`)
     try {
-      const locks = store.locks('jobs')
-      const first = await locks.acquire('k')
-      assert.equal(typeof first.fence, 'bigint')
-      assert.equal(await locks.tryAcquire('k'), null, 'held: no second holder')
-      await first.release()
-      assert.equal(first.held, false)
-
-      const second = await locks.acquire('k', { wait: 5000 }) // released: free again
-      assert.ok(second.fence > first.fence, `${second.fence} > ${first.fence}`)
-      await second.release()
-      const third = await locks.tryAcquire('k')
-      assert.ok(third !== null && third.fence > second.fence)
-      await third.release()
-
-      const exports = store.semaphore('exports', 1)
-      const permit = await exports.acquire('daily')
-      assert.ok(permit.held && !('fence' in permit))
-      assert.equal(await exports.tryAcquire('daily'), null)
-      await permit.release()
-      const again = await exports.tryAcquire('daily')
-      assert.ok(again !== null && again.held)
-      await again.release()
+      await fn(store)
     } finally {
       await store.close()
     }
@@ -93,4 +74,36 @@ test('locks and a semaphore on a real etcd', async () => {
       await exited
     }
   }
+}
+
+test('locks and a semaphore on a real etcd', async () => {
+  await onEtcd(async store => {
+    const locks = store.locks('jobs')
+    const first = await locks.acquire('k')
+    assert.equal(typeof first.fence, 'bigint')
+    assert.equal(await locks.tryAcquire('k'), null, 'held: no second holder')
+    await first.release()
+    assert.equal(first.held, false)
+
+    const second = await locks.acquire('k', { wait: 5000 }) // released: free again
+    assert.ok(second.fence > first.fence, `${second.fence} > ${first.fence}`)
+    await second.release()
+    const third = await locks.tryAcquire('k')
+    assert.ok(third !== null && third.fence > second.fence)
+    await third.release()
+
+    const exports = store.semaphore('exports', 1)
+    const permit = await exports.acquire('daily')
+    assert.ok(permit.held && !('fence' in permit))
+    assert.equal(await exports.tryAcquire('daily'), null)
+    await permit.release()
+    const again = await exports.tryAcquire('daily')
+    assert.ok(again !== null && again.held)
+    await again.release()
+  })
 })
+
+test('an election on a real etcd: leaders in turn with rising terms, an observer sees each', async () => {
+  await onEtcd(store => leadersInTurn(store.election('scheduler', { wait: 20_000 })))
+})
+

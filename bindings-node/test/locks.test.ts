@@ -2,7 +2,7 @@
 // leave the event loop free, signals that cancel waits, lost leases.
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { InvalidError, LeaseLostError, Store, WaitTimeoutError, open } from 'tinystore'
+import { ClosedError, InvalidError, LeaseLostError, Store, WaitTimeoutError, open } from 'tinystore'
 import { gate, sleep, tempDir } from './helpers'
 
 let store: Store
@@ -223,6 +223,31 @@ test('hold turns a success into LeaseLostError when the lease was lost', async (
     LeaseLostError,
   )
   await done.promise
+})
+
+test('a store closed during hold rejects with ClosedError; the body\'s own error still wins', async () => {
+  for (const body of ['returns', 'throws'] as const) {
+    const closing = await open(tempDir())
+    const own = new Error('the body failed')
+    const holding = closing.locks('hold-closed').hold('h', async lease => {
+      const lost = new Promise(resolve => lease.signal.addEventListener('abort', resolve, { once: true }))
+      await closing.close()
+      await lost
+      assert.equal(lease.held, false)
+      if (body === 'throws') throw own
+      return 'finished after the close'
+    })
+    if (body === 'returns') await assert.rejects(holding, (err: unknown) => err instanceof ClosedError && err.code === 'closed')
+    else await assert.rejects(holding, (err: unknown) => err === own)
+  }
+})
+
+test('a lease the body released itself was not lost: hold gives the value', async () => {
+  const locks = store.locks('hold-released')
+  assert.equal(await locks.hold('h', async lease => (await lease.release(), 'value')), 'value')
+  const free = await locks.tryAcquire('h')
+  assert.ok(free)
+  await free.release()
 })
 
 test('options are checked: ttl range, types', async () => {

@@ -7,7 +7,7 @@ import { once } from 'node:events'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { test } from 'node:test'
-import { LeaseLostError, TinystoreError, UnauthorizedError, UnavailableError, connect, open } from 'tinystore'
+import { ClosedError, LeaseLostError, TinystoreError, UnauthorizedError, UnavailableError, connect, open } from 'tinystore'
 import { sleep, tempDir } from './helpers'
 import { chatsDb, summarizeChat } from './seed'
 import { serve } from './server'
@@ -62,6 +62,55 @@ test('a signal cancels a wait on the server without leaking a lease', async () =
   }
 })
 
+test('aborts crossing grants on the server never leak a lease', async () => {
+  const server = await serve(path.join(tempDir(), 'data'))
+  try {
+    const one = await connect(server.socket)
+    const two = await connect(server.socket)
+    for (let i = 0; i < 50; i++) {
+      const held = await one.locks('x').acquire('k')
+      const controller = new AbortController()
+      const waiting = two.locks('x', { ttl: 600_000 }).acquire('k', { signal: controller.signal }).then(
+        lease => lease.release().then(() => 'granted'),
+        (err: unknown) => {
+          assert.equal((err as Error).name, 'AbortError')
+          return 'aborted'
+        },
+      )
+      await sleep(i % 3)
+      // Release and abort at once, so the grant and the give-up cross.
+      const released = held.release()
+      controller.abort()
+      await released
+      await waiting
+      // A give-up reaches the server on its own connection, so another
+      // connection may find the key held a moment longer: wait for it, for
+      // far less than the TTL, so a lease leaked and left to run out fails.
+      const free = await one.locks('x').acquire('k', { wait: 5_000 })
+      await free.release()
+    }
+    await one.close()
+    await two.close()
+  } finally {
+    await server.stop()
+  }
+})
+
+test('a connected store closed during hold rejects with ClosedError', async () => {
+  const server = await serve(path.join(tempDir(), 'data'))
+  try {
+    const client = await connect(server.socket)
+    const holding = client.locks('l').hold('k', async lease => {
+      await client.close()
+      assert.equal(lease.held, false)
+      return 'finished after the close'
+    })
+    await assert.rejects(holding, (err: unknown) => err instanceof ClosedError && err.code === 'closed')
+  } finally {
+    await server.stop()
+  }
+})
+
 test('lease.signal aborts when the server is killed; later calls are unavailable', async () => {
   const server = await serve(path.join(tempDir(), 'data'))
   const store = await connect(server.socket)
@@ -69,7 +118,7 @@ test('lease.signal aborts when the server is killed; later calls are unavailable
   const lost = new Promise(resolve => lease.signal.addEventListener('abort', resolve, { once: true }))
   await server.stop('SIGKILL')
   await lost
-  assert.ok(lease.signal.reason instanceof TinystoreError)
+  assert.ok(lease.signal.reason instanceof LeaseLostError, `${lease.signal.reason}`)
   assert.equal(lease.held, false)
   await assert.rejects(store.locks('l').acquire('k', { wait: 1000 }), TinystoreError)
   await store.close().catch(() => {})

@@ -13,13 +13,15 @@ export const tinystoreBin = process.env.TINYSTORE_BIN ?? path.join(repo, 'target
 export interface Server {
   process: ChildProcess
   socket: string
+  /** `tcp://HOST:PORT`, or `tls://HOST:PORT` with `--tls-cert`. */
   tcp?: string
   /** Stops it with SIGTERM (or `signal`) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>
 }
 
-/** Serves `dir`, on TCP too when `token` is given; resolves once it listens. */
-export async function serve(dir: string, token?: string): Promise<Server> {
+/** Serves `dir`, on TCP too when `token` is given, with `extra` arguments
+ * (e.g. `--tls-cert`); resolves once it listens. */
+export async function serve(dir: string, token?: string, extra: string[] = []): Promise<Server> {
   if (!existsSync(tinystoreBin)) throw new Error(`no tinystore binary at ${tinystoreBin}: build tinystore-cli or set TINYSTORE_BIN`)
   const args = ['serve', dir]
   if (token !== undefined) {
@@ -27,6 +29,7 @@ export async function serve(dir: string, token?: string): Promise<Server> {
     writeFileSync(file, token, { mode: 0o600 })
     args.push('--tcp', '127.0.0.1:0', '--token-file', file)
   }
+  args.push(...extra)
   const child = spawn(tinystoreBin, args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let said = ''
   const exited = once(child, 'exit')
@@ -37,7 +40,7 @@ export async function serve(dir: string, token?: string): Promise<Server> {
     })
     exited.then(([code]) => reject(new Error(`tinystore serve exited with ${code}: ${said}`)))
   })
-  const tcp = /and (tcp:\/\/\S+)/.exec(said)?.[1]
+  const tcp = /and ((?:tcp|tls):\/\/\S+)/.exec(said)?.[1]
   return {
     process: child,
     socket: path.join(dir, 'tinystore.sock'),

@@ -1,5 +1,6 @@
-//! Python arguments to core values: keys (str, or int as its decimal text)
-//! and the options `ttl`, `wait` and `renew` (seconds as float).
+//! Python arguments to core values: keys (str, or int as its decimal text),
+//! a semaphore's limit, and the options `ttl`, `wait` and `renew` (seconds
+//! as float). The core checks the values; this only converts them.
 
 use crate::errors::invalid;
 use pyo3::prelude::*;
@@ -46,4 +47,11 @@ pub(crate) fn options(
         wait: wait.map(|s| seconds("wait", s)).transpose()?,
         renew,
     })
+}
+
+/// A semaphore's limit as the core's type. An int no `u32` holds becomes
+/// one the core refuses by name (0 below, `u32::MAX` above), so the core's
+/// check gives the error.
+pub(crate) fn limit_u32(limit: i64) -> u32 {
+    u32::try_from(limit).unwrap_or(if limit < 0 { 0 } else { u32::MAX })
 }

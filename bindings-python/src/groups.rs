@@ -46,8 +46,7 @@ macro_rules! group_class {
                     options(ttl, wait, renew)?,
                 );
                 awaitable(py, async move {
-                    let held = group.acquire_with(key, over).await.map_err(to_py)?;
-                    Ok($held::new(held))
+                    group.acquire_with(key, over).await.map($held::new)
                 })
             }
 
@@ -67,7 +66,7 @@ macro_rules! group_class {
                     options(ttl, wait, renew)?,
                 );
                 awaitable(py, async move {
-                    let held = group.try_acquire_with(key, over).await.map_err(to_py)?;
+                    let held = group.try_acquire_with(key, over).await?;
                     Ok(held.map($held::new))
                 })
             }

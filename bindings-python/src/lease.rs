@@ -1,14 +1,23 @@
 //! `Lease` (a lock's, with a fence) and `Permit` (a semaphore's, without):
 //! the core's, shared with the runtime, with async and sync forms of
 //! `renew` and `release`, and the core's `on_lost` calling back into Python.
+//! `holding_class!` makes them, and the election's `Leadership` (whose
+//! `release` is `resign`).
 
 use crate::errors::to_py;
+use crate::exit;
 use crate::ready::{awaitable, block_on, coroutine, runtime};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex};
 
+/// A Python class over a core holding `$core`: `$release` (and
+/// `$release_sync`) give it back with the core's method of that name,
+/// `$end` is the core's end of a hold (`end_hold`, `end_lead`).
 macro_rules! holding_class {
-    ($name:ident, $core:ty, $what:literal, { $($extra:tt)* }) => {
+    (
+        $name:ident, $core:ty, $what:literal,
+        $release:ident / $release_sync:ident, $end:ident, { $($extra:tt)* }
+    ) => {
         #[doc = $what]
         #[pyclass(module = "tinystore._native", frozen)]
         pub(crate) struct $name {
@@ -23,13 +32,6 @@ macro_rules! holding_class {
                     watching: Mutex::new(None),
                 }
             }
-
-            fn stop_watching(&self) {
-                let handle = self.watching.lock().unwrap_or_else(|p| p.into_inner()).take();
-                if let Some(handle) = handle {
-                    handle.cancel();
-                }
-            }
         }
 
         #[pymethods]
@@ -38,12 +40,6 @@ macro_rules! holding_class {
             #[getter]
             fn name(&self) -> &str {
                 self.inner.name()
-            }
-
-            /// The key held, as text.
-            #[getter]
-            fn key(&self) -> &str {
-                self.inner.key()
             }
 
             /// The TTL in seconds.
@@ -61,13 +57,30 @@ macro_rules! holding_class {
             /// Extends it by its TTL from now (awaitable).
             fn renew<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
                 let inner = self.inner.clone();
-                coroutine(awaitable(py, async move { inner.renew().await.map_err(to_py) })?)
+                coroutine(awaitable(py, async move { inner.renew().await })?)
             }
 
             /// Releases it (awaitable). Idempotent.
-            fn release<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            fn $release<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
                 let inner = self.inner.clone();
-                coroutine(awaitable(py, async move { inner.release().await.map_err(to_py) })?)
+                coroutine(awaitable(py, async move { inner.$release().await })?)
+            }
+
+            /// Releases it at the end of a `hold` whose block ended
+            /// `body_ok` (else with its own exception), and raises what the
+            /// core's `end_hold` says the hold adds: nothing after a failed
+            /// block; else `Closed` or `LeaseLost` when it was lost before
+            /// the block ended (awaitable).
+            #[pyo3(name = "_end_hold")]
+            fn end_hold<'py>(&self, py: Python<'py>, body_ok: bool) -> PyResult<Bound<'py, PyAny>> {
+                let inner = self.inner.clone();
+                awaitable(py, async move { inner.$end(body_ok).await })
+            }
+
+            /// `_end_hold`, waiting with the GIL released.
+            #[pyo3(name = "_end_hold_sync")]
+            fn end_hold_sync(&self, py: Python<'_>, body_ok: bool) -> PyResult<()> {
+                block_on(py, self.inner.$end(body_ok)).map_err(to_py)
             }
 
             /// `renew`, waiting with the GIL released.
@@ -76,18 +89,19 @@ macro_rules! holding_class {
             }
 
             /// `release`, waiting with the GIL released.
-            fn release_sync(&self, py: Python<'_>) -> PyResult<()> {
-                block_on(py, self.inner.release()).map_err(to_py)
+            fn $release_sync(&self, py: Python<'_>) -> PyResult<()> {
+                block_on(py, self.inner.$release()).map_err(to_py)
             }
 
             /// Calls `callback()` from another thread once it is lost, unless
             /// it is released first. One watch at a time; a new one replaces it.
             /// The callback's errors are dropped: it is the package's own, and
-            /// its event loop may be gone.
+            /// its event loop may be gone. Once the interpreter exits it is not
+            /// called.
             fn watch_lost(&self, callback: Py<PyAny>) {
                 let handle = self.inner.on_lost(move |_| {
                     // With the GIL, off the core's callback thread.
-                    runtime().spawn_blocking(move || Python::attach(|py| drop(callback.call0(py))));
+                    runtime().spawn_blocking(move || exit::attach(|py| drop(callback.call0(py))));
                 });
                 let old = self
                     .watching
@@ -104,17 +118,30 @@ macro_rules! holding_class {
 
         impl Drop for $name {
             fn drop(&mut self) {
-                self.stop_watching();
+                let handle = self.watching.lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some(handle) = handle {
+                    handle.cancel();
+                }
             }
         }
     };
 }
 
+pub(crate) use holding_class;
+
 holding_class!(
     Lease,
     tinystore::Lease,
     "An exclusive hold on one key of a `Locks` group, with its fence.",
+    release / release_sync,
+    end_hold,
     {
+        /// The key held, as text.
+        #[getter]
+        fn key(&self) -> &str {
+            self.inner.key()
+        }
+
         /// The fence, an int larger than every fence the store gave before.
         #[getter]
         fn fence(&self) -> u128 {
@@ -137,7 +164,15 @@ holding_class!(
     Permit,
     tinystore::Permit,
     "One of a semaphore key's places; it has no fence.",
+    release / release_sync,
+    end_hold,
     {
+        /// The key held, as text.
+        #[getter]
+        fn key(&self) -> &str {
+            self.inner.key()
+        }
+
         fn __repr__(&self) -> String {
             format!(
                 "Permit(name={:?}, key={:?}, held={})",
@@ -149,7 +184,7 @@ holding_class!(
     }
 );
 
-fn py_bool(value: bool) -> &'static str {
+pub(crate) fn py_bool(value: bool) -> &'static str {
     if value {
         "True"
     } else {

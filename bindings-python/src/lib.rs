@@ -3,16 +3,26 @@
 //! pure-Python package `tinystore` around it.
 //!
 //! - `store`: `open`, `connect` and `Store`; `groups`: `Locks` and `Semaphore`;
-//!   `lease`: `Lease` and `Permit`; `fence`: the fence text forms.
+//!   `lease`: `Lease` and `Permit`; `election`: `Election`, `Leadership`
+//!   and `Observer`; `fence`: the fence text forms.
 //! - `args` converts keys and options; `errors` converts errors;
-//!   `ready` turns core futures into awaitables.
+//!   `ready` turns core futures into awaitables; `exit` keeps the runtime's
+//!   threads out of an exiting interpreter.
+//! - `serve`: `serve(dir)` and `Server`, and `cli_main`, the `tinystore`
+//!   command the package's console script starts.
+//! - The core's option defaults: `DEFAULT_TTL`, `DEFAULT_WAIT` (seconds) and
+//!   `DEFAULT_RENEW`.
 
 mod args;
+mod election;
 mod errors;
+mod exit;
 mod fence;
 mod groups;
 mod lease;
+mod loop_waker;
 mod ready;
+mod serve;
 mod store;
 
 use pyo3::prelude::*;
@@ -28,6 +38,21 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<groups::Semaphore>()?;
     m.add_class::<lease::Lease>()?;
     m.add_class::<lease::Permit>()?;
+    m.add_class::<election::Election>()?;
+    m.add_class::<election::Leadership>()?;
+    m.add_class::<election::Observer>()?;
     m.add_class::<ready::Ready>()?;
+    m.add_class::<loop_waker::LoopWaker>()?;
+    m.add_function(wrap_pyfunction!(serve::serve, m)?)?;
+    m.add_function(wrap_pyfunction!(serve::cli_main, m)?)?;
+    m.add_class::<serve::Server>()?;
+    exit::register(m)?;
+    // The core's defaults, for the package's docs; options left `None` take them.
+    m.add("DEFAULT_TTL", tinystore::DEFAULT_TTL.as_secs_f64())?;
+    m.add(
+        "DEFAULT_WAIT",
+        tinystore::DEFAULT_WAIT.map(|w| w.as_secs_f64()),
+    )?;
+    m.add("DEFAULT_RENEW", tinystore::DEFAULT_RENEW)?;
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! `Store`: an open store (embedded or reached over a connection), the door
 //! to its groups.
 
-use crate::args::options;
-use crate::errors::{invalid, to_py};
+use crate::args::{limit_u32, options};
+use crate::election::Election;
+use crate::errors::to_py;
 use crate::groups::{Locks, Semaphore};
 use crate::ready::block_on;
 use pyo3::prelude::*;
@@ -51,7 +52,8 @@ impl Store {
         Ok(Locks::new(group))
     }
 
-    /// The group of semaphores called `name`, `limit` holders per key.
+    /// The group of semaphores called `name`, `limit` holders per key; the
+    /// core checks the limit when the group is first used.
     #[pyo3(signature = (name, limit, ttl=None, wait=None, renew=None))]
     fn semaphore(
         &self,
@@ -61,17 +63,24 @@ impl Store {
         wait: Option<f64>,
         renew: Option<bool>,
     ) -> PyResult<Semaphore> {
-        let limit = u32::try_from(limit).map_err(|_| {
-            invalid(format!(
-                "semaphore {name} has limit {limit}; a limit must be from 1 to {}",
-                tinystore::MAX_LIMIT
-            ))
-        })?;
         let group = self
             .inner
-            .semaphore(name, limit)
+            .semaphore(name, limit_u32(limit))
             .with(options(ttl, wait, renew)?);
         Ok(Semaphore::new(group))
+    }
+
+    /// The election called `name`, with its options.
+    #[pyo3(signature = (name, ttl=None, wait=None, renew=None))]
+    fn election(
+        &self,
+        name: &str,
+        ttl: Option<f64>,
+        wait: Option<f64>,
+        renew: Option<bool>,
+    ) -> PyResult<Election> {
+        let election = self.inner.election(name).with(options(ttl, wait, renew)?);
+        Ok(Election::new(election))
     }
 
     /// Releases every lease, fails every waiter with `closed`. Idempotent.

@@ -67,9 +67,9 @@ def free_port() -> int:
         return port
 
 
-def start_server(dir: Path, tcp: bool = False) -> Server:
-    """Starts `tinystore serve DIR` (with TCP and a token when asked) and
-    waits until it serves."""
+def start_server(dir: Path, tcp: bool = False, extra: list[str] | None = None) -> Server:
+    """Starts `tinystore serve DIR` (with TCP and a token when asked, and
+    `extra` arguments such as `--tls-cert`) and waits until it serves."""
     args = [str(tinystore_bin()), "serve", str(dir)]
     token = address = None
     if tcp:
@@ -78,6 +78,7 @@ def start_server(dir: Path, tcp: bool = False) -> Server:
         token_file.write_text(token)
         address = f"127.0.0.1:{free_port()}"
         args += ["--tcp", address, "--token-file", str(token_file)]
+    args += extra or []
     log_path = dir.with_suffix(".log")
     with open(log_path, "wb") as log:
         process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log)

@@ -4,6 +4,7 @@ core as every other address (docs/etcd.md)."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import tinystore
+from elections import leaders_in_turn
 
 
 def free_port() -> int:
@@ -84,3 +86,9 @@ def test_locks_and_semaphore_on_etcd(etcd: str) -> None:
         again = exports.try_acquire_sync("daily")
         assert again is not None and again.held
         again.release_sync()
+
+
+def test_an_election_on_etcd(etcd: str) -> None:
+    with tinystore.connect(f"etcd://{etcd}/test-python") as store:
+        election = store.election("scheduler", wait=20.0)
+        asyncio.run(asyncio.wait_for(leaders_in_turn(election), 60))

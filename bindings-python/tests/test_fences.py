@@ -1,4 +1,4 @@
-"""The fence vectors of shared/vectors/fences.json, both ways, through the
+"""The fence vectors of vectors/fences.json, both ways, through the
 core's parser and text form; and fences of real leases."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import tinystore
-from conftest import shared_dir
+from conftest import REPO
 
-VECTORS: dict[str, Any] = json.loads((shared_dir() / "vectors" / "fences.json").read_text())
+VECTORS: dict[str, Any] = json.loads((REPO / "vectors" / "fences.json").read_text())
 MASK64 = (1 << 64) - 1
 
 

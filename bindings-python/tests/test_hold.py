@@ -4,7 +4,9 @@ released however it ends, and a lost lease told to the block."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -114,26 +116,57 @@ def test_renewed_lease_outlives_its_ttl(store: tinystore.Store) -> None:
     asyncio.run(main())
 
 
-def test_closing_the_store_cancels_the_block(tmp_path: object) -> None:
-    from pathlib import Path
-
-    store = tinystore.open(Path(str(tmp_path)) / "store")
+def test_closing_the_store_cancels_the_block_with_closed(tmp_path: Path) -> None:
+    """A store closed during `async with hold`: the block is cancelled and
+    its end raises `Closed` (not `LeaseLost`), as in every language."""
+    store = tinystore.open(tmp_path / "store")
     locks = store.locks("hold")
+    reached_end = False
 
     async def main() -> None:
+        nonlocal reached_end
+
         async def closer() -> None:
             await asyncio.sleep(0.05)
             store.close()
 
         closing = asyncio.create_task(closer())
-        with pytest.raises(tinystore.LeaseLost):
+        with pytest.raises(tinystore.Closed) as caught:
             async with locks.hold("k"):
                 await asyncio.sleep(30)
+                reached_end = True
+        assert caught.value.code == "closed"
         await closing
 
     asyncio.run(asyncio.wait_for(main(), 10))
+    assert not reached_end
     with pytest.raises(tinystore.Closed):
         locks.acquire_sync("k")
+
+
+def test_closing_the_store_in_sync_with_raises_closed(tmp_path: Path) -> None:
+    store = tinystore.open(tmp_path / "store")
+    with pytest.raises(tinystore.Closed, match="closed"):
+        with store.locks("hold").hold("k") as lease:
+            store.close()
+            assert not lease.held
+
+
+def test_the_blocks_own_exception_wins_over_a_closed_store(tmp_path: Path) -> None:
+    store = tinystore.open(tmp_path / "store")
+    with pytest.raises(KeyError):
+        with store.locks("hold").hold("k"):
+            store.close()
+            raise KeyError("the body's own")
+
+    async def main() -> None:
+        again = tinystore.open(tmp_path / "store")
+        with pytest.raises(KeyError):
+            async with again.locks("hold").hold("k"):
+                again.close()
+                raise KeyError("the body's own")
+
+    asyncio.run(asyncio.wait_for(main(), 10))
 
 
 def test_manual_acquire_renew_release(store: tinystore.Store) -> None:
@@ -172,3 +205,30 @@ def test_loss_before_the_block_first_awaits(store: tinystore.Store) -> None:
         return reached_end
 
     assert asyncio.run(asyncio.wait_for(main(), 10)) is False
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Task.cancelling() is new in 3.11")
+def test_a_callers_cancel_beside_a_loss_still_cancels(store: tinystore.Store) -> None:
+    """A lease lost, then the caller cancels the task too (as asyncio.run
+    does when it ends, or a timeout): the block ends with CancelledError,
+    not LeaseLost, so the caller's cancel is never swallowed."""
+    locks = store.locks("hold", ttl=0.05, renew=False)
+
+    async def main() -> None:
+        cancelled_for_loss = asyncio.Event()
+
+        async def worker() -> None:
+            async with locks.hold("k"):
+                try:
+                    await asyncio.sleep(30)
+                finally:
+                    cancelled_for_loss.set()
+                    await asyncio.sleep(5)
+
+        task = asyncio.create_task(worker())
+        await cancelled_for_loss.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(asyncio.wait_for(main(), 10))

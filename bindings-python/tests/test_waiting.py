@@ -123,3 +123,45 @@ def test_wait_option_times_out(store: tinystore.Store) -> None:
     with pytest.raises(tinystore.Timeout):
         with locks.hold("k"), locks.hold("k"):
             pass
+
+
+def test_a_grant_for_a_loop_that_is_gone_is_released(store: tinystore.Store) -> None:
+    """A wait whose loop was closed (not cancelled) and collected: the grant
+    that comes later has nobody to go to, and the key is released."""
+    import gc
+
+    locks = store.locks("gone")
+    holder = locks.acquire_sync("k")
+    event_loop = asyncio.new_event_loop()
+    task = event_loop.create_task(locks.acquire("k"))
+    for _ in range(3):
+        event_loop.run_until_complete(asyncio.sleep(0))
+    assert not task.done()
+    event_loop.close()
+    del task, event_loop
+    gc.collect()
+    holder.release_sync()
+    # The grant to the gone waiter is given up, so the key comes free.
+    again = locks.acquire_sync("k", wait=10.0)
+    assert again.fence > holder.fence
+    again.release_sync()
+
+
+def test_many_grants_in_one_wakeup_each_reach_their_task(store: tinystore.Store) -> None:
+    """Grants that arrive together are settled in one drain, each on its
+    own future: every waiter gets its lease, in line order."""
+    locks = store.locks("burst")
+
+    async def main() -> None:
+        holders = [await locks.acquire(f"k{n}") for n in range(50)]
+        waits = [asyncio.ensure_future(locks.acquire(f"k{n}")) for n in range(50)]
+        await asyncio.sleep(0.01)
+        assert not any(w.done() for w in waits)
+        for lease in holders:
+            await lease.release()
+        got = await asyncio.wait_for(asyncio.gather(*waits), 10)
+        for n, lease in enumerate(got):
+            assert lease.key == f"k{n}" and lease.fence > holders[n].fence
+            await lease.release()
+
+    asyncio.run(main())

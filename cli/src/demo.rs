@@ -1,11 +1,10 @@
-//! `tinystore demo`: the seed's three steps with real fences. Worker A holds
+//! `tinystore demo`: the README's three steps with real fences. Worker A holds
 //! chat 42 and pauses past its TTL; worker B takes the key and saves; A
 //! wakes, saves too, and the fenced update in a real SQLite `chat.db`
 //! refuses it.
 
 use rusqlite::Connection;
 use std::path::Path;
-use std::process::ExitCode;
 use std::time::Duration;
 use tinystore::blocking::Store;
 use tinystore::Fence;
@@ -20,7 +19,7 @@ pub struct Args {
 
 const CHAT: i64 = 42;
 
-/// The fenced conditional update of the seed: writes only when `fence` is
+/// The fenced conditional update of docs/fences.md: writes only when `fence` is
 /// larger than the fence kept with the summary. Returns the rows changed.
 fn save(db: &Path, summary: &str, fence: Fence) -> Result<usize, Box<dyn std::error::Error>> {
     let conn = Connection::open(db)?;
@@ -41,7 +40,7 @@ fn make_chat_db(path: &Path) -> rusqlite::Result<()> {
     )
 }
 
-pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
     let tmp = tempfile::tempdir()?;
     let chat_db = tmp.path().join("chat.db");
     make_chat_db(&chat_db)?;
@@ -109,8 +108,8 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     println!("\nchat.db keeps: summary = {summary:?}, summary_fence = {fence}");
     store.close()?;
     Ok(if a_changed == 0 && b_changed == 1 {
-        ExitCode::SUCCESS
+        0
     } else {
-        ExitCode::from(1)
+        1
     })
 }

@@ -1,7 +1,6 @@
 //! `tinystore restore BACKUP DIR`: puts a backup in place as a store's kv.db.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// Restores a backup into the store directory DIR, which no process may
 /// have open. The restored store opens with epoch max(now, backed-up
@@ -18,12 +17,12 @@ pub struct Args {
     dir: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
     tinystore::restore(&args.backup, &args.dir)?;
     eprintln!(
         "tinystore restore: {} restored into {}",
         args.backup.display(),
         args.dir.display()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(0)
 }

@@ -1,32 +1,60 @@
 //! `tinystore serve DIR`: owns a store and serves it until SIGTERM or SIGINT.
 
+use crate::logs::LogFormat;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
-use tinystore::disk::SOCKET;
-use tinystore::server::{read_token_file, ServeOptions, Server, TcpOptions};
+use tinystore::server::{read_token_file, ServeOptions, Server, TcpOptions, TlsOptions};
+use tinystore::store_dir::SOCKET;
 use tinystore::Code;
 use tinystore::{OffsetClock, StoreOptions};
 use tokio::signal::unix::{signal, SignalKind};
 
 /// Serves a store to other processes on DIR/tinystore.sock (mode 0600), and
-/// on TCP with a token when asked. SIGTERM or SIGINT stop it cleanly: leases
-/// are released, waiters told `closed`, kv.db marked clean, the socket removed.
+/// on TCP with a token when asked, in TLS with a certificate when given.
+/// SIGTERM or SIGINT stop it cleanly: leases are released, waiters told
+/// `closed`, kv.db marked clean, the socket removed. A missing or empty DIR is
+/// made into a new store (mode 0700); a DIR whose kv.db was lost, is empty, or
+/// is not tinystore's is refused (`corrupt`). Logs go to stderr (RUST_LOG
+/// filters them, e.g. RUST_LOG=warn).
 ///
 /// Example: tinystore serve ./data --tcp 127.0.0.1:7400 --token-file ./token --grace 5s
+/// Example: tinystore serve ./data --tcp 0.0.0.0:7400 --tls-cert server.pem --tls-key server.key
+///            --tls-client-ca clients-ca.pem --metrics 127.0.0.1:9400 --log-format json
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
+#[command(group = clap::ArgGroup::new("tcp_auth").args(["token_file", "tls_client_ca"]).multiple(true))]
 pub struct Args {
-    /// The store directory; made if missing.
+    /// The store directory; made (mode 0700) if missing.
     dir: PathBuf,
-    /// Also listen on TCP at HOST:PORT; clients must give the token.
-    #[arg(long, value_name = "ADDR", requires = "token_file")]
+    /// Also listen on TCP at HOST:PORT; clients must give the token (or, with
+    /// --tls-client-ca, a client certificate).
+    #[arg(long, value_name = "ADDR", requires = "tcp_auth")]
     tcp: Option<String>,
     /// The file holding the TCP token (at least 16 bytes).
     #[arg(long, value_name = "FILE", requires = "tcp")]
     token_file: Option<PathBuf>,
+    /// Speak TLS on the --tcp address with this certificate chain (PEM);
+    /// clients connect with tls://HOST:PORT.
+    #[arg(long, value_name = "FILE", requires_all = ["tcp", "tls_key"])]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Mutual TLS: every client must give a certificate signed by a CA in
+    /// FILE (PEM), which stands in place of the token.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_client_ca: Option<PathBuf>,
+    /// Serve Prometheus metrics at HOST:PORT (GET /metrics), on a listener of
+    /// their own.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<String>,
+    /// How log lines are written on stderr.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     /// How long to wait before the first grant after an unclean stop
-    /// (default: the default TTL, 15s), e.g. 500ms.
+    /// (default: the grace the last server kept, else the default TTL, 15s),
+    /// e.g. 500ms. Recorded in kv.db: after an unclean stop of this server,
+    /// every next owner (serve, open, hold) waits it.
     #[arg(long, value_name = "D", value_parser = crate::duration::parse)]
     grace: Option<Duration>,
     /// Append every grant and end of a lease to FILE, one JSON line each
@@ -50,20 +78,36 @@ fn already_served(dir: &std::path::Path) -> bool {
     std::os::unix::net::UnixStream::connect(dir.join(SOCKET)).is_ok()
 }
 
-pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let tcp = match (&args.tcp, &args.token_file) {
-        (Some(addr), Some(file)) => Some(TcpOptions {
-            addr: addr.clone(),
-            token: read_token_file(file)?,
+pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
+    crate::logs::init(args.log_format);
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsOptions {
+            cert: cert.clone(),
+            key: key.clone(),
+            client_ca: args.tls_client_ca.clone(),
         }),
         _ => None,
     };
+    let tcp = match &args.tcp {
+        Some(addr) => Some(TcpOptions {
+            addr: addr.clone(),
+            // With a client CA the certificate stands in place of the token.
+            token: match &args.token_file {
+                Some(file) => read_token_file(file)?,
+                None => String::new(),
+            },
+            tls,
+        }),
+        None => None,
+    };
+    let json = args.log_format == LogFormat::Json;
     let mut store = StoreOptions::default().clock(OffsetClock(args.clock_offset_ms));
     store.audit = args.audit.clone();
     let options = ServeOptions {
         tcp,
         grace: args.grace,
         store,
+        metrics: args.metrics.clone(),
     };
     crate::target::runtime()?.block_on(async {
         let mut term = signal(SignalKind::terminate())?;
@@ -71,8 +115,12 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         let server = match Server::start(&args.dir, options).await {
             Ok(server) => server,
             Err(err) if err.code() == Code::InUse && already_served(&args.dir) => {
+                let pid = tinystore::store_dir::owner_pid(&args.dir)
+                    .map_or("an unknown process".to_string(), |pid| {
+                        format!("process {pid}")
+                    });
                 return Err(format!(
-                    "in_use: store {} is already served on unix:{}",
+                    "in_use: store {} is already served by {pid} on unix:{}",
                     args.dir.display(),
                     args.dir.join(SOCKET).display()
                 )
@@ -80,22 +128,41 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }
             Err(err) => return Err(err.into()),
         };
-        eprint!(
-            "tinystore serve: serving {} on unix:{}",
+        let mut serving = format!(
+            "serving {} on unix:{}",
             args.dir.display(),
             server.socket_path().display()
         );
         if let Some(addr) = server.tcp_addr() {
-            eprint!(" and tcp://{addr}");
+            let scheme = if args.tls_cert.is_some() {
+                "tls"
+            } else {
+                "tcp"
+            };
+            serving += &format!(" and {scheme}://{addr}");
         }
-        eprintln!(" (epoch {})", server.epoch());
+        serving += &format!(" (epoch {})", server.epoch());
+        if let Some(addr) = server.metrics_addr() {
+            serving += &format!("; metrics on http://{addr}/metrics");
+        }
+        say(json, &serving);
         let name = tokio::select! {
             _ = term.recv() => "SIGTERM",
             _ = int.recv() => "SIGINT",
         };
-        eprintln!("tinystore serve: {name}: shutting down");
+        say(json, &format!("{name}: shutting down"));
         server.shutdown().await?;
-        eprintln!("tinystore serve: stopped cleanly");
-        Ok(ExitCode::SUCCESS)
+        say(json, "stopped cleanly");
+        Ok(0)
     })
+}
+
+/// The command's own lines: plain on stderr, or with `--log-format json`
+/// as log events, so that stderr holds only JSON.
+fn say(json: bool, line: &str) {
+    if json {
+        tracing::info!(target: "tinystore::command", "{line}");
+    } else {
+        eprintln!("tinystore serve: {line}");
+    }
 }

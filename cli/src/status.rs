@@ -1,12 +1,15 @@
 //! `tinystore status TARGET`: the epoch, the fences given, held keys and waiters.
 
+use crate::human;
+use crate::table::{labelled, Align, Table};
 use crate::target::Target;
-use std::process::ExitCode;
-use tinystore::disk::Unserved;
-use tinystore::Status;
+use tinystore::store_dir::Unserved;
+use tinystore::{HeldStatus, Status, WaitingStatus};
 
 /// Shows the store's epoch, the fences given, each held key with its fence
-/// and time left, and the keys with waiters. A store directory that no
+/// and time left, and the keys with waiters, in aligned columns: a fence as
+/// its decimal, its epoch's date (UTC) and its count; durations as 1.2s.
+/// Names and keys are shown escaped (\n, \x1b, \\). A store directory that no
 /// server answers for is only read, never opened: status then shows the
 /// epoch of its last open and whether it was closed cleanly.
 ///
@@ -19,13 +22,23 @@ pub struct Args {
     /// Print JSON (the wire's status object) instead of text.
     #[arg(long)]
     json: bool,
+    /// Show at most N held leases and N keys with waiters (1 to 10000);
+    /// the rest are counted ("... and 5 more"; in JSON `more` is true).
+    #[arg(long, value_name = "N", default_value_t = tinystore::DEFAULT_STATUS_LIMIT)]
+    limit: usize,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
     let seen = crate::target::runtime()?.block_on(async {
         match args.target.open_served().await? {
-            Some(store) => store.status().await.map(Ok),
-            None => tinystore::disk::peek(args.target.target.as_ref()).map(Err),
+            Some(store) => {
+                let page = tinystore::StatusPage {
+                    limit: args.limit,
+                    ..Default::default()
+                };
+                store.status_page(page).await.map(Ok)
+            }
+            None => tinystore::store_dir::peek(args.target.target.as_ref()).map(Err),
         }
     })?;
     match (seen, args.json) {
@@ -40,7 +53,7 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
         (Err(unserved), false) => print!("{}", render_unserved(&unserved)),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(0)
 }
 
 /// The JSON of an unserved store: `served: false`, then what it tells.
@@ -52,44 +65,116 @@ struct Shown<'a> {
 }
 
 fn render_unserved(store: &Unserved) -> String {
-    let mut out = format!("store   {} is not served\n", store.dir.display());
-    match store.last_epoch {
-        Some(epoch) => {
-            out += &format!("epoch   {epoch} at its last open (the next takes a larger one)\n")
-        }
-        None => out += "epoch   none yet: it was never opened\n",
-    }
-    out += if store.closed_cleanly {
-        "closed  cleanly\n"
-    } else {
-        "closed  not cleanly: a process has it open, or stopped without closing it\n"
-    };
-    out
+    let mut out = labelled("store", &format!("{} is not served", store.dir.display()));
+    out += &labelled(
+        "epoch",
+        &match store.last_epoch {
+            Some(epoch) => format!(
+                "{epoch} ({}) at its last open (the next takes a larger one)",
+                human::date(epoch)
+            ),
+            None => "none yet: it was never opened".to_string(),
+        },
+    );
+    out + &labelled(
+        "closed",
+        if store.closed_cleanly {
+            "cleanly"
+        } else {
+            "not cleanly: a process has it open, or stopped without closing it"
+        },
+    )
 }
 
 fn render(status: &Status) -> String {
-    let mut out = format!("epoch   {}\n", status.epoch);
-    match status.last_fence {
-        Some(fence) => out += &format!("fences  {} given, last {fence}\n", status.fences_given),
-        None => out += "fences  none given\n",
-    }
+    let epoch = format!("{} ({})", status.epoch, human::date(status.epoch));
+    let mut out = labelled("epoch", &epoch);
+    let fences = match status.last_fence {
+        Some(fence) => format!(
+            "{} given, last {}",
+            status.fences_given,
+            human::fence(fence)
+        ),
+        None => "none given".to_string(),
+    };
+    out += &labelled("fences", &fences);
     if let Some(ms) = status.grace_left_ms {
-        out += &format!("grace   {ms} ms left (no grants until then)\n");
+        let grace = format!("{} left (no grants until then)", human::duration(ms));
+        out += &labelled("grace", &grace);
     }
-    out += &format!("held    {}\n", status.held.len());
-    for h in &status.held {
+    out += &labelled(
+        "held",
+        &status.held_total.max(status.held.len()).to_string(),
+    );
+    if !status.held.is_empty() {
+        out += &held_table(&status.held).render("  ");
+    }
+    out += &more(status.held_total, status.held.len());
+    out += &labelled(
+        "waiting",
+        &status.waiting_total.max(status.waiting.len()).to_string(),
+    );
+    if !status.waiting.is_empty() {
+        out += &waiting_table(&status.waiting).render("  ");
+    }
+    out += &more(status.waiting_total, status.waiting.len());
+    out
+}
+
+/// One row per held lease: its fence (or none, for a permit), time left and
+/// TTL; for an election's leadership, the leader's value as its key.
+fn held_table(held: &[HeldStatus]) -> Table {
+    let mut table = Table::new(&[
+        ("NAME", Align::Left),
+        ("KEY", Align::Left),
+        ("FENCE", Align::Left),
+        ("LEFT", Align::Right),
+        ("TTL", Align::Right),
+        ("", Align::Left),
+    ]);
+    for h in held {
         let fence = h
             .fence
-            .map_or("permit".to_string(), |f| format!("fence {f}"));
-        let renewing = if h.renewing { ", kept alive" } else { "" };
-        out += &format!(
-            "  {}/{}  {fence}  {} ms left of {} ms{renewing}\n",
-            h.name, h.key, h.left_ms, h.ttl_ms
-        );
+            .map_or("permit (no fence)".to_string(), human::fence);
+        let renewing = if h.renewing {
+            "kept alive by the store"
+        } else {
+            ""
+        };
+        // An election's leadership has no key: its leader's value is shown.
+        let key = match &h.leader {
+            Some(value) => format!("(leader) {value}"),
+            None => h.key.clone(),
+        };
+        table.row([
+            h.name.as_str(),
+            &key,
+            &fence,
+            &human::duration(h.left_ms),
+            &human::duration(h.ttl_ms),
+            renewing,
+        ]);
     }
-    out += &format!("waiting {}\n", status.waiting.len());
-    for w in &status.waiting {
-        out += &format!("  {}/{}  {} waiting\n", w.name, w.key, w.waiters);
+    table
+}
+
+/// One row per key with waiters.
+fn waiting_table(waiting: &[WaitingStatus]) -> Table {
+    let mut table = Table::new(&[
+        ("NAME", Align::Left),
+        ("KEY", Align::Left),
+        ("WAITERS", Align::Right),
+    ]);
+    for w in waiting {
+        table.row([&w.name, &w.key, &w.waiters.to_string()]);
     }
-    out
+    table
+}
+
+/// The line counting what a list left out at the limit, if it left any.
+fn more(total: usize, shown: usize) -> String {
+    match total.saturating_sub(shown) {
+        0 => String::new(),
+        left => format!("  ... and {left} more (--limit shows more)\n"),
+    }
 }

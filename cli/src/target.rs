@@ -1,13 +1,15 @@
 //! TARGET: a store directory (opened, or connected to when it is served) or
-//! a server address (`unix:PATH`, `tcp://HOST:PORT`).
+//! a server address (`unix:PATH`, `tcp://HOST:PORT`, `tls://HOST:PORT`, or a store on etcd:
+//! `etcd://HOST:PORT[,HOST:PORT...]/PREFIX`).
 
 use std::path::{Path, PathBuf};
-use tinystore::{Address, Code, ConnectOptions, Store};
+use tinystore::{Address, Code, ConnectOptions, Store, StoreOptions};
 
 /// How a command reaches its store.
 #[derive(clap::Args, Clone)]
 pub struct Target {
-    /// A store directory, or a server address: unix:PATH or tcp://HOST:PORT.
+    /// A store directory, or an address: unix:PATH, tcp://HOST:PORT,
+    /// tls://HOST:PORT[?ca=FILE&cert=FILE&key=FILE] or etcd://HOST:PORT/PREFIX.
     pub target: String,
     /// A file holding the token of a TCP server (or set TINYSTORE_TOKEN).
     #[arg(long, value_name = "FILE")]
@@ -15,10 +17,11 @@ pub struct Target {
 }
 
 impl Target {
-    /// Opens or connects to the store.
+    /// Opens or connects to the store. A directory must hold a store: one
+    /// that is missing or holds none is `invalid`, and is never made.
     pub async fn open(&self) -> tinystore::Result<Store> {
         if !self.is_address() {
-            return Store::open(&self.target).await;
+            return Store::open_with(&self.target, StoreOptions::default().existing()).await;
         }
         let mut options = ConnectOptions::default();
         if let Some(file) = &self.token_file {
@@ -38,7 +41,7 @@ impl Target {
         if self.is_address() {
             return self.open().await.map(Some);
         }
-        let socket = Path::new(&self.target).join(tinystore::disk::SOCKET);
+        let socket = Path::new(&self.target).join(tinystore::store_dir::SOCKET);
         match Store::connect_to(Address::Unix(socket), ConnectOptions::default()).await {
             Ok(store) => Ok(Some(store)),
             Err(err) if err.code() == Code::Unavailable => Ok(None),

@@ -102,7 +102,7 @@ fn an_unwritable_store_directory_is_refused_with_io() {
 fn a_connection_past_the_limit_is_refused_with_limit_and_the_others_carry_on() {
     let tmp = tempfile::tempdir().unwrap();
     let served = Served::start(&tmp.path().join("store"), &[]);
-    let limit = tinystore::wire::MAX_CONNECTIONS;
+    let limit = tinystore::server::MAX_CONNECTIONS;
     let mut open: Vec<Raw> = (0..limit)
         .map(|_| Raw::unix(&served.socket(), false))
         .collect();

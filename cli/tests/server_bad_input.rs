@@ -83,14 +83,94 @@ fn unix_cases() -> Vec<(String, &'static str)> {
     ]
 }
 
+/// Lines refused with `invalid`, each with the words its message must hold.
+fn message_cases() -> Vec<(String, Vec<&'static str>)> {
+    let acquire = |fields: &str| format!(r#"{{"op":"acquire",{fields}}}"#);
+    vec![
+        (
+            acquire(r#""id":7,"name":"a","key":{"nested":1}"#),
+            vec!["\"key\""],
+        ),
+        (
+            acquire(r#""id":7,"name":"a","key":true"#),
+            vec!["\"key\"", "string or an integer"],
+        ),
+        (
+            acquire(r#""id":7,"name":"a","key":"k","ttl_ms":"100""#),
+            vec!["\"ttl_ms\"", "milliseconds"],
+        ),
+        (
+            acquire(r#""id":7,"name":"a","key":"k","ttl_ms":0"#),
+            vec!["ttl_ms 0", "10 to 86400000"],
+        ),
+        (
+            acquire(r#""id":7,"name":"a","key":"k","limit":null"#),
+            vec!["\"limit\"", "null"],
+        ),
+        (
+            acquire(r#""id":7,"name":"a","key":"k","ttl_ms":null"#),
+            vec!["\"ttl_ms\"", "null"],
+        ),
+        (
+            acquire(r#""id":7,"name":"a","key":"k","wait_ms":null"#),
+            vec!["\"wait_ms\"", "null"],
+        ),
+        (
+            acquire(r#""id":7,"name":"a","key":"k","limit":5000000000"#),
+            vec!["\"limit\"", "whole number"],
+        ),
+        (
+            acquire(r#""id":7,"name":7,"key":"k""#),
+            vec!["\"name\"", "string"],
+        ),
+        (
+            r#"{"id":1,"id":2,"op":"ping"}"#.into(),
+            vec!["\"id\"", "twice"],
+        ),
+        (
+            acquire(r#""id":7,"name":"a","key":"k","key":"j""#),
+            vec!["\"key\"", "twice"],
+        ),
+        (
+            format!(
+                r#"{{"id":7,"op":"campaign","name":"e","value":"{}"}}"#,
+                "v".repeat(1025)
+            ),
+            vec!["value of election e", "1025"],
+        ),
+        (
+            r#"{"id":7,"op":"campaign","name":"e","value":7}"#.into(),
+            vec!["\"value\"", "string"],
+        ),
+        (
+            r#"{"id":7,"op":"campaign","name":"e/x","value":""}"#.into(),
+            vec!["e/x", "A-Z a-z 0-9"],
+        ),
+        (
+            r#"{"id":7,"op":"campaign","name":"e","value":"","ttl_ms":5}"#.into(),
+            vec!["ttl_ms 5"],
+        ),
+        (
+            r#"{"id":7,"op":"observe","name":""}"#.into(),
+            vec!["name \"\"", "1 to 128"],
+        ),
+        (
+            r#"{"id":7,"op":"leader","name":"e","key":"k"}"#.into(),
+            vec!["key"],
+        ),
+    ]
+}
+
 /// Another client's steady work: holds a renewed lease, and acquires and
-/// releases a key in a loop; counts rounds, and fails on any error.
+/// releases a key in a loop; counts rounds, and fails on any error. The
+/// held lease is renewed every 2/3 s: only a stall of the server or a broken
+/// connection, not a busy machine, can take it.
 fn bystander(address: String, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usize> {
     std::thread::spawn(move || {
         let store = Store::connect(&address).unwrap();
         let held = store
             .locks("bystander")
-            .ttl(Duration::from_millis(600))
+            .ttl(Duration::from_millis(2000))
             .acquire("held")
             .unwrap();
         let locks = store.locks("bystander");
@@ -170,7 +250,43 @@ fn hostile_requests_get_the_right_codes_and_disturb_nobody() {
     owner.send_bytes(br#"{"id":9,"op":"acquire","name":"theirs","key":"k"}"#.as_slice());
     let reused = owner.ask(r#"{"id":9,"op":"acquire","name":"theirs","key":"k"}"#);
     assert_eq!(code(&reused), "invalid", "{reused}");
-    checked += 2;
+    let reused = owner.ask(r#"{"id":9,"op":"try_acquire","name":"theirs","key":"free"}"#);
+    assert_eq!(
+        code(&reused),
+        "invalid",
+        "try_acquire reusing a waiting id: {reused}"
+    );
+    checked += 3;
+
+    // Messages name the field and its unit, and no type of the server's code.
+    for (line, names) in message_cases() {
+        let reply = raw.ask(&line);
+        assert_eq!(code(&reply), "invalid", "{line} -> {reply}");
+        assert_ne!(reply["id"], 2, "{line}: answered as the last id given");
+        let message = reply["error"]["message"].as_str().unwrap();
+        for word in names {
+            assert!(message.contains(word), "{line}: {message:?} lacks {word:?}");
+        }
+        for internal in ["enum", "WireKey", "untagged", "u32", "u64", "ns "] {
+            assert!(!message.contains(internal), "{line}: {message:?}");
+        }
+        checked += 1;
+    }
+
+    // A backup onto a file that cannot take one says why, in words.
+    let not_a_db = tmp.path().join("notes.txt");
+    std::fs::write(&not_a_db, "some notes, not a database\n".repeat(100)).unwrap();
+    for (path, want) in [
+        (not_a_db.to_str().unwrap(), "invalid"),
+        ("/proc/version", "io"),
+    ] {
+        let reply = raw.ask(&format!(r#"{{"id":3,"op":"backup","path":"{path}"}}"#));
+        assert_eq!(code(&reply), want, "{path}: {reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(!message.contains("not an error"), "{message}");
+        assert!(message.contains(path), "{message}");
+        checked += 1;
+    }
 
     // Before hello: on the Unix socket an error; a second version refused.
     let mut early = Raw::unix(&served.socket(), false);
@@ -193,6 +309,47 @@ fn hostile_requests_get_the_right_codes_and_disturb_nobody() {
         assert!(conn.is_closed(), "{first}: the connection stayed open");
         checked += 1;
     }
+    // Before hello on TCP: a long line is refused at once, not read on; the
+    // right token with another version is answered and closed; silence is
+    // closed after the strangers' deadline.
+    let mut long = Raw::tcp(&tcp);
+    long.send_raw(&[b'x'; 5000]);
+    let reply = long.next().expect("an answer to the long line");
+    assert_eq!(code(&reply), "unauthorized", "{reply}");
+    let limit = tinystore::server::MAX_STRANGER_FRAME_BYTES.to_string();
+    assert!(
+        reply["error"]["message"].as_str().unwrap().contains(&limit),
+        "{reply}"
+    );
+    assert!(
+        long.ended_by_server(),
+        "the long line's connection stayed open"
+    );
+    let mut other_version = Raw::tcp(&tcp);
+    let reply = other_version.ask(&format!(
+        r#"{{"op":"hello","version":2,"token":"{}"}}"#,
+        "a-token-of-sixteen-bytes-or-more"
+    ));
+    assert_eq!(code(&reply), "invalid", "{reply}");
+    assert!(reply["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("version"));
+    assert!(other_version.ended_by_server(), "version 2 stayed open");
+    let mut silent = Raw::tcp(&tcp);
+    let reply = silent.next().expect("the silent connection is told why");
+    assert_eq!(code(&reply), "unauthorized", "{reply}");
+    let deadline = format!("{:?}", tinystore::server::STRANGER_TIMEOUT);
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&deadline),
+        "{reply}"
+    );
+    assert!(silent.ended_by_server());
+    checked += 3;
+
     let mut authed = Raw::tcp(&tcp);
     let hello =
         authed.ask(r#"{"op":"hello","version":1,"token":"a-token-of-sixteen-bytes-or-more"}"#);
@@ -216,7 +373,7 @@ fn per_connection_limits_are_enforced() {
     let tmp = tempfile::tempdir().unwrap();
     let served = Served::start(&tmp.path().join("store"), &[]);
     let mut raw = Raw::unix(&served.socket(), true);
-    let leases = tinystore::wire::MAX_LEASES_PER_CONNECTION;
+    let leases = tinystore::server::MAX_LEASES_PER_CONNECTION;
     // Pipelined in batches: a client must read its replies, or the server
     // stops reading its requests.
     for batch in (0..leases).collect::<Vec<_>>().chunks(256) {
@@ -237,7 +394,7 @@ fn per_connection_limits_are_enforced() {
         .contains(&leases.to_string()));
 
     let mut waits = Raw::unix(&served.socket(), true);
-    let waiters = tinystore::wire::MAX_WAITERS_PER_CONNECTION;
+    let waiters = tinystore::server::MAX_WAITERS_PER_CONNECTION;
     for i in 0..waiters {
         let line = format!(r#"{{"id":{i},"op":"acquire","name":"many","key":0}}"#);
         waits.send_bytes(line.as_bytes());

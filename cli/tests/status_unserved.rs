@@ -2,24 +2,11 @@
 //! and never opens the store (no epoch written, nothing made, no ownership
 //! taken from a process that has it open).
 
-use std::path::Path;
+mod server_common;
+
+use server_common::{status_json, BIN};
 use std::process::Command;
 use tinystore::blocking::Store;
-
-const BIN: &str = env!("CARGO_BIN_EXE_tinystore");
-
-fn status_json(dir: &Path) -> serde_json::Value {
-    let out = Command::new(BIN)
-        .args(["status", dir.to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 #[test]
 fn a_directory_without_a_store_is_invalid_and_is_not_made() {

@@ -3,9 +3,10 @@
 //! running cluster named in TINYSTORE_ETCD (`make bench-etcd` starts one).
 //! Each client task has its own connections; 5 samples per case, median.
 //!
-//! The etcd rows do what a tinystore acquire does on etcd: a lease per
-//! acquire (TTL 15 s), lock with it, unlock, revoke. The last row keeps one
-//! lease for all its locks, as `etcdctl lock` does with its session.
+//! The etcd rows: a lease per lock (TTL 15 s: grant, lock with it, unlock,
+//! revoke), and one lease for all a task's locks, as `etcdctl lock` does
+//! with its session, and as tinystore does (one etcd lease per TTL per
+//! client).
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tinystore::Store;

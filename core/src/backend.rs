@@ -2,9 +2,11 @@
 //! reached over a connection. `Store`, `Locks` and leases speak to either
 //! through this one trait.
 
-use crate::engine::{Grant, LeaseId, Request};
+use crate::election::{Leader, Observer};
 use crate::error::Result;
-use crate::status::Status;
+use crate::status::{Status, StatusPage};
+use crate::vocab::Request;
+use crate::vocab::{Grant, LeaseId};
 use std::path::Path;
 
 /// The operations every kind of store provides.
@@ -26,11 +28,25 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// Releases a lease from a `Drop`: at once or in the background.
     fn release_on_drop(&self, id: LeaseId);
 
-    /// The store's state.
-    async fn status(&self) -> Result<Status>;
+    /// The store's state: the held leases and lines of waiters on `page`
+    /// (checked by the caller).
+    async fn status(&self, page: StatusPage) -> Result<Status>;
 
     /// Writes a consistent copy of `kv.db` to `dest`.
     async fn backup(&self, dest: &Path) -> Result<()>;
+
+    /// Waits first come first served to lead the election of `request`
+    /// (made by `Request::election`), at most its `wait` (then `timeout`,
+    /// and it never led); dropping the future gives up the campaign without
+    /// leaving a leadership behind.
+    async fn campaign(&self, request: Request) -> Result<Grant>;
+
+    /// The leader of the election `name` (checked by the caller) now.
+    async fn leader(&self, name: &str) -> Result<Option<Leader>>;
+
+    /// Every change of the leader of the election `name` (checked by the
+    /// caller), from its leader now.
+    async fn observe(&self, name: &str) -> Result<Observer>;
 
     /// Ends every lease and wait; idempotent.
     async fn close(&self) -> Result<()>;

@@ -2,10 +2,14 @@
 
 use crate::backend::Backend;
 use crate::disk::Disk;
-use crate::engine::{Audit, Engine, Grant, Granted, LeaseId, Request};
+use crate::election::{Leader, Observer};
+use crate::engine::{Audit, Engine};
 use crate::error::{Error, Result};
-use crate::status::Status;
-use crate::store::StoreOptions;
+use crate::options::DEFAULT_TTL;
+use crate::status::{Status, StatusPage};
+use crate::store_options::StoreOptions;
+use crate::vocab::Request;
+use crate::vocab::{Grant, Granted, LeaseId};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -17,15 +21,18 @@ pub(crate) struct Embedded {
 }
 
 impl Embedded {
-    /// Takes ownership of `dir`, writes the new epoch, and starts the engine,
-    /// with the grace of `options` when the last stop was not clean.
+    /// Takes ownership of `dir`, writes the new epoch, and starts the engine.
+    /// When the store was served and its last stop was not clean, the engine
+    /// grants nothing for a grace: that of `options`, else the one its last
+    /// server recorded, else the default TTL.
     pub(crate) fn open(dir: &Path, options: &StoreOptions) -> Result<Embedded> {
-        let disk = Disk::open(dir, options.clock.as_ref())?;
-        let grace = if disk.was_clean() {
-            None
-        } else {
-            options.grace
-        };
+        let disk = Disk::open(dir, options.clock.as_ref(), options.create)?;
+        let grace = disk.owes_grace().then(|| {
+            options
+                .grace
+                .or(disk.recorded_grace())
+                .unwrap_or(DEFAULT_TTL)
+        });
         let audit = options.audit.as_deref().map(Audit::open).transpose()?;
         let engine = Engine::new(disk.epoch(), grace, audit);
         Ok(Embedded {
@@ -48,12 +55,23 @@ impl Embedded {
         Error::closed(format!("store {} was closed", self.dir.display()))
     }
 
-    /// Closes the engine, marks `kv.db` clean and gives up the directory.
+    /// Marks `kv.db` served (durably), with the grace a next owner waits
+    /// after an unclean stop. Called before the first client is accepted.
+    pub(crate) fn mark_served(&self, grace: std::time::Duration) -> Result<()> {
+        match self.disk().as_ref() {
+            Some(disk) => disk.mark_served(grace),
+            None => Err(self.closed_error()),
+        }
+    }
+
+    /// Closes the engine and gives up the directory, marking `kv.db` clean
+    /// unless a grace owed after an unclean stop has not passed yet: then the
+    /// mark stays, and the next owner waits the grace in turn.
     pub(crate) fn close_now(&self) -> Result<()> {
         self.engine.close(self.closed_error());
         match self.disk().take() {
-            Some(disk) => disk.mark_clean(),
-            None => Ok(()),
+            Some(disk) if self.engine.grace_passed() => disk.mark_clean(),
+            _ => Ok(()),
         }
     }
 }
@@ -83,8 +101,8 @@ impl Backend for Embedded {
         let _ = self.engine.release(id);
     }
 
-    async fn status(&self) -> Result<Status> {
-        Ok(self.engine.status())
+    async fn status(&self, page: StatusPage) -> Result<Status> {
+        Ok(self.engine.status(page))
     }
 
     async fn backup(&self, dest: &Path) -> Result<()> {
@@ -92,6 +110,23 @@ impl Backend for Embedded {
             Some(disk) => disk.backup(dest),
             None => Err(self.closed_error()),
         }
+    }
+
+    async fn campaign(&self, request: Request) -> Result<Grant> {
+        let waiting = self.engine.acquire(request.clone());
+        with_signal(
+            request
+                .within_wait(waiting, "to lead", "without leading")
+                .await?,
+        )
+    }
+
+    async fn leader(&self, name: &str) -> Result<Option<Leader>> {
+        self.engine.leader(name)
+    }
+
+    async fn observe(&self, name: &str) -> Result<Observer> {
+        self.engine.observe(name)
     }
 
     async fn close(&self) -> Result<()> {

@@ -6,7 +6,7 @@ use std::fmt;
 /// A `Result` whose error is a tinystore [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The error codes of DESIGN.md: the same set on the wire and in every
+/// The error codes of docs/locks.md: the same set on the wire and in every
 /// language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -23,7 +23,8 @@ pub enum Code {
     Invalid,
     /// A documented limit was passed.
     Limit,
-    /// A TCP client did not authenticate, or gave a wrong token.
+    /// A TCP client did not authenticate, or gave a wrong token; or a TLS
+    /// handshake was refused (a certificate, either side's).
     Unauthorized,
     /// `kv.db` could not be read as a tinystore database.
     Corrupt,
@@ -36,7 +37,7 @@ pub enum Code {
 }
 
 impl Code {
-    /// Every code, in the order DESIGN.md lists them.
+    /// Every code, in the order docs/locks.md lists them.
     pub const ALL: [Code; 11] = [
         Code::Timeout,
         Code::LeaseLost,

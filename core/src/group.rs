@@ -1,16 +1,14 @@
 //! What `Locks` and `Semaphore` share: a name, options, and the steps from a
 //! key to a held lease.
 
+use crate::acquiring::Acquiring;
 use crate::backend::Backend;
-use crate::engine::{KeyId, Request};
-use crate::error::{Code, Error, Result};
-use crate::lease::{Held, Holding};
-use crate::names::{check_key, check_name};
+use crate::error::{Error, Result};
+use crate::hold::hold_outcome;
+use crate::lease::{Holding, LeaseKind};
 use crate::options::Options;
+use crate::vocab::{Grant, Request};
 use std::sync::Arc;
-
-/// The most holders a semaphore key may allow at once.
-pub const MAX_LIMIT: u32 = 1_000_000;
 
 /// A named group of keys, with its options; `limit` is `None` for locks.
 #[derive(Clone)]
@@ -44,72 +42,50 @@ impl Group {
         self
     }
 
-    /// Checks the name, key, limit and TTL, and builds the request.
-    fn request(&self, key: String, over: Options) -> Result<(Request, Options)> {
-        check_name(&self.name)?;
-        check_key(&self.name, &key)?;
-        let limit = match self.limit {
-            None => 1,
-            Some(limit) if (1..=MAX_LIMIT).contains(&limit) => limit,
-            Some(limit) => {
-                return Err(Error::invalid(format!(
-                    "semaphore {} has limit {limit}; a limit must be from 1 to {MAX_LIMIT}",
-                    self.name
-                )))
-            }
-        };
-        let options = self.options.merged(over);
-        let request = Request {
-            key: Arc::new(KeyId::new(self.limit.is_none(), &self.name, &key)),
-            limit,
-            ttl: options.checked_ttl()?,
-            keepalive: options.keeps_alive(),
-            lost_to: Default::default(),
-        };
-        Ok((request, options))
+    /// The checked request for `key`, with the group's options and `over`.
+    fn request(&self, key: &str, over: Options) -> Result<Request> {
+        Request::new(&self.name, key, self.limit, self.options.merged(over))
     }
 
-    fn held<H: Held>(&self, request: &Request, grant: crate::engine::Grant) -> Result<H> {
-        let fence = grant.fence;
-        let holding = Holding::new(
-            self.backend.clone(),
-            request.key.clone(),
-            request.ttl,
-            grant,
-        );
-        H::from_grant(holding, fence)
+    fn held<H: LeaseKind>(&self, request: &Request, grant: Grant) -> Result<H> {
+        held_from(&self.backend, request, grant)
     }
 
     /// Waits for the key, up to the `wait` option.
-    pub(crate) async fn acquire<H: Held>(&self, key: String, over: Options) -> Result<H> {
-        let (request, options) = self.request(key, over)?;
+    pub(crate) async fn acquire<H: LeaseKind>(&self, key: String, over: Options) -> Result<H> {
+        let request = self.request(&key, over)?;
         let waiting = self.backend.acquire(request.clone());
-        let grant = match options.wait {
-            None => waiting.await?,
-            Some(wait) => tokio::time::timeout(wait, waiting).await.map_err(|_| {
-                Error::new(
-                    Code::Timeout,
-                    format!("waited {wait:?} for {} without getting it", request.key),
-                )
-            })??,
-        };
+        let grant = request
+            .within_wait(waiting, "for", "without getting it")
+            .await?;
         self.held(&request, grant)
     }
 
+    /// An acquire of the key that can be polled now, waited for and given
+    /// up from any thread.
+    pub(crate) fn acquiring<H: LeaseKind + Send + 'static>(
+        &self,
+        key: String,
+        over: Options,
+    ) -> Acquiring<H> {
+        let group = self.clone();
+        Acquiring::new(async move { group.acquire(key, over).await })
+    }
+
     /// Takes the key if it is free now.
-    pub(crate) async fn try_acquire<H: Held>(
+    pub(crate) async fn try_acquire<H: LeaseKind>(
         &self,
         key: String,
         over: Options,
     ) -> Result<Option<H>> {
-        let (request, _) = self.request(key, over)?;
+        let request = self.request(&key, over)?;
         let grant = self.backend.try_acquire(request.clone()).await?;
         grant.map(|g| self.held(&request, g)).transpose()
     }
 
     /// Acquires the key, runs `body` with what it holds, and releases it
     /// however `body` ends; see [`hold_outcome`] for what it returns.
-    pub(crate) async fn hold<H: Held, T, E: From<Error>>(
+    pub(crate) async fn hold<H: LeaseKind, T, E: From<Error>>(
         &self,
         key: String,
         over: Options,
@@ -122,21 +98,23 @@ impl Group {
     }
 }
 
-/// What `hold` returns: the body's error first; else the release's error
-/// (a lease lost before the body ended); else the body's value.
-pub(crate) fn hold_outcome<T, E: From<Error>>(
-    body: Result<T, E>,
-    release: Result<()>,
-) -> Result<T, E> {
-    let value = body?;
-    release.map_err(E::from)?;
-    Ok(value)
+/// The lease or permit a grant of `request` gives, renewed and released
+/// through `backend`.
+pub(crate) fn held_from<H: LeaseKind>(
+    backend: &Arc<dyn Backend>,
+    request: &Request,
+    grant: Grant,
+) -> Result<H> {
+    let fence = grant.fence;
+    let holding = Holding::new(backend.clone(), request.key().clone(), request.ttl(), grant);
+    H::from_grant(holding, fence)
 }
 
 /// Builder methods for the group options, shared by `Locks` and `Semaphore`.
 macro_rules! option_builders {
     () => {
-        /// Sets the TTL of the leases this group gives (default 15 s).
+        /// Sets the TTL of the leases this group gives (default
+        /// [`DEFAULT_TTL`](crate::DEFAULT_TTL), 15 s).
         pub fn ttl(self, ttl: std::time::Duration) -> Self {
             self.with(crate::options::Options {
                 ttl: Some(ttl),
@@ -144,7 +122,8 @@ macro_rules! option_builders {
             })
         }
 
-        /// Sets how long `acquire` may wait (default: until given up).
+        /// Sets how long `acquire` may wait, up to 30 days (default
+        /// [`DEFAULT_WAIT`](crate::DEFAULT_WAIT): until given up).
         pub fn wait(self, wait: std::time::Duration) -> Self {
             self.with(crate::options::Options {
                 wait: Some(wait),
@@ -152,7 +131,8 @@ macro_rules! option_builders {
             })
         }
 
-        /// Sets whether held leases are renewed every ttl/3 (default on).
+        /// Sets whether held leases are renewed every ttl/3 (default
+        /// [`DEFAULT_RENEW`](crate::DEFAULT_RENEW): on).
         pub fn renew(self, renew: bool) -> Self {
             self.with(crate::options::Options {
                 renew: Some(renew),
@@ -194,6 +174,19 @@ macro_rules! acquire_methods {
             self.group
                 .acquire(key.key_text().into_owned(), options)
                 .await
+        }
+
+        #[doc = concat!(
+                    "Starts acquiring `key` as an [`Acquiring`](crate::Acquiring) that can be\n",
+                    "polled now, waited for, and given up from any thread without leaking a\n",
+                    $what, ": what a binding's cancellable wait is made of."
+                )]
+        pub fn acquiring(
+            &self,
+            key: impl crate::names::Key,
+            options: crate::options::Options,
+        ) -> crate::acquiring::Acquiring<$held> {
+            self.group.acquiring(key.key_text().into_owned(), options)
         }
 
         /// Holds `key` if it is free now.

@@ -2,12 +2,13 @@
 //! fence; a `Permit` (from a semaphore) has none. Dropping either releases it.
 
 use crate::backend::Backend;
-use crate::engine::{Grant, KeyId, LeaseId, LostSignal};
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
 use crate::lost::{Ending, OnLost};
+use crate::vocab::KeyId;
+use crate::vocab::{Grant, LeaseId, LostSignal};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What a lease and a permit share: the held key and how to let it go.
@@ -19,6 +20,8 @@ pub(crate) struct Holding {
     lost: LostSignal,
     /// Set by the holder's release or drop; shared with `on_lost` watches.
     released: Arc<AtomicBool>,
+    /// Why it was lost, when its release found it lost.
+    lost_at_release: Mutex<Option<Error>>,
 }
 
 impl Holding {
@@ -35,28 +38,42 @@ impl Holding {
             ttl,
             lost: grant.lost,
             released: Arc::new(AtomicBool::new(false)),
+            lost_at_release: Mutex::new(None),
         }
     }
 
     fn is_held(&self) -> bool {
-        !self.released.load(Ordering::SeqCst) && self.lost.borrow().is_none()
+        !self.released.load(Ordering::SeqCst) && !self.lost.is_lost()
     }
 
-    /// The error that says this lease is gone, naming its key.
+    /// The error that says this lease is gone, naming its key: its lost
+    /// reason if it was lost (`closed` or `lease_lost`, see [`loss`]);
+    /// else `err` itself.
     fn gone(&self, err: Error) -> Error {
-        if err.code() != Code::LeaseLost {
+        if !matches!(err.code(), Code::LeaseLost | Code::Closed) {
             return err;
         }
-        match self.lost.borrow().clone() {
-            Some(reason) if reason.code() == Code::LeaseLost => reason,
-            Some(reason) => {
-                Error::lease_lost(format!("the lease on {} was lost: {reason}", self.key))
-            }
+        match self.lost.reason() {
+            Some(reason) => loss(&self.key, reason),
+            None if err.code() == Code::Closed => err,
             None => Error::lease_lost(format!(
                 "the lease on {} is not held: it ran out or was released",
                 self.key
             )),
         }
+    }
+
+    /// Why it was lost: `None` while held, and after its holder released it
+    /// (or dropped it) while it was still held.
+    fn lost_reason(&self) -> Option<Error> {
+        let signal = self.lost.reason();
+        if !self.released.load(Ordering::SeqCst) {
+            return signal.map(|reason| loss(&self.key, reason));
+        }
+        self.lost_at_release
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     async fn renew(&self) -> Result<()> {
@@ -70,13 +87,44 @@ impl Holding {
     }
 
     pub(crate) async fn release(&self) -> Result<()> {
+        let lost_before = self.lost.reason();
         if self.released.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
-        self.backend
-            .release(self.id)
-            .await
-            .map_err(|e| self.gone(e))
+        let released = match lost_before {
+            Some(reason) => {
+                // Lost already: the backend has forgotten it (an embedded
+                // store closed says so itself); release it for good measure.
+                let _ = self.backend.release(self.id).await;
+                Err(loss(&self.key, reason))
+            }
+            None => self
+                .backend
+                .release(self.id)
+                .await
+                .map_err(|e| self.gone(e)),
+        };
+        if let Err(reason) = &released {
+            if matches!(reason.code(), Code::LeaseLost | Code::Closed) {
+                *self
+                    .lost_at_release
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = Some(reason.clone());
+            }
+        }
+        released
+    }
+
+    /// Releases it at the end of a hold whose body ended `body_ok` (or
+    /// failed), and gives what the hold adds to the body's result: see
+    /// [`hold_outcome`].
+    async fn end_hold(&self, body_ok: bool) -> Result<()> {
+        let released = self.release().await;
+        if body_ok {
+            released
+        } else {
+            Ok(())
+        }
     }
 
     async fn lost(&self) -> Error {
@@ -85,15 +133,15 @@ impl Holding {
 
     /// A future of its own that resolves when the lease ends, with why.
     fn ending(&self) -> Ending {
-        let (mut signal, key) = (self.lost.clone(), self.key.clone());
+        let (signal, key) = (self.lost.clone(), self.key.clone());
+        let released = self.released.clone();
         Box::pin(async move {
-            loop {
-                if let Some(reason) = signal.borrow_and_update().clone() {
-                    return reason;
+            match signal.ended().await {
+                Some(reason) => loss(&key, reason),
+                None if released.load(Ordering::SeqCst) => {
+                    Error::lease_lost(format!("the lease on {key} was released"))
                 }
-                if signal.changed().await.is_err() {
-                    return Error::lease_lost(format!("the store of {key} went away"));
-                }
+                None => Error::lease_lost(format!("the store of {key} went away")),
             }
         })
     }
@@ -105,14 +153,14 @@ impl Holding {
 
 impl Drop for Holding {
     fn drop(&mut self) {
-        if !self.released.swap(true, Ordering::SeqCst) && self.lost.borrow().is_none() {
+        if !self.released.swap(true, Ordering::SeqCst) && !self.lost.is_lost() {
             self.backend.release_on_drop(self.id);
         }
     }
 }
 
 /// What a group's grant becomes: a `Lease` or a `Permit`.
-pub(crate) trait Held: Sized {
+pub(crate) trait LeaseKind: Sized {
     /// Wraps a granted holding and its fence (a lock's grant has one).
     fn from_grant(holding: Holding, fence: Option<Fence>) -> Result<Self>;
 
@@ -149,13 +197,37 @@ macro_rules! holding_methods {
             self.holding.renew().await
         }
 
-        /// Releases it. Idempotent; fails with `lease_lost` when it ran out
-        /// before this first release.
+        /// Releases it. Idempotent. When it was lost before this first
+        /// release, fails with why: `closed` when its store was closed,
+        /// `lease_lost` when it ran out or its connection or server broke.
         pub async fn release(&self) -> Result<()> {
             self.holding.release().await
         }
 
-        /// Resolves when it is lost, with the reason; also after a release.
+        /// Releases it as a hold's end, after a body that ended `body_ok`
+        /// (true) or with its own error (false), and gives what the hold
+        /// adds to the body's result, by the rule of
+        /// [`hold_outcome`](crate::hold_outcome): `Ok` after a failed body
+        /// (its error wins; the release still happens); else the release's
+        /// outcome, `closed` or `lease_lost` when it was lost before the
+        /// body ended. A binding whose body's errors are its language's own
+        /// ends its hold with this.
+        pub async fn end_hold(&self, body_ok: bool) -> Result<()> {
+            self.holding.end_hold(body_ok).await
+        }
+
+        /// Why it was lost, with the code a hold reports: `closed` when its
+        /// store was closed, `lease_lost` when it ran out or its connection
+        /// or server broke. `None` while it is held, and after its holder
+        /// released it while it was still held. Cheap; may be called from
+        /// anywhere, a lost callback included.
+        pub fn lost_reason(&self) -> Option<Error> {
+            self.holding.lost_reason()
+        }
+
+        /// Resolves when it is lost, with the reason (`closed` or
+        /// `lease_lost`, as [`lost_reason`](Self::lost_reason)); also after
+        /// a release.
         pub async fn lost(&self) -> Error {
             self.holding.lost().await
         }
@@ -187,7 +259,7 @@ impl Lease {
     holding_methods!();
 }
 
-impl Held for Lease {
+impl LeaseKind for Lease {
     fn from_grant(holding: Holding, fence: Option<Fence>) -> Result<Lease> {
         match fence {
             Some(fence) => Ok(Lease { holding, fence }),
@@ -223,7 +295,7 @@ impl Permit {
     holding_methods!();
 }
 
-impl Held for Permit {
+impl LeaseKind for Permit {
     fn from_grant(holding: Holding, _: Option<Fence>) -> Result<Permit> {
         Ok(Permit { holding })
     }
@@ -239,5 +311,15 @@ impl std::fmt::Debug for Permit {
             .field("key", &self.holding.key.to_string())
             .field("held", &self.is_held())
             .finish()
+    }
+}
+
+/// A lost lease's reason as its holder is told it: `closed` when its store
+/// was closed; else `lease_lost` (it ran out, its connection or server
+/// broke), naming the key.
+fn loss(key: &KeyId, reason: Error) -> Error {
+    match reason.code() {
+        Code::Closed | Code::LeaseLost => reason,
+        _ => Error::lease_lost(format!("the lease on {key} was lost: {reason}")),
     }
 }

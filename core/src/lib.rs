@@ -4,12 +4,22 @@
 //!
 //! A tour of the crate:
 //!
-//! - [`Store`] opens a store directory ([`disk`] keeps its `LOCK`, `kv.db`
-//!   and epoch) and gives [`Locks`] and [`Semaphore`] groups.
+//! - [`Store`] opens a store directory (its `LOCK`, `kv.db` and epoch) or
+//!   connects to a server or etcd, and gives [`Locks`] and [`Semaphore`]
+//!   groups.
 //! - [`Lease`] (with a [`Fence`]) and [`Permit`] (without) are what holding
 //!   a key gives; dropping one releases it.
-//! - The lock engine ([`engine`]) keeps holders, lines and TTLs in memory.
 //! - [`blocking`] is the same API for code that is not async.
+//! - [`server`] serves a store to other processes; [`store_dir`] reads and
+//!   copies a store directory nobody serves.
+//! - docs/architecture.md draws the layers inside: the vocabulary, the lock
+//!   engine, the disk, the wire, the server and the client.
+//! - What every binding builds on: [`Acquiring`] (an acquire polled now,
+//!   waited for, or given up from any thread), [`hold_outcome`] and
+//!   `Lease::end_hold` (what a hold returns), `Lease::lost_reason`, the
+//!   defaults ([`DEFAULT_TTL`], [`DEFAULT_WAIT`], [`DEFAULT_RENEW`]) and
+//!   [`poll_now`]. Every request is checked once, by
+//!   [`Request::new`].
 //!
 //! ```
 //! # fn main() -> Result<(), tinystore::Error> {
@@ -23,39 +33,60 @@
 //! # Ok(()) }
 //! ```
 
+mod acquiring;
 mod backend;
 pub mod blocking;
-pub mod client;
+mod client;
 pub mod clock;
-pub mod disk;
+mod disk;
+mod election;
 mod embedded;
-pub mod engine;
+mod engine;
 mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
 mod fence;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod group;
+mod hold;
 mod lease;
 mod locks;
 mod lost;
 mod names;
 mod options;
+mod poll;
 mod semaphore;
 pub mod server;
 mod status;
 mod store;
-pub mod wire;
+pub mod store_dir;
+mod store_options;
+mod tls;
+mod vocab;
+mod wire;
 
-pub use client::{Address, ConnectOptions};
+pub use acquiring::Acquiring;
+pub use client::{Address, ConnectOptions, TlsTarget};
 pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
+pub use election::{Election, Leader, Leadership, Observer, Observing, OBSERVE_BUFFER};
 pub use error::{Code, Error, Result};
 pub use fence::{Fence, TEXT_DIGITS};
-pub use group::MAX_LIMIT;
+pub use hold::hold_outcome;
 pub use lease::{Lease, Permit};
 pub use locks::Locks;
 pub use lost::OnLost;
-pub use names::{check_key, check_name, Key, MAX_KEY_BYTES, MAX_NAME_BYTES};
-pub use options::{check_ttl, Options, DEFAULT_TTL, MAX_TTL, MIN_TTL};
+pub use names::{check_key, check_name, Key, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_VALUE_BYTES};
+pub use options::{
+    check_ttl, check_wait, Options, DEFAULT_RENEW, DEFAULT_TTL, DEFAULT_WAIT, MAX_TTL, MAX_WAIT,
+    MIN_TTL,
+};
+pub use poll::poll_now;
 pub use semaphore::Semaphore;
-pub use status::{HeldStatus, Status, WaitingStatus};
-pub use store::{restore, Store, StoreOptions};
+pub use status::{
+    HeldStatus, Status, StatusPage, WaitingStatus, DEFAULT_STATUS_LIMIT, MAX_STATUS_LIMIT,
+};
+pub use store::{restore, Store};
+pub use store_options::StoreOptions;
+pub use vocab::{Request, MAX_LIMIT};

@@ -1,4 +1,4 @@
-//! What a group name and a key may be, and how keys are made from Rust values.
+//! What a group name, a key and a leader's value may be, and how keys are made from Rust values.
 
 use crate::error::{Error, Result};
 use std::borrow::Cow;
@@ -7,6 +7,8 @@ use std::borrow::Cow;
 pub const MAX_NAME_BYTES: usize = 128;
 /// The longest key, in bytes of UTF-8.
 pub const MAX_KEY_BYTES: usize = 1024;
+/// The longest value a leader may have, in bytes of UTF-8.
+pub const MAX_VALUE_BYTES: usize = 1024;
 
 /// Checks a group name: 1 to 128 bytes of `A-Z a-z 0-9 . _ - :`.
 pub fn check_name(name: &str) -> Result<()> {
@@ -22,6 +24,18 @@ pub fn check_name(name: &str) -> Result<()> {
     {
         return Err(Error::invalid(format!(
             "name {name:?} has {bad:?}; a name may hold only A-Z a-z 0-9 . _ - :"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a leader's value for the election `name`: at most
+/// [`MAX_VALUE_BYTES`] bytes; `invalid` naming its size otherwise.
+pub fn check_value(name: &str, value: &str) -> Result<()> {
+    if value.len() > MAX_VALUE_BYTES {
+        return Err(Error::invalid(format!(
+            "value of election {name} must be at most {MAX_VALUE_BYTES} bytes, not {}",
+            value.len()
         )));
     }
     Ok(())

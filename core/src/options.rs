@@ -9,9 +9,17 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(15);
 pub const MIN_TTL: Duration = Duration::from_millis(10);
 /// The longest TTL a lease may have.
 pub const MAX_TTL: Duration = Duration::from_secs(24 * 3600);
+/// Whether held leases renew themselves when nothing says: on.
+pub const DEFAULT_RENEW: bool = true;
+/// How long acquire waits when nothing says: until the caller gives up.
+pub const DEFAULT_WAIT: Option<Duration> = None;
+/// The longest wait an acquire may ask for: 30 days.
+pub const MAX_WAIT: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Options set on a group and overridden per call; a `None` field keeps the
-/// group's value (or the default: 15 s TTL, wait until given up, renew on).
+/// group's value, or else the default ([`DEFAULT_TTL`], [`DEFAULT_WAIT`],
+/// [`DEFAULT_RENEW`]). A binding passes a field it was not given as `None`
+/// and lets the core decide.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Options {
     /// How long a lease lives after its grant or last renewal.
@@ -40,9 +48,18 @@ impl Options {
         Ok(ttl)
     }
 
+    /// The wait to use, checked against the allowed range.
+    pub fn checked_wait(&self) -> Result<Option<Duration>> {
+        let wait = self.wait.or(DEFAULT_WAIT);
+        if let Some(wait) = wait {
+            check_wait(wait)?;
+        }
+        Ok(wait)
+    }
+
     /// Whether leases keep themselves alive (default on).
     pub fn keeps_alive(&self) -> bool {
-        self.renew.unwrap_or(true)
+        self.renew.unwrap_or(DEFAULT_RENEW)
     }
 }
 
@@ -51,6 +68,16 @@ pub fn check_ttl(ttl: Duration) -> Result<()> {
     if ttl < MIN_TTL || ttl > MAX_TTL {
         return Err(Error::invalid(format!(
             "ttl {ttl:?} is out of range: it must be from 10ms to 24h"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that a wait is at most 30 days.
+pub fn check_wait(wait: Duration) -> Result<()> {
+    if wait > MAX_WAIT {
+        return Err(Error::invalid(format!(
+            "wait {wait:?} is out of range: it must be from 0 to 30 days"
         )));
     }
     Ok(())

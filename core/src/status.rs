@@ -3,7 +3,56 @@
 use crate::fence::Fence;
 use serde::{Deserialize, Serialize};
 
-/// The epoch, the fences given, each held key and each line of waiters.
+/// How many held leases, and apart from them how many lines of waiters, a
+/// status shows when not asked for another number.
+pub const DEFAULT_STATUS_LIMIT: usize = 1_000;
+
+/// The most held leases (and lines of waiters) one status may show: a
+/// reply stays under about 2 MB. Larger sets are read a page at a time.
+pub const MAX_STATUS_LIMIT: usize = 10_000;
+
+/// Which part of the held leases and lines of waiters a status shows: the
+/// `limit` that come after the first `offset` of each, in order by name,
+/// then key, then fence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusPage {
+    /// How many to pass over first.
+    pub offset: usize,
+    /// How many to show at most, from 1 to [`MAX_STATUS_LIMIT`].
+    pub limit: usize,
+}
+
+impl Default for StatusPage {
+    /// The first [`DEFAULT_STATUS_LIMIT`].
+    fn default() -> StatusPage {
+        StatusPage {
+            offset: 0,
+            limit: DEFAULT_STATUS_LIMIT,
+        }
+    }
+}
+
+impl StatusPage {
+    /// Fails with `invalid` unless the limit is from 1 to [`MAX_STATUS_LIMIT`].
+    pub fn check(&self) -> crate::error::Result<()> {
+        if !(1..=MAX_STATUS_LIMIT).contains(&self.limit) {
+            return Err(crate::error::Error::invalid(format!(
+                "a status limit of {} is out of range: it must be from 1 to {MAX_STATUS_LIMIT}",
+                self.limit
+            )));
+        }
+        Ok(())
+    }
+
+    /// The items of `all` (in order) on this page.
+    pub fn of<T>(&self, all: Vec<T>) -> Vec<T> {
+        all.into_iter().skip(self.offset).take(self.limit).collect()
+    }
+}
+
+/// The epoch, the fences given, each held key and each line of waiters: the
+/// first `limit` of each (by name, then key), with the totals, so that a
+/// status stays small however many leases are held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Status {
     /// The store's epoch: the high 64 bits of its fences.
@@ -18,6 +67,36 @@ pub struct Status {
     pub held: Vec<HeldStatus>,
     /// The keys with callers waiting.
     pub waiting: Vec<WaitingStatus>,
+    /// How many leases are held in all (`held` may show fewer).
+    #[serde(default)]
+    pub held_total: usize,
+    /// How many keys have callers waiting in all (`waiting` may show fewer).
+    #[serde(default)]
+    pub waiting_total: usize,
+    /// Whether more held leases or lines of waiters come after those shown:
+    /// ask for the next page (an offset of those passed over and shown).
+    #[serde(default)]
+    pub more: bool,
+}
+
+impl Status {
+    /// This full status cut to `page`, with the totals and `more` set.
+    pub fn cut(mut self, page: StatusPage) -> Status {
+        self.held_total = self.held.len();
+        self.waiting_total = self.waiting.len();
+        self.held = page.of(self.held);
+        self.waiting = page.of(self.waiting);
+        self.more = page.more(self.held_total, self.waiting_total);
+        self
+    }
+}
+
+impl StatusPage {
+    /// Whether lists of these totals have more after this page.
+    pub fn more(&self, held_total: usize, waiting_total: usize) -> bool {
+        let end = self.offset.saturating_add(self.limit);
+        held_total > end || waiting_total > end
+    }
 }
 
 /// One held lease.
@@ -35,6 +114,9 @@ pub struct HeldStatus {
     pub left_ms: u64,
     /// Whether the store itself keeps it alive (an embedded holder's lease).
     pub renewing: bool,
+    /// For an election's leadership (its key is empty): the leader's value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leader: Option<String>,
 }
 
 /// A key with callers waiting for it.

@@ -3,60 +3,15 @@
 
 use crate::backend::Backend;
 use crate::client::{Address, ConnectOptions, Remote};
-use crate::clock::{Clock, SystemClock};
 use crate::embedded::Embedded;
 use crate::error::{Code, Result};
 use crate::group::Group;
 use crate::locks::Locks;
 use crate::semaphore::Semaphore;
 use crate::status::Status;
+use crate::store_options::StoreOptions;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// How a store is opened. The defaults suit an embedded store: the system
-/// clock and no grace after an unclean stop.
-#[derive(Clone)]
-pub struct StoreOptions {
-    /// The wall clock the epoch is read from.
-    pub clock: Arc<dyn Clock>,
-    /// How long to wait before the first grant when the last stop was not
-    /// clean, so that holders from before it have run out.
-    pub grace: Option<Duration>,
-    /// A file to append every grant and end of a lease to (see
-    /// [`crate::engine::Audit`]); none by default.
-    pub audit: Option<std::path::PathBuf>,
-}
-
-impl Default for StoreOptions {
-    fn default() -> StoreOptions {
-        StoreOptions {
-            clock: Arc::new(SystemClock),
-            grace: None,
-            audit: None,
-        }
-    }
-}
-
-impl StoreOptions {
-    /// These options with `clock`.
-    pub fn clock(mut self, clock: impl Clock) -> StoreOptions {
-        self.clock = Arc::new(clock);
-        self
-    }
-
-    /// These options with a grace after an unclean stop.
-    pub fn grace(mut self, grace: Duration) -> StoreOptions {
-        self.grace = Some(grace);
-        self
-    }
-
-    /// These options with an audit log appended to `path`.
-    pub fn audit(mut self, path: impl Into<std::path::PathBuf>) -> StoreOptions {
-        self.audit = Some(path.into());
-        self
-    }
-}
 
 /// An open store. Cheap to clone; every clone is the same store.
 #[derive(Clone)]
@@ -65,8 +20,12 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the store directory `dir`, making it if missing. Fails with
-    /// `in_use`, naming the owner's pid, when another process owns it.
+    /// Opens the store directory `dir`, making a new store (mode 0700) if the
+    /// directory is missing or empty. Fails with `in_use`, naming the owner's
+    /// pid, when another process owns it; with `invalid` when the directory
+    /// holds other files and no store; with `corrupt` when its `kv.db` was
+    /// lost, is empty, or is not tinystore's. After an unclean stop of a
+    /// served store, grants nothing until the grace has passed.
     pub async fn open(dir: impl AsRef<Path>) -> Result<Store> {
         Store::open_with(dir, StoreOptions::default()).await
     }
@@ -95,7 +54,8 @@ impl Store {
     }
 
     /// Connects to a store served by `tinystore serve` at `address`:
-    /// `unix:PATH`, `tcp://HOST:PORT`, a socket's path, or a served store
+    /// `unix:PATH`, `tcp://HOST:PORT`, `tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE`
+    /// (docs/wire.md, "TLS"), a socket's path, or a served store
     /// directory. Fails with `unavailable` when it cannot be reached.
     pub async fn connect(address: &str) -> Result<Store> {
         Store::connect_with(address, ConnectOptions::default()).await
@@ -152,9 +112,27 @@ impl Store {
         Semaphore::new(Group::new(self.backend.clone(), name, Some(limit)))
     }
 
-    /// The epoch, the fences given, the held keys and the waiters.
+    /// The election called `name`: campaign to lead it, see who leads, or
+    /// observe every change of leader. Its name follows the lock names'
+    /// rules (checked at the first call); an election and a lock group of
+    /// the same name are apart.
+    pub fn election(&self, name: &str) -> crate::Election {
+        crate::Election::new(self.backend.clone(), name)
+    }
+
+    /// The epoch, the fences given, the held keys and the waiters: the
+    /// first [`DEFAULT_STATUS_LIMIT`](crate::DEFAULT_STATUS_LIMIT) of each,
+    /// with `more` set when there are more.
     pub async fn status(&self) -> Result<Status> {
-        self.backend.status().await
+        self.status_page(crate::StatusPage::default()).await
+    }
+
+    /// [`Store::status`] showing the held leases and lines of waiters on
+    /// `page`; `invalid` unless its limit is from 1 to
+    /// [`MAX_STATUS_LIMIT`](crate::MAX_STATUS_LIMIT).
+    pub async fn status_page(&self, page: crate::StatusPage) -> Result<Status> {
+        page.check()?;
+        self.backend.status(page).await
     }
 
     /// Writes a consistent copy of `kv.db` to `dest` while the store runs.
@@ -163,14 +141,17 @@ impl Store {
     }
 
     /// Releases every lease (their holders learn they lost them), fails every
-    /// waiter with `closed`, and marks `kv.db` closed cleanly. Idempotent.
+    /// waiter with `closed`, and marks `kv.db` closed cleanly (unless a grace
+    /// owed after an unclean stop has not passed: the mark then stays for
+    /// the next owner). Idempotent.
     pub async fn close(&self) -> Result<()> {
         self.backend.close().await
     }
 }
 
 /// Restores a backup into the store directory `dir`, which no process may
-/// have open. The restored store opens with max(now, backed-up epoch + 1).
+/// have open. The restored store opens with max(now, backed-up epoch + 1,
+/// the directory's last epoch + 1) (the last epoch is kept in `DIR/EPOCH`).
 pub fn restore(backup: impl AsRef<Path>, dir: impl AsRef<Path>) -> Result<()> {
     crate::disk::restore(backup.as_ref(), dir.as_ref())
 }

@@ -1,18 +1,12 @@
 //! The Rust client against a real server on a Unix socket, in one process:
 //! the same API as an embedded store, over the wire.
 
+mod served_support;
+
+use served_support::served;
 use std::time::Duration;
 use tinystore::server::{ServeOptions, Server};
 use tinystore::{Code, Store};
-
-async fn served() -> (tempfile::TempDir, Server, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path().join("store"), ServeOptions::default())
-        .await
-        .unwrap();
-    let address = format!("unix:{}", server.socket_path().display());
-    (dir, server, address)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leases_over_a_connection_work_like_embedded_ones() {
@@ -175,6 +169,7 @@ async fn tcp_clients_need_the_token() {
         tcp: Some(TcpOptions {
             addr: "127.0.0.1:0".into(),
             token: token.into(),
+            tls: None,
         }),
         ..ServeOptions::default()
     };

@@ -1,12 +1,13 @@
 //! Members of the etcd cluster die while tinystore's locks are in use:
-//! locks keep working with one member killed, and leases held through the
-//! leader's death stay held. Run one at a time (`--test-threads=1`): each
+//! locks keep working with one member killed, leases held through the
+//! leader's death stay held, and so do a leadership and its observers. Run one at a time (`--test-threads=1`): each
 //! kills a member and starts it again.
 #![cfg(feature = "etcd")]
 
 mod etcd_support;
 
 use etcd_support::{address, entries_become, kill, leader};
+use futures_util::StreamExt;
 use std::time::Duration;
 use tinystore::{Fence, Store};
 
@@ -92,4 +93,38 @@ async fn leases_held_when_the_leader_dies_stay_held() {
     }
     let next = other.acquire("a").await.unwrap();
     assert!(next.fence() > last);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leadership_and_its_observers_go_on_when_each_member_dies_in_turn() {
+    let address = address("election-failover");
+    let (store, watcher) = (
+        Store::connect(&address).await.unwrap(),
+        Store::connect(&address).await.unwrap(),
+    );
+    let mut changes = watcher.election("e").observe().await.unwrap();
+    let mut next = async || {
+        tokio::time::timeout(Duration::from_secs(30), changes.next())
+            .await
+            .expect("a change was pushed")
+            .expect("the observer goes on")
+            .expect("a change, not an error")
+    };
+    assert_eq!(next().await, None);
+    let election = store.election("e").ttl(Duration::from_secs(5));
+    let mut last = None;
+    // Each member dies in turn (whichever the watch and the renewals were
+    // on): the leadership stays held, and the observer misses nothing.
+    for member in 1..=3 {
+        let leadership = election.campaign(&format!("round-{member}")).await.unwrap();
+        assert!(last.is_none_or(|l: Fence| leadership.fence() > l));
+        assert_eq!(next().await, Some(leadership.leader()));
+        let killed = kill(member);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(leadership.is_held(), "lost with member {member} dead");
+        leadership.resign().await.unwrap();
+        assert_eq!(next().await, None);
+        drop(killed);
+        last = Some(leadership.fence());
+    }
 }

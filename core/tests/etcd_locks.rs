@@ -238,6 +238,68 @@ async fn a_lease_without_renewal_runs_out_and_the_next_holder_gets_a_larger_fenc
     assert_eq!(late.renew().await.unwrap_err().code(), Code::LeaseLost);
 }
 
+/// The etcd lease each entry under the store's prefix is attached to.
+async fn etcd_leases(address: &str) -> Vec<i64> {
+    let root = format!("/{}/lock/", prefix_of(address));
+    let mut kv = raw().await.kv_client();
+    let options = etcd_client::GetOptions::new().with_prefix();
+    let got = kv.get(root, Some(options)).await.unwrap();
+    got.kvs().iter().map(|kv| kv.lease()).collect()
+}
+
+#[tokio::test]
+async fn leases_of_one_ttl_share_an_etcd_lease_one_ends_alone_and_its_loss_loses_all() {
+    let address = address("shared");
+    let store = connect(&address).await;
+    let ttl = Duration::from_secs(1);
+    let kept = store.locks("s").ttl(ttl).acquire("a").await.unwrap();
+    let unrenewed = store
+        .locks("s")
+        .ttl(ttl)
+        .renew(false)
+        .acquire("b")
+        .await
+        .unwrap();
+    let shared = etcd_leases(&address).await;
+    assert_eq!(shared.len(), 2);
+    assert_eq!(shared[0], shared[1], "two etcd leases for one TTL");
+
+    // The lease without renewals ends alone, its entry deleted; the other
+    // stays held on the same etcd lease.
+    assert_eq!(unrenewed.lost().await.code(), Code::LeaseLost);
+    tokio::time::sleep(ttl * 2).await;
+    assert!(kept.is_held());
+    let other = connect(&address).await.locks("s");
+    assert!(other.try_acquire("a").await.unwrap().is_none());
+    let b = other
+        .try_acquire("b")
+        .await
+        .unwrap()
+        .expect("b stayed taken");
+    assert!(b.fence() > unrenewed.fence());
+    b.release().await.unwrap();
+
+    // A release deletes its entry alone too.
+    let again = store.locks("s").ttl(ttl).acquire("c").await.unwrap();
+    again.release().await.unwrap();
+    assert!(kept.is_held());
+    assert_eq!(etcd_leases(&address).await, vec![shared[0]]);
+
+    // The shared etcd lease gone: every lease on it is lost, and told.
+    let another = store.locks("s").ttl(ttl).acquire("d").await.unwrap();
+    raw().await.lease_revoke(shared[0]).await.unwrap();
+    for lease in [&kept, &another] {
+        let told = tokio::time::timeout(ttl * 3, lease.lost()).await;
+        assert_eq!(told.expect("not told").code(), Code::LeaseLost);
+    }
+    // The next acquire of that TTL gets a new etcd lease.
+    let fresh = store.locks("s").ttl(ttl).acquire("a").await.unwrap();
+    let now = etcd_leases(&address).await;
+    assert_eq!(now.len(), 1);
+    assert_ne!(now[0], shared[0]);
+    fresh.release().await.unwrap();
+}
+
 #[tokio::test]
 async fn renewal_keeps_a_lease_past_its_ttl() {
     let address = address("keepalive");

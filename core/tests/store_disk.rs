@@ -4,7 +4,7 @@
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use tinystore::{blocking, disk, Code, Fence, ManualClock, StoreOptions};
+use tinystore::{blocking, Code, Fence, ManualClock, StoreOptions};
 
 fn options(clock: &ManualClock) -> StoreOptions {
     StoreOptions::default().clock(clock.clone())
@@ -53,15 +53,6 @@ fn clock_step(base: u64, rng: u64) -> u64 {
 
 #[test]
 fn the_epoch_is_now_or_the_previous_plus_one() {
-    assert_eq!(disk::next_epoch(500, None).unwrap(), 500);
-    assert_eq!(disk::next_epoch(500, Some(100)).unwrap(), 500);
-    assert_eq!(disk::next_epoch(500, Some(500)).unwrap(), 501);
-    assert_eq!(disk::next_epoch(0, Some(9_000)).unwrap(), 9_001);
-    assert_eq!(
-        disk::next_epoch(5, Some(u64::MAX)).unwrap_err().code(),
-        Code::Limit
-    );
-
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
     let first = blocking::Store::open_with(dir.path(), options(&clock)).unwrap();
@@ -163,10 +154,13 @@ fn after_an_unclean_stop_a_store_with_grace_grants_nothing_until_it_passes() {
     let first = blocking::Store::open(dir.path()).unwrap();
     let before = first.locks("g").acquire("k").unwrap().fence();
     first.close().unwrap();
-    // What a crash leaves: kv.db still marked in use.
+    // What a crash of a server leaves: kv.db served and still marked in use.
     let conn = rusqlite::Connection::open(dir.path().join("kv.db")).unwrap();
-    conn.execute("update meta set value = '0' where name = 'clean'", [])
-        .unwrap();
+    conn.execute_batch(
+        "update meta set value = '0' where name = 'clean';
+         update meta set value = '1' where name = 'served';",
+    )
+    .unwrap();
     drop(conn);
 
     let grace = Duration::from_millis(200);

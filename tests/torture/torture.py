@@ -2,8 +2,10 @@
 random chats and saving through the fenced update into one SQLite file,
 while a chaos driver stops workers past their TTL (SIGSTOP, SIGCONT), kills
 workers (SIGKILL), kills the server (SIGKILL) and restarts it with its clock
-stepped backwards. Then check.py proves from the history that nothing was
-violated.
+stepped backwards. Half the workers of each language reach the server on its
+Unix socket, the other half over TLS with a client certificate (mutual TLS,
+certificates from tests/tls/make-certs.sh). Then check.py proves from the
+history that nothing was violated.
 
 Usage: python torture.py [--seconds S] [--workers N] [--languages rust,python,go] [--out DIR]
 Prints a JSON report; exits 1 on a violation, 2 when the run itself failed.
@@ -16,6 +18,7 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -51,12 +54,22 @@ class Run:
         self.server: subprocess.Popen[bytes] | None = None
         self.workers: list[subprocess.Popen[str] | None] = [None] * workers
         self.done_lines: list[str] = []
+        self.certs = out / "certs"
+        subprocess.run(["sh", str(ROOT / "tests" / "tls" / "make-certs.sh"), str(self.certs)], check=True)
+        # One port for every run of the server, so that TLS workers find it
+        # again after a restart.
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.tls_port: int = s.getsockname()[1]
 
     def start_server(self, clock_offset_ms: int = 0) -> None:
         cmd = [
             str(TARGET / "debug" / "tinystore"), "serve", str(self.store),
             "--audit", str(self.audit), "--grace", f"{2 * TTL_MS}ms",
             "--clock-offset-ms", str(clock_offset_ms),
+            "--tcp", f"127.0.0.1:{self.tls_port}",
+            "--tls-cert", str(self.certs / "server.pem"), "--tls-key", str(self.certs / "server.key"),
+            "--tls-client-ca", str(self.certs / "ca.pem"),
         ]
         log = open(self.out / "server.log", "ab")
         # A killed server leaves its socket behind: remove it, so that the
@@ -71,14 +84,22 @@ class Run:
                 raise RuntimeError("tinystore serve did not start; see server.log")
             time.sleep(0.02)
 
+    def address(self, i: int) -> str:
+        """Worker i's way to the server: the Unix socket for the first of
+        each language's pairs, TLS with a client certificate for the second.
+        The socket's address, not the directory: a worker that starts while
+        the server is down must wait for it, never open the store itself
+        (which `open DIR` would do)."""
+        if (i // len(self.languages)) % 2 == 0:
+            return f"unix:{self.store / 'tinystore.sock'}"
+        c = self.certs
+        return f"tls://localhost:{self.tls_port}?ca={c / 'ca.pem'}&cert={c / 'client.pem'}&key={c / 'client.key'}"
+
     def start_worker(self, i: int) -> None:
         lang = self.languages[i % len(self.languages)]
         left = max(1, int(self.deadline - time.monotonic()))
         cmd = PROGRAMS[lang] + [
-            # The socket's address, not the directory: a worker that starts
-            # while the server is down must wait for it, never open the
-            # store itself (which `open DIR` would do).
-            "--db", str(self.db), "--store", f"unix:{self.store / 'tinystore.sock'}", "torture",
+            "--db", str(self.db), "--store", self.address(i), "torture",
             "--worker", f"{lang}-{i}", "--chats", str(CHATS), "--seconds", str(left), "--ttl-ms", str(TTL_MS),
         ]
         log = open(self.out / f"worker-{i}.log", "a")
@@ -158,6 +179,7 @@ def main() -> int:
     report = {
         "seconds": args.seconds,
         "workers": args.workers,
+        "workers_over_tls": sum(1 for i in range(args.workers) if run.address(i).startswith("tls://")),
         "languages": run.languages,
         "faults": run.faults,
         "workers_finished": len(run.done_lines),

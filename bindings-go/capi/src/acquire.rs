@@ -1,139 +1,148 @@
-//! `TsAcquire`: an acquire under way. The caller waits on it from one
-//! thread and may cancel it from another; cancelling drops the core's
-//! acquire future before it returns (the core then leaks no lease, even
-//! when the grant and the give-up cross).
+//! `TsAcquire`: an acquire (or an election's campaign) under way, the
+//! core's `Acquiring`. Its caller waits for it alone on its thread, or has
+//! its end reported through the done queue when other calls wait too, and
+//! may give it up meanwhile; the core
+//! closes the race of a grant with the give-up (no lease leaks).
 
+use crate::done;
 use crate::error::{call, quiet, Failure, TsCode, TsError};
 use crate::group::TsGroup;
-use crate::held::{Held, TsHeld};
+use crate::held::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::runtime;
-use crate::text::{free_handle, handle, put_handle};
-use std::future::{poll_fn, Future};
-use std::pin::Pin;
-use std::sync::{Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
-use tinystore::Options;
-
-type Acquiring = Pin<Box<dyn Future<Output = tinystore::Result<Held>> + Send>>;
+use crate::text::{free_handle, handle, put};
+use std::task::Poll;
+use tinystore::{Acquiring, Options};
 
 /// How `start` went: the key was granted at once, or the wait goes on.
 pub enum Started {
-    Held(TsHeld),
+    Held(Held),
     Waiting(TsAcquire),
 }
 
-/// An acquire under way: the core's future, until it ends or is given up.
+/// An acquire under way (the core's `Acquiring`), to wait on or give up.
 pub struct TsAcquire {
-    state: Mutex<State>,
-}
-
-struct State {
-    /// `None` once the outcome was taken or the acquire given up.
-    acquiring: Option<Acquiring>,
-    /// The waiter to wake when the acquire is given up.
-    waker: Option<Waker>,
+    acquiring: Acquiring<Held>,
 }
 
 /// Starts acquiring `key` in `group`: polls once on the caller's thread,
 /// so that a free key costs no thread switch.
 pub fn start(group: &TsGroup, key: String, options: Options) -> Result<Started, Failure> {
-    let mut acquiring: Acquiring = match group {
+    let acquiring = match group {
         TsGroup::Locks(locks) => {
             let locks = locks.clone();
-            Box::pin(async move { locks.acquire_with(key, options).await.map(Held::lease) })
+            Acquiring::new(async move { locks.acquire_with(key, options).await.map(Held::lease) })
         }
         TsGroup::Semaphore(semaphore) => {
             let semaphore = semaphore.clone();
-            Box::pin(async move { semaphore.acquire_with(key, options).await.map(Held::permit) })
+            Acquiring::new(
+                async move { semaphore.acquire_with(key, options).await.map(Held::permit) },
+            )
+        }
+        // An election's "key" is the campaign's value.
+        TsGroup::Election(election) => {
+            let election = election.clone();
+            Acquiring::new(async move {
+                let leadership = election.campaign_with(&key, options).await;
+                leadership.map(Held::leadership)
+            })
         }
     };
-    let rt = runtime()?;
     let polled = {
-        let _entered = rt.enter();
-        acquiring
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
+        let _entered = runtime()?.enter();
+        acquiring.poll_now()
     };
     match polled {
-        Poll::Ready(outcome) => Ok(Started::Held(TsHeld::new(outcome?))),
-        Poll::Pending => Ok(Started::Waiting(TsAcquire {
-            state: Mutex::new(State {
-                acquiring: Some(acquiring),
-                waker: None,
-            }),
-        })),
+        Poll::Ready(outcome) => Ok(Started::Held(granted(outcome)?)),
+        Poll::Pending => Ok(Started::Waiting(TsAcquire { acquiring })),
     }
 }
 
-impl TsAcquire {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Drives the acquire on this thread until it ends or is given up.
-    fn wait(&self) -> Result<Held, Failure> {
-        let outcome = runtime()?.block_on(poll_fn(|cx| {
-            let mut state = self.lock();
-            let Some(acquiring) = state.acquiring.as_mut() else {
-                return Poll::Ready(None);
-            };
-            match acquiring.as_mut().poll(cx) {
-                Poll::Ready(outcome) => {
-                    state.acquiring = None;
-                    Poll::Ready(Some(outcome))
-                }
-                Poll::Pending => {
-                    state.waker = Some(cx.waker().clone());
-                    Poll::Pending
-                }
-            }
-        }));
-        match outcome {
-            Some(outcome) => Ok(outcome?),
-            None => Err(Failure::new(TsCode::Cancelled, "the acquire was given up")),
-        }
-    }
-
-    /// Drops the core's future (under the lock, so that a waiter sees the
-    /// give-up only once the drop is done) and wakes the waiter.
-    fn cancel(&self) {
-        let mut state = self.lock();
-        state.acquiring = None;
-        let waker = state.waker.take();
-        drop(state);
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
+/// The held lease of an outcome; `TS_CODE_CANCELLED` when there is none
+/// (the acquire was given up, or its outcome taken before).
+fn granted(outcome: tinystore::Result<Option<Held>>) -> Result<Held, Failure> {
+    outcome?.ok_or_else(|| Failure::new(TsCode::Cancelled, "the acquire was given up"))
 }
 
-/// Blocks until the acquire ends: writes a new `TsHeld` to `*out_held`, or
-/// fails with the core's error (e.g. `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`),
-/// or with `TS_CODE_CANCELLED` once `ts_acquire_cancel` gave it up. Call
-/// it once: after the outcome was taken, it fails with `TS_CODE_CANCELLED`.
+/// Waits for the acquire to end (or be given up with `ts_acquire_cancel`
+/// from another thread) on this thread when no other call of the process
+/// waits, and returns true: take it with `ts_acquire_take`. Otherwise
+/// returns false at once, and `ts_done_take` reports its end with `token`
+/// (no thread waits). False with `err` filled when it cannot wait.
 ///
 /// # Safety
-/// `acquire` is a live handle; `out_held` and `err` are writable.
+/// `acquire` is a live handle, not freed before this returns; `err` is
+/// writable.
 #[no_mangle]
 pub unsafe extern "C" fn ts_acquire_wait(
     acquire: *const TsAcquire,
-    out_held: *mut *mut TsHeld,
+    token: u64,
+    ended: *mut bool,
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
     unsafe {
         call(err, || {
-            let acquire = handle(acquire, "acquire")?;
-            let held = acquire.wait()?;
-            put_handle(out_held, TsHeld::new(held), "held")
+            put(ended, false, "ended")?;
+            let acquiring = handle(acquire, "acquire")?.acquiring.clone();
+            let waited = done::block_or_report(token, async move {
+                acquiring.ready().await;
+                Ok(())
+            })?;
+            put(ended, waited.is_some(), "ended")
         })
     }
 }
 
-/// Gives the acquire up: the core's acquire is dropped before this
-/// returns, so no lease is left held, and a waiting `ts_acquire_wait`
-/// returns `TS_CODE_CANCELLED`. Idempotent; does nothing once the outcome
-/// was taken. May be called from any thread while another waits.
+/// Takes the outcome of an acquire that ended (its token came out of
+/// `ts_done_take`) and frees the handle, in one call: writes its grant to
+/// `*out_grant` (the loss of the lease reported with `token`, as
+/// `ts_lost_wait` gives it), or fails with the core's error (e.g.
+/// `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`), or with `TS_CODE_CANCELLED` when
+/// it was given up. An acquire that has not ended is given up, and fails
+/// with `TS_CODE_CANCELLED`.
+///
+/// # Safety
+/// `acquire` is a live handle that no other call uses now or later;
+/// `out_grant` and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_acquire_take(
+    acquire: *mut TsAcquire,
+    token: u64,
+    out_grant: *mut TsGrant,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let _freed = Freed(acquire);
+            put_no_grant(out_grant)?;
+            let acquire = handle(acquire, "acquire")?;
+            let polled = {
+                let _entered = runtime()?.enter();
+                acquire.acquiring.poll_now()
+            };
+            let Poll::Ready(outcome) = polled else {
+                return Err(Failure::new(TsCode::Cancelled, "the acquire was given up"));
+            };
+            put_grant(out_grant, granted(outcome)?, token)
+        })
+    }
+}
+
+/// Frees an acquire handle when dropped, as `ts_acquire_free` does.
+struct Freed(*mut TsAcquire);
+
+impl Drop for Freed {
+    fn drop(&mut self) {
+        // SAFETY: promised by the caller of `ts_acquire_take`.
+        unsafe { ts_acquire_free(self.0) }
+    }
+}
+
+/// Gives the acquire up: the core drops it before this returns, so no
+/// lease is left held, and a `ts_acquire_wait` blocked on it returns
+/// (its `ts_acquire_take` then fails with `TS_CODE_CANCELLED`). Idempotent; does nothing once the outcome was
+/// taken. May be called from any thread while another waits.
 ///
 /// # Safety
 /// `acquire` is a live handle.
@@ -142,7 +151,7 @@ pub unsafe extern "C" fn ts_acquire_cancel(acquire: *const TsAcquire) {
     quiet((), || {
         // SAFETY: forwarded from the caller.
         if let Ok(acquire) = unsafe { handle(acquire, "acquire") } {
-            acquire.cancel();
+            acquire.acquiring.give_up();
         }
     })
 }
@@ -157,7 +166,7 @@ pub unsafe extern "C" fn ts_acquire_free(acquire: *mut TsAcquire) {
     quiet((), || {
         // SAFETY: forwarded from the caller.
         if let Ok(op) = unsafe { handle(acquire, "acquire") } {
-            op.cancel();
+            op.acquiring.give_up();
         }
         // SAFETY: forwarded from the caller.
         unsafe { free_handle(acquire) }

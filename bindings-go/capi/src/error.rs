@@ -1,11 +1,11 @@
-//! Errors across the C boundary: a code per DESIGN.md error code and a
+//! Errors across the C boundary: a code per tinystore error code and a
 //! message the caller owns until it calls `ts_error_clear`.
 
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tinystore::{Code, Error};
 
-/// An error code: one per DESIGN.md code, plus `Ok` and `Cancelled` (an
+/// An error code: one per tinystore error code, plus `Ok` and `Cancelled` (an
 /// acquire given up by `ts_acquire_cancel`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

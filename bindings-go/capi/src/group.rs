@@ -1,8 +1,10 @@
-//! `TsGroup`: a `Locks` or `Semaphore` group of a store, and `TsOptions`.
+//! `TsGroup`: a `Locks` or `Semaphore` group of a store, or an
+//! `Election` (whose acquire is a campaign, its key the campaign's value),
+//! and `TsOptions`.
 
 use crate::acquire::{self, TsAcquire};
-use crate::error::{call, quiet, TsError};
-use crate::held::{Held, TsHeld};
+use crate::error::{call, quiet, Failure, TsCode, TsError};
+use crate::held::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::block_on;
 use crate::store::TsStore;
 use crate::text::{free_handle, handle, put, put_handle, utf8};
@@ -10,8 +12,8 @@ use std::time::Duration;
 use tinystore::Options;
 
 /// The options of a group or a call; a field whose `has_` flag is false
-/// keeps the group's value (or the default: 15 s TTL, wait until given up,
-/// renew on).
+/// keeps the group's value, or else the core's default. The core checks
+/// the values.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TsOptions {
@@ -36,10 +38,11 @@ impl From<TsOptions> for Options {
     }
 }
 
-/// A group of exclusive locks or of semaphores.
+/// A group of exclusive locks or of semaphores, or an election.
 pub enum TsGroup {
     Locks(tinystore::Locks),
     Semaphore(tinystore::Semaphore),
+    Election(tinystore::Election),
 }
 
 /// Which kind of group `ts_store_group` makes.
@@ -50,6 +53,10 @@ pub enum TsGroupKind {
     Locks = 0,
     /// Semaphores of `limit` holders per key, whose permits have no fence.
     Semaphore = 1,
+    /// An election: `ts_group_acquire` campaigns, with the key as the
+    /// campaign's value, and grants a leadership whose fence is the term;
+    /// `limit` is ignored.
+    Election = 2,
 }
 
 /// Makes the group called (`name`, `name_len`) of `kind`, with `options`,
@@ -80,6 +87,9 @@ pub unsafe extern "C" fn ts_store_group(
                 TsGroupKind::Semaphore => {
                     TsGroup::Semaphore(store.store.semaphore(name, limit).with(options.into()))
                 }
+                TsGroupKind::Election => {
+                    TsGroup::Election(store.store.election(name).with(options.into()))
+                }
             };
             put_handle(out, group, "group")
         })
@@ -87,21 +97,24 @@ pub unsafe extern "C" fn ts_store_group(
 }
 
 /// Starts acquiring the key (`key`, `key_len`) with per-call `options`.
-/// When the key is granted at once, writes a new `TsHeld` to `*out_held`
-/// and NULL to `*out_acquire`; otherwise writes NULL to `*out_held` and a
-/// new `TsAcquire` to `*out_acquire`, to wait on with `ts_acquire_wait`
-/// or give up with `ts_acquire_cancel`.
+/// When the key is granted at once, writes its grant to `*out_grant`
+/// (the loss of the lease reported with `token`, as `ts_lost_wait` gives
+/// it) and NULL to `*out_acquire`; otherwise writes an empty grant and a
+/// new `TsAcquire` to `*out_acquire`: wait for it with `ts_acquire_wait`
+/// and take it with `ts_acquire_take`, or give it up meanwhile with
+/// `ts_acquire_cancel` or `ts_acquire_free`.
 ///
 /// # Safety
 /// `group` is a live handle; `key` points to `key_len` readable bytes;
-/// `out_held`, `out_acquire` and `err` are writable.
+/// `out_grant`, `out_acquire` and `err` are writable.
 #[no_mangle]
 pub unsafe extern "C" fn ts_group_acquire(
     group: *const TsGroup,
     key: *const u8,
     key_len: usize,
     options: TsOptions,
-    out_held: *mut *mut TsHeld,
+    token: u64,
+    out_grant: *mut TsGrant,
     out_acquire: *mut *mut TsAcquire,
     err: *mut TsError,
 ) -> bool {
@@ -110,18 +123,19 @@ pub unsafe extern "C" fn ts_group_acquire(
         call(err, || {
             let group = handle(group, "group")?;
             let key = utf8(key, key_len, "key")?.to_owned();
-            put(out_held, std::ptr::null_mut(), "held")?;
+            put_no_grant(out_grant)?;
             put(out_acquire, std::ptr::null_mut(), "acquire")?;
             match acquire::start(group, key, options.into())? {
-                acquire::Started::Held(held) => put_handle(out_held, held, "held"),
+                acquire::Started::Held(held) => put_grant(out_grant, held, token),
                 acquire::Started::Waiting(op) => put_handle(out_acquire, op, "acquire"),
             }
         })
     }
 }
 
-/// Takes the key (`key`, `key_len`) if it is free now: writes a new
-/// `TsHeld` to `*out_held`, or NULL when the key is taken.
+/// Takes the key (`key`, `key_len`) if it is free now: writes its grant to
+/// `*out_grant` (its loss reported with `token`), or an empty grant when
+/// the key is taken.
 ///
 /// # Safety
 /// As for `ts_group_acquire`.
@@ -131,7 +145,8 @@ pub unsafe extern "C" fn ts_group_try_acquire(
     key: *const u8,
     key_len: usize,
     options: TsOptions,
-    out_held: *mut *mut TsHeld,
+    token: u64,
+    out_grant: *mut TsGrant,
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
@@ -139,16 +154,22 @@ pub unsafe extern "C" fn ts_group_try_acquire(
         call(err, || {
             let group = handle(group, "group")?;
             let key = utf8(key, key_len, "key")?;
-            put(out_held, std::ptr::null_mut(), "held")?;
+            put_no_grant(out_grant)?;
             let options: Options = options.into();
             let held = match group {
                 TsGroup::Locks(l) => block_on(l.try_acquire_with(key, options))??.map(Held::lease),
                 TsGroup::Semaphore(s) => {
                     block_on(s.try_acquire_with(key, options))??.map(Held::permit)
                 }
+                TsGroup::Election(e) => {
+                    return Err(Failure::new(
+                        TsCode::Invalid,
+                        format!("election {} has no try-acquire: a campaign waits", e.name()),
+                    ))
+                }
             };
             match held {
-                Some(held) => put_handle(out_held, TsHeld::new(held), "held"),
+                Some(held) => put_grant(out_grant, held, token),
                 None => Ok(()),
             }
         })

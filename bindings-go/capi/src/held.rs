@@ -1,28 +1,30 @@
-//! `TsHeld`: a held lease (with a fence) or permit (without).
+//! `TsHeld`: a held lease (with a fence), permit (without), or an
+//! election's leadership (a lease with a value; its fence is the term).
 
-use crate::error::{call, fill, quiet, Failure, TsError};
+use crate::done;
+use crate::error::{call, fill, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
 use crate::lost::report;
 use crate::runtime::block_on;
-use crate::text::{free_handle, handle};
-use std::future::Future;
-use std::pin::Pin;
+use crate::text::{free_handle, handle, put};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
-use tinystore::{Lease, OnLost, Permit};
+use tinystore::{Leadership, Lease, OnLost, Permit};
 
-/// A held lease or permit of the core.
+/// A held lease, permit or leadership of the core.
 pub enum Held {
     Lease(Arc<Lease>),
     Permit(Arc<Permit>),
+    Leadership(Arc<Leadership>),
 }
 
-/// Forwards a method call to the lease or permit inside a `Held`.
+/// Forwards a method call to the lease, permit or leadership inside a
+/// `Held`.
 macro_rules! either {
     ($held:expr, $h:ident => $body:expr) => {
         match $held {
             Held::Lease($h) => $body,
             Held::Permit($h) => $body,
+            Held::Leadership($h) => $body,
         }
     };
 }
@@ -38,12 +40,28 @@ impl Held {
         Held::Permit(Arc::new(permit))
     }
 
-    /// A future that ends when the lease is lost (or released).
-    fn lost(&self) -> Pin<Box<dyn Future<Output = tinystore::Error> + Send>> {
-        either!(self, h => {
-            let h = h.clone();
-            Box::pin(async move { h.lost().await })
-        })
+    /// An election's leadership.
+    pub fn leadership(leadership: Leadership) -> Held {
+        Held::Leadership(Arc::new(leadership))
+    }
+
+    /// Gives it back: a lease's or permit's release, a leadership's resign.
+    async fn release(&self) -> tinystore::Result<()> {
+        match self {
+            Held::Lease(h) => h.release().await,
+            Held::Permit(h) => h.release().await,
+            Held::Leadership(h) => h.resign().await,
+        }
+    }
+
+    /// The core's end of a hold: a lease's or permit's `end_hold`, a
+    /// leadership's `end_lead`.
+    async fn end_hold(&self, body_ok: bool) -> tinystore::Result<()> {
+        match self {
+            Held::Lease(h) => h.end_hold(body_ok).await,
+            Held::Permit(h) => h.end_hold(body_ok).await,
+            Held::Leadership(h) => h.end_lead(body_ok).await,
+        }
     }
 }
 
@@ -76,54 +94,73 @@ impl Drop for TsHeld {
     }
 }
 
-/// Writes the lease's fence to `*out` and returns true; returns false,
-/// writing nothing, for a permit (which has no fence).
-///
-/// # Safety
-/// `held` is a live handle; `out` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_held_fence(held: *const TsHeld, out: *mut TsFence) -> bool {
-    quiet(false, || {
-        // SAFETY: forwarded from the caller.
-        match (unsafe { handle(held, "held") }, out.is_null()) {
-            (
-                Ok(TsHeld {
-                    held: Held::Lease(lease),
-                    ..
-                }),
-                false,
-            ) => {
-                // SAFETY: `out` is writable, promised by the caller.
-                unsafe { out.write(lease.fence().into()) };
-                true
-            }
-            _ => false,
-        }
-    })
+/// A lease, permit or leadership as a caller needs it once it is granted:
+/// its handle, and the fence (a leadership's is its term; `has_fence` is
+/// false for a permit, which has none), in one answer.
+#[repr(C)]
+#[derive(Debug)]
+pub struct TsGrant {
+    /// The new handle, NULL until a grant.
+    pub held: *mut TsHeld,
+    pub has_fence: bool,
+    pub fence: TsFence,
 }
 
-/// Reports the loss of the lease (it ran out, its store closed, its
-/// connection broke) by putting `token` in the queue `ts_lost_wait`
-/// drains, once. A release through `ts_held_release` or `ts_held_free`
-/// stops the report. A second call replaces the first token.
+impl TsHeld {
+    /// Starts reporting the loss of the lease (it ran out, its store
+    /// closed, its connection broke) by putting `token` in the queue
+    /// `ts_lost_wait` drains, once; a release or free stops the report.
+    fn watch(&self, token: u64) {
+        let watch = either!(&self.held, h => h.on_lost(move |_| report(token)));
+        *self.watch.lock().unwrap_or_else(|p| p.into_inner()) = Some(watch);
+    }
+}
+
+/// Writes the grant of `held` to `*out`: a new handle whose loss is
+/// reported with `token` (see `TsHeld::watch`), and its fence.
 ///
 /// # Safety
-/// `held` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn ts_held_watch(held: *const TsHeld, token: u64) {
-    quiet((), || {
-        // SAFETY: forwarded from the caller.
-        let Ok(held) = (unsafe { handle(held, "held") }) else {
-            return;
-        };
-        held.unwatch();
-        let watch = either!(&held.held, h => h.on_lost(move |_| report(token)));
-        *held.watch.lock().unwrap_or_else(|p| p.into_inner()) = Some(watch);
-    })
+/// `out` is NULL (an `invalid` failure, `held` released) or writable.
+pub unsafe fn put_grant(out: *mut TsGrant, held: Held, token: u64) -> Outcome {
+    if out.is_null() {
+        return Err(Failure::new(TsCode::Invalid, "grant out-parameter is NULL"));
+    }
+    let fence = match &held {
+        Held::Lease(lease) => Some(TsFence::from(lease.fence())),
+        Held::Leadership(leadership) => Some(TsFence::from(leadership.fence())),
+        Held::Permit(_) => None,
+    };
+    let held = TsHeld::new(held);
+    held.watch(token);
+    let grant = TsGrant {
+        held: Box::into_raw(Box::new(held)),
+        has_fence: fence.is_some(),
+        fence: fence.unwrap_or_default(),
+    };
+    // SAFETY: promised by the caller.
+    unsafe { out.write(grant) };
+    Ok(())
+}
+
+/// Writes an empty grant (no handle) to `*out`.
+///
+/// # Safety
+/// `out` is NULL (an `invalid` failure) or writable.
+pub unsafe fn put_no_grant(out: *mut TsGrant) -> Outcome {
+    let empty = TsGrant {
+        held: std::ptr::null_mut(),
+        has_fence: false,
+        fence: TsFence::default(),
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { put(out, empty, "grant") }
 }
 
 /// Whether it is still held: false once released, run out, or lost with
-/// its store or connection; then `err` (when not NULL) gets the reason.
+/// its store or connection. When it was lost, `err` (when not NULL) gets
+/// the core's `lost_reason`: `TS_CODE_CLOSED` (its store closed) or
+/// `TS_CODE_LEASE_LOST` (it ran out, its connection broke); nothing is
+/// written when its holder released it.
 ///
 /// # Safety
 /// `held` is a live handle; `err` is NULL or writable.
@@ -137,8 +174,7 @@ pub unsafe extern "C" fn ts_held_check(held: *const TsHeld, err: *mut TsError) -
         if either!(&held.held, h => h.is_held()) {
             return true;
         }
-        let mut lost = held.held.lost();
-        if let Poll::Ready(reason) = lost.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        if let Some(reason) = either!(&held.held, h => h.lost_reason()) {
             // SAFETY: forwarded from the caller.
             unsafe { fill(err, Failure::from(reason)) };
         }
@@ -163,20 +199,96 @@ pub unsafe extern "C" fn ts_held_renew(held: *const TsHeld, err: *mut TsError) -
     }
 }
 
-/// Releases the lease and stops its loss report. Idempotent; fails with
-/// `TS_CODE_LEASE_LOST` when it ran out before this first release.
+/// Releases the lease (resigns, for a leadership), stops its loss report
+/// and frees the handle, in one call. Fails with `TS_CODE_CLOSED` when its store closed, with
+/// `TS_CODE_LEASE_LOST` when it ran out or its connection broke (the
+/// handle is freed all the same). When the release waits for a reply it
+/// goes on in the runtime: `*pending` is true, the call succeeds, and
+/// `ts_done_take` reports its end with `token`.
 ///
 /// # Safety
-/// `held` is a live handle; `err` is writable.
+/// `held` is a live handle that no other call uses now or later; `pending`
+/// and `err` are writable.
 #[no_mangle]
-pub unsafe extern "C" fn ts_held_release(held: *const TsHeld, err: *mut TsError) -> bool {
+pub unsafe extern "C" fn ts_held_release(
+    held: *mut TsHeld,
+    token: u64,
+    pending: *mut bool,
+    err: *mut TsError,
+) -> bool {
     // SAFETY: forwarded from the caller.
     unsafe {
         call(err, || {
-            let held = handle(held, "held")?;
-            either!(&held.held, h => block_on(h.release()))??;
-            Ok(())
+            let held = owned(held)?;
+            end(token, pending, async move {
+                held.held.release().await?;
+                Ok(())
+            })
         })
+    }
+}
+
+/// Releases the lease at the end of a hold whose body succeeded
+/// (`body_ok`) or failed, and stops its loss report: the core's
+/// `end_hold` (a leadership's `end_lead`). When the body succeeded it fails as the hold must: with
+/// `TS_CODE_CLOSED` when the store closed during the body, with
+/// `TS_CODE_LEASE_LOST` when the lease ran out or its connection broke.
+/// When the body failed it succeeds (the body's error is the hold's).
+/// Frees the handle, however it went. When the release waits for a reply
+/// it goes on in the runtime: `*pending` is true, the call succeeds, and
+/// `ts_done_take` reports its end (as above) with `token`.
+///
+/// # Safety
+/// `held` is a live handle that no other call uses now or later; `pending`
+/// and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_held_end_hold(
+    held: *mut TsHeld,
+    body_ok: bool,
+    token: u64,
+    pending: *mut bool,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let held = owned(held)?;
+            end(token, pending, async move {
+                held.held.end_hold(body_ok).await?;
+                Ok(())
+            })
+        })
+    }
+}
+
+/// Takes the handle `held` back (NULL is an `invalid` failure).
+///
+/// # Safety
+/// `held` is NULL or a live handle that no other call uses now or later.
+unsafe fn owned(held: *mut TsHeld) -> Outcome<Box<TsHeld>> {
+    if held.is_null() {
+        return Err(Failure::new(TsCode::Invalid, "held handle is NULL"));
+    }
+    // SAFETY: promised by the caller.
+    Ok(unsafe { Box::from_raw(held) })
+}
+
+/// Runs the end of a lease, `future`: its result now, or `*pending` set
+/// and its result reported with `token` when it must wait.
+///
+/// # Safety
+/// `pending` is writable.
+unsafe fn end(
+    token: u64,
+    pending: *mut bool,
+    future: impl std::future::Future<Output = Outcome> + Send + 'static,
+) -> Outcome {
+    // SAFETY: forwarded from the caller.
+    unsafe { put(pending, false, "pending")? };
+    match done::finish(token, future)? {
+        Some(result) => result,
+        // SAFETY: as above.
+        None => unsafe { put(pending, true, "pending") },
     }
 }
 

@@ -9,22 +9,33 @@
 //! - [`text`]: (pointer, length) arguments read as Rust text.
 //! - [`store`]: `TsStore`, an open store.
 //! - [`group`]: `TsGroup`, a `Locks` or `Semaphore` group, and `TsOptions`.
-//! - [`acquire`]: `TsAcquire`, an acquire under way that can be waited on
-//!   or cancelled (cancelling drops the core's future: no lease leaks).
-//! - [`held`]: `TsHeld`, a held lease or permit.
+//! - [`acquire`]: `TsAcquire`, the core's `Acquiring`: an acquire under
+//!   way that can be waited on or given up (no lease leaks).
+//! - [`held`]: `TsHeld`, a held lease, permit or leadership, and the end
+//!   of a hold (the core's `end_hold`, `end_lead`).
+//! - [`election`]: what an election adds to a group: `ts_election_leader`
+//!   and `TsObserver` (the core's `Observing`).
+//! - [`done`]: how a call that waits for a reply ends without blocking
+//!   its caller's thread: a token in a queue behind an eventfd.
 //! - [`lost`]: how a held lease tells its loss (the core's `on_lost`): a
 //!   token in a queue that one caller thread drains.
 //! - [`fence`]: `TsFence` and the core's fence parser and printer.
+//! - [`server`]: `TsServer`, a store served from inside the program.
+//! - [`cli`]: `ts_cli_main`, the `tinystore` command line as a function.
 //!
 //! The C ABI converts types and maps errors; every semantic lives in the
 //! core.
 
 pub mod acquire;
+pub mod cli;
+pub mod done;
+pub mod election;
 pub mod error;
 pub mod fence;
 pub mod group;
 pub mod held;
 pub mod lost;
 pub mod runtime;
+pub mod server;
 pub mod store;
 pub mod text;

@@ -28,7 +28,8 @@ pub fn report(token: u64) {
 }
 
 /// Blocks until at least one lost lease was reported, then writes up to
-/// `cap` tokens (as given to `ts_held_watch`) to `out` and returns how many.
+/// `cap` tokens (as given with the grant of the lease) to `out` and returns
+/// how many.
 /// Returns 0 at once when `out` is NULL or `cap` is 0.
 ///
 /// # Safety

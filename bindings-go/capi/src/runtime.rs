@@ -3,7 +3,7 @@
 use crate::error::{Failure, Outcome, TsCode};
 use std::future::Future;
 use std::sync::OnceLock;
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use tokio::runtime::Runtime;
 
 static RUNTIME: OnceLock<std::io::Result<Runtime>> = OnceLock::new();
@@ -50,9 +50,7 @@ pub fn block_on<F: Future>(future: F) -> Outcome<F::Output> {
     let mut future = std::pin::pin!(future);
     let polled = {
         let _entered = rt.enter();
-        future
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
+        tinystore::poll_now(future.as_mut())
     };
     match polled {
         Poll::Ready(output) => Ok(output),

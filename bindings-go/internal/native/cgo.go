@@ -4,13 +4,14 @@
 // cleanup as a safety net, runtime.KeepAlive after each call. It keeps no
 // Go pointer on the C side.
 //
-// The Rust library is linked statically from the workspace's target dir:
-// build it first with `cargo build --release -p tinystore-capi`.
+// The Rust library is linked statically from inside the module,
+// build/GOOS-GOARCH/libtinystore_capi.a, by one file per platform
+// (link_linux_amd64.go): the packaged module carries it; in a checkout of
+// the repository `make go-lib` builds it and copies it there.
 package native
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../../include
-#cgo LDFLAGS: ${SRCDIR}/../../../target/release/libtinystore_capi.a -lgcc_s -lutil -lrt -lpthread -lm -ldl
 #include "tinystore.h"
 */
 import "C"

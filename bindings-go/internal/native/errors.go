@@ -7,12 +7,12 @@ import "C"
 
 import "errors"
 
-// Code is one of DESIGN.md's error codes, spelled as on the wire. A Code
+// Code is one of tinystore's error codes, spelled as on the wire. A Code
 // is itself an error: the sentinel that errors.Is matches every *Error of
 // that code against.
 type Code string
 
-// The error codes of DESIGN.md.
+// The error codes, the same on the wire and in every language.
 const (
 	CodeTimeout      Code = "timeout"
 	CodeLeaseLost    Code = "lease_lost"

@@ -32,83 +32,130 @@ func (g *Group) closedError() error {
 
 // Acquire waits first come first served for key and holds it. When ctx is
 // done first, the wait is given up, no lease is left held, and the error
-// wraps ctx.Err().
+// wraps ctx.Err(). A free key costs one C call; a wait, three: a caller
+// alone waits in C on its thread, woken straight from the runtime; when
+// other calls wait too, no thread waits in C: the goroutine parks until
+// the C side reports the end.
 func (g *Group) Acquire(ctx context.Context, key string, o Options) (*Held, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, err)
 	}
-	held, op, err := g.start(key, o)
-	if err != nil {
+	if err := doneReady(); err != nil {
 		return nil, err
 	}
-	if held != nil {
-		return newHeld(held, g.name, key), nil
+	w := newWatch()
+	grant, op, err := g.start(key, o, w)
+	switch {
+	case err != nil:
+		unwatch(w.token)
+		return nil, err
+	case grant.held != nil:
+		return newHeld(&grant, w, g.name, key), nil
 	}
-	return g.wait(ctx, op, key) // op needs no group handle: Close does not wait for it
+	held, err := g.wait(ctx, op, w, key) // op needs no group handle: Close does not wait for it
+	if err != nil {
+		unwatch(w.token)
+	}
+	return held, err
 }
 
-// start begins an acquire: a held lease, or an op to wait on.
-func (g *Group) start(key string, o Options) (*C.TsHeld, *C.TsAcquire, error) {
+// start begins an acquire: a grant, or an op whose end comes to w.token's
+// waiter.
+func (g *Group) start(key string, o Options, w *watch) (C.TsGrant, *C.TsAcquire, error) {
+	var grant C.TsGrant
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if g.p == nil {
-		return nil, nil, g.closedError()
+		return grant, nil, g.closedError()
 	}
-	var held *C.TsHeld
 	var op *C.TsAcquire
 	var e C.TsError
 	ptr, n := text(key)
-	ok := C.ts_group_acquire(g.p, ptr, n, o.c(), &held, &op, &e)
+	ok := C.ts_group_acquire(g.p, ptr, n, o.c(), C.uint64_t(w.token), &grant, &op, &e)
 	runtime.KeepAlive(g)
 	if !ok {
-		return nil, nil, failure(&e)
+		return grant, nil, failure(&e)
 	}
-	return held, op, nil
+	return grant, op, nil
 }
 
-// wait blocks on op until it ends or ctx is done, then frees op.
-func (g *Group) wait(ctx context.Context, op *C.TsAcquire, key string) (*Held, error) {
-	defer C.ts_acquire_free(op)
-	cancelled := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		C.ts_acquire_cancel(op)
-		close(cancelled)
-	})
-	var held *C.TsHeld
+// wait waits until op ends or ctx is done, then takes its outcome or
+// gives it up, and frees op. Alone in the process, it waits in C on its
+// thread (ctx gives op up from another goroutine); else it parks until
+// the C side reports the end.
+func (g *Group) wait(ctx context.Context, op *C.TsAcquire, w *watch, key string) (*Held, error) {
+	stop, fired := giveUpOnDone(ctx, op)
+	var ended C.bool
 	var e C.TsError
-	ok := C.ts_acquire_wait(op, &held, &e)
-	if !stop() && ctx.Err() != nil {
-		<-cancelled // op stays alive until the cancel call returned
+	ok := C.ts_acquire_wait(op, C.uint64_t(w.token), &ended, &e)
+	if !stop() {
+		<-fired // op is given up; its end comes at once
 	}
 	if !ok {
+		C.ts_acquire_free(op)
+		return nil, failure(&e)
+	}
+	if !ended {
+		select {
+		case <-meet(w.token):
+		case <-ctx.Done():
+			C.ts_acquire_free(op) // gives it up first: no lease is left held
+			return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, ctx.Err())
+		}
+	}
+	var grant C.TsGrant
+	if !C.ts_acquire_take(op, C.uint64_t(w.token), &grant, &e) {
 		err := failure(&e)
 		if err == errCancelled {
 			return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, ctx.Err())
 		}
 		return nil, err
 	}
-	return newHeld(held, g.name, key), nil
+	return newHeld(&grant, w, g.name, key), nil
+}
+
+// giveUpOnDone gives op up when ctx is done. stop ends that; when it
+// returns false the give-up ran or runs, and fired closes once it did.
+// A ctx that can never be done costs nothing.
+func giveUpOnDone(ctx context.Context, op *C.TsAcquire) (stop func() bool, fired chan struct{}) {
+	if ctx.Done() == nil {
+		return func() bool { return true }, nil
+	}
+	fired = make(chan struct{})
+	stop = context.AfterFunc(ctx, func() {
+		C.ts_acquire_cancel(op)
+		close(fired)
+	})
+	return stop, fired
 }
 
 // TryAcquire holds key if it is free now; nil, nil when it is taken.
 func (g *Group) TryAcquire(key string, o Options) (*Held, error) {
+	w := newWatch()
+	grant, err := g.try(key, o, w)
+	if err != nil || grant.held == nil {
+		unwatch(w.token)
+		return nil, err
+	}
+	return newHeld(&grant, w, g.name, key), nil
+}
+
+// try takes key if it is free now: a grant, empty when it is taken.
+func (g *Group) try(key string, o Options, w *watch) (C.TsGrant, error) {
+	var grant C.TsGrant
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if g.p == nil {
-		return nil, g.closedError()
+		return grant, g.closedError()
 	}
-	var held *C.TsHeld
 	var e C.TsError
 	ptr, n := text(key)
-	ok := C.ts_group_try_acquire(g.p, ptr, n, o.c(), &held, &e)
+	ok := C.ts_group_try_acquire(g.p, ptr, n, o.c(), C.uint64_t(w.token), &grant, &e)
 	runtime.KeepAlive(g)
 	if !ok {
-		return nil, failure(&e)
+		return grant, failure(&e)
 	}
-	if held == nil {
-		return nil, nil
-	}
-	return newHeld(held, g.name, key), nil
+	return grant, nil
 }
 
 // Close frees the group's handle; leases it gave stay held. Idempotent.

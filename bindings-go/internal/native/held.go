@@ -31,17 +31,17 @@ type freed struct {
 	token uint64
 }
 
-func newHeld(p *C.TsHeld, name, key string) *Held {
-	h := &Held{p: p, Name: name, Key: key}
-	var f C.TsFence
-	if C.ts_held_fence(p, &f) {
-		h.Epoch, h.Count, h.HasFence = uint64(f.epoch), uint64(f.count), true
+// newHeld makes the Go handle of a grant, whose loss the C side reports
+// to w.
+func newHeld(g *C.TsGrant, w *watch, name, key string) *Held {
+	h := &Held{p: g.held, watch: w, Name: name, Key: key}
+	if g.has_fence {
+		h.Epoch, h.Count, h.HasFence = uint64(g.fence.epoch), uint64(g.fence.count), true
 	}
-	h.watch = watchLoss(p)
 	h.cleanup = runtime.AddCleanup(h, func(f freed) {
 		unwatch(f.token)
 		C.ts_held_free(f.p)
-	}, freed{p, h.watch.token})
+	}, freed{g.held, w.token})
 	return h
 }
 
@@ -59,21 +59,40 @@ func (h *Held) OnLost(f func()) { h.watch.onLost(f) }
 
 // Err is nil while the lease is held, and then why it is not.
 func (h *Held) Err() error {
+	held, reason := h.check()
+	switch {
+	case held:
+		return nil
+	case reason != nil:
+		return reason
+	default:
+		return h.releasedError()
+	}
+}
+
+// LostReason is why the lease was lost (the core's lost_reason: an error
+// of code closed when its store closed, lease_lost when it ran out or its
+// connection broke): nil while it is held, and once its holder released it.
+func (h *Held) LostReason() error {
+	_, reason := h.check()
+	return reason
+}
+
+// check asks the core whether the lease is held, and if not, why it was
+// lost (nil when its holder released it).
+func (h *Held) check() (held bool, reason error) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.p == nil {
-		return h.releasedError()
+		return false, nil
 	}
 	var e C.TsError
-	held := C.ts_held_check(h.p, &e)
+	held = bool(C.ts_held_check(h.p, &e))
 	runtime.KeepAlive(h)
-	if held {
-		return nil
+	if e.message != nil {
+		reason = failure(&e)
 	}
-	if e.message == nil {
-		return &Error{Code: CodeLeaseLost, Message: fmt.Sprintf("the lease on %s/%s is not held", h.Name, h.Key)}
-	}
-	return failure(&e)
+	return held, reason
 }
 
 // Renew extends the lease by its TTL from now; a `lease_lost` error when
@@ -93,25 +112,63 @@ func (h *Held) Renew() error {
 	return nil
 }
 
-// Release releases the lease, closes Done and frees the handle.
-// Idempotent; a `lease_lost` error when it ran out before this first
-// release.
+// Release releases the lease, closes Done and frees the handle (one C
+// call).
+// Idempotent; before this first release, a `closed` error when its store
+// closed, a `lease_lost` error when it ran out or its connection broke.
 func (h *Held) Release() error {
+	return h.end(func(token C.uint64_t, pending *C.bool, e *C.TsError) C.bool {
+		return C.ts_held_release(h.p, token, pending, e)
+	})
+}
+
+// EndHold releases the lease at the end of a Hold whose fn succeeded
+// (bodyOK) or failed, closes Done and frees the handle: the core's
+// end_hold, so what a Hold adds to fn's result is decided there. When fn
+// succeeded, the error the Hold returns (closed or lease_lost, when the
+// lease was lost during fn); when fn failed, nil.
+func (h *Held) EndHold(bodyOK bool) error {
+	return h.end(func(token C.uint64_t, pending *C.bool, e *C.TsError) C.bool {
+		return C.ts_held_end_hold(h.p, C.bool(bodyOK), token, pending, e)
+	})
+}
+
+// end releases the lease and frees the handle through stop (once: later
+// calls do nothing), then reports the lease gone to its watchers. When
+// stop must wait for a reply, the goroutine parks (no thread waits in C)
+// until the C side reports the end.
+func (h *Held) end(stop func(C.uint64_t, *C.bool, *C.TsError) C.bool) error {
 	h.mu.Lock()
-	if h.p == nil {
-		h.mu.Unlock()
+	live := h.p != nil
+	var err error
+	if live {
+		err = h.stop(stop)
+	}
+	h.mu.Unlock()
+	if live {
+		unwatch(h.watch.token)
+		h.watch.lose()
+	}
+	return err
+}
+
+// stop runs stop on the live handle and waits for its end.
+func (h *Held) stop(stop func(C.uint64_t, *C.bool, *C.TsError) C.bool) error {
+	if err := doneReady(); err != nil {
+		return err
+	}
+	token := nextToken.Add(1)
+	var pending C.bool
+	var e C.TsError
+	ok := bool(stop(C.uint64_t(token), &pending, &e))
+	h.cleanup.Stop()
+	h.p = nil
+	switch {
+	case !ok:
+		return failure(&e)
+	case bool(pending):
+		return <-meet(token)
+	default:
 		return nil
 	}
-	var e C.TsError
-	var err error
-	if !C.ts_held_release(h.p, &e) {
-		err = failure(&e)
-	}
-	h.cleanup.Stop()
-	C.ts_held_free(h.p)
-	h.p = nil
-	h.mu.Unlock()
-	unwatch(h.watch.token)
-	h.watch.lose()
-	return err
 }

@@ -29,12 +29,12 @@ var (
 	dispatcher sync.Once
 )
 
-// watchLoss starts reporting the loss of p.
-func watchLoss(p *C.TsHeld) *watch {
+// newWatch makes a watch for a lease to come: its token goes to the C
+// side with the acquire, which reports the lease's loss with it.
+func newWatch() *watch {
 	dispatcher.Do(func() { go dispatch() })
 	w := &watch{token: nextToken.Add(1), done: make(chan struct{})}
 	watches.Store(w.token, w)
-	C.ts_held_watch(p, C.uint64_t(w.token))
 	return w
 }
 

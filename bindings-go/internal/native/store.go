@@ -60,23 +60,45 @@ func (s *Store) closedError() error {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.p == nil {
+	return end(s.p != nil, &s.cleanup,
+		func(e *C.TsError) C.bool { return C.ts_store_close(s.p, e) },
+		func() { C.ts_store_free(s.p); s.p = nil })
+}
+
+// end ends a live handle: stop (the C call that closes or shuts it down),
+// then its cleanup is stopped and free frees it (and forgets it, so that
+// the next call finds it not live). The caller holds the handle's lock.
+func end(live bool, cleanup *runtime.Cleanup, stop func(*C.TsError) C.bool, free func()) error {
+	if !live {
 		return nil
 	}
 	var e C.TsError
 	var err error
-	if !C.ts_store_close(s.p, &e) {
+	if !stop(&e) {
 		err = failure(&e)
 	}
-	s.cleanup.Stop()
-	C.ts_store_free(s.p)
-	s.p = nil
+	cleanup.Stop()
+	free()
 	return err
 }
 
 // Group makes the group called name: a semaphore of limit holders per key
 // when semaphore is true, otherwise exclusive locks.
 func (s *Store) Group(name string, semaphore bool, limit uint32, o Options) (*Group, error) {
+	var kind uint32 = C.TS_GROUP_KIND_LOCKS
+	if semaphore {
+		kind = C.TS_GROUP_KIND_SEMAPHORE
+	}
+	return s.group(name, kind, limit, o)
+}
+
+// Election makes the election called name: a group whose Acquire
+// campaigns, with the key as the campaign's value.
+func (s *Store) Election(name string, o Options) (*Group, error) {
+	return s.group(name, C.TS_GROUP_KIND_ELECTION, 0, o)
+}
+
+func (s *Store) group(name string, kind uint32, limit uint32, o Options) (*Group, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.p == nil {
@@ -85,10 +107,6 @@ func (s *Store) Group(name string, semaphore bool, limit uint32, o Options) (*Gr
 	var p *C.TsGroup
 	var e C.TsError
 	ptr, n := text(name)
-	var kind uint32 = C.TS_GROUP_KIND_LOCKS
-	if semaphore {
-		kind = C.TS_GROUP_KIND_SEMAPHORE
-	}
 	ok := C.ts_store_group(s.p, ptr, n, kind, C.uint32_t(limit), o.c(), &p, &e)
 	runtime.KeepAlive(s)
 	if !ok {

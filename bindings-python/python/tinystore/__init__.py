@@ -7,6 +7,11 @@ lease can do no harm.
 ...     summaries = store.locks("summaries", ttl=15.0)
 ...     with summaries.hold(42) as lease:
 ...         print(f"{lease.fence:040d}")
+
+An election is a lock whose holder is named; the leader's fence is its term:
+
+>>> async with store.election("scheduler").lead("worker-7") as leadership:  # doctest: +SKIP
+...     print(leadership.fence)
 """
 
 from ._errors import (
@@ -23,14 +28,29 @@ from ._errors import (
     Unauthorized,
     Unavailable,
 )
+from ._election import Election, Leader, Observer
 from ._groups import Key, Locks, Semaphore
 from ._hold import Hold
-from ._native import Lease, Permit, fence_text, parse_fence
+from ._native import (
+    DEFAULT_RENEW,
+    DEFAULT_TTL,
+    DEFAULT_WAIT,
+    Leadership,
+    Lease,
+    Permit,
+    fence_text,
+    parse_fence,
+)
+from ._serve import Server, serve
 from ._store import Store, connect, open
 
 __all__ = [
     "Closed",
     "Corrupt",
+    "DEFAULT_RENEW",
+    "DEFAULT_TTL",
+    "DEFAULT_WAIT",
+    "Election",
     "Error",
     "Hold",
     "InUse",
@@ -38,12 +58,16 @@ __all__ = [
     "Invalid",
     "Io",
     "Key",
+    "Leader",
+    "Leadership",
     "Lease",
     "LeaseLost",
     "Limit",
     "Locks",
+    "Observer",
     "Permit",
     "Semaphore",
+    "Server",
     "Store",
     "Timeout",
     "Unauthorized",
@@ -52,4 +76,5 @@ __all__ = [
     "fence_text",
     "open",
     "parse_fence",
+    "serve",
 ]

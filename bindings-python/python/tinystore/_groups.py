@@ -4,6 +4,7 @@ the group's value."""
 
 from __future__ import annotations
 
+import functools
 from typing import Generic
 
 from . import _native
@@ -31,7 +32,11 @@ class _Keys(Generic[H]):
     ) -> Hold[H]:
         """Holds ``key`` for an ``async with`` or ``with`` block and releases
         it however the block ends."""
-        return Hold(self._native, key, ttl, wait, renew)
+        native = self._native
+        return Hold(
+            functools.partial(native.acquire, key, ttl, wait, renew),
+            functools.partial(native.acquire_sync, key, ttl, wait, renew),
+        )
 
     async def acquire(
         self, key: Key, *, ttl: float | None = None, wait: float | None = None, renew: bool | None = None

@@ -8,22 +8,17 @@ import functools
 import sys
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Generic, NoReturn, Protocol, TypeVar
-
-from ._errors import Error, LeaseLost
+from typing import Generic, Protocol, TypeVar
 
 
 class Held(Protocol):
-    """What a hold gives: a :class:`Lease` or a :class:`Permit`."""
+    """What a hold gives: a :class:`Lease`, a :class:`Permit` or a
+    :class:`Leadership`; what ends it is the core's rule."""
 
     @property
-    def name(self) -> str: ...
-    @property
-    def key(self) -> str: ...
-    @property
     def held(self) -> bool: ...
-    def release(self) -> Awaitable[None]: ...
-    def release_sync(self) -> None: ...
+    def _end_hold(self, body_ok: bool) -> Awaitable[None]: ...
+    def _end_hold_sync(self, body_ok: bool) -> None: ...
     def watch_lost(self, callback: Callable[[], object]) -> None: ...
 
 
@@ -51,36 +46,39 @@ class Group(Protocol[H_co]):
 
 
 class Hold(Generic[H]):
-    """Holds a key while a block runs; use it once, with ``async with`` or
-    ``with``.
+    """Holds a key (or leads an election) while a block runs; use it once,
+    with ``async with`` or ``with``.
 
-    With ``async with``, losing the lease (it ran out, the store closed, the
-    connection broke) cancels the block, and :class:`LeaseLost` is raised at
-    its end. With ``with``, ``lease.held`` turns false and the end of the
-    block raises :class:`LeaseLost`. An error in releasing never hides the
-    block's own exception.
+    With ``async with``, losing the lease cancels the block, and the end of
+    the block raises why: :class:`Closed` when its store was closed,
+    :class:`LeaseLost` when it ran out or its connection broke. With
+    ``with``, ``lease.held`` turns false and the end of the block raises the
+    same. The block's own exception always wins. The rule is the core's
+    (``end_hold``); this class is only its asyncio and ``with`` glue.
     """
 
     __slots__ = (
-        "_group",
-        "_args",
+        "_acquire",
+        "_acquire_sync",
         "_held",
         "_task",
         "_in_body",
         "_cancelled_for_loss",
+        "_cancelling",
         "_loop",
         "_watch_start",
     )
 
-    def __init__(
-        self, group: Group[H], key: str | int, ttl: float | None, wait: float | None, renew: bool | None
-    ) -> None:
-        self._group = group
-        self._args = (key, ttl, wait, renew)
+    def __init__(self, acquire: Callable[[], Awaitable[H]], acquire_sync: Callable[[], H]) -> None:
+        """``acquire`` and ``acquire_sync`` start the wait for what the
+        block holds: a key's lease or permit, or a leadership."""
+        self._acquire = acquire
+        self._acquire_sync = acquire_sync
         self._held: H | None = None
         self._task: asyncio.Task[object] | None = None
         self._in_body = False
         self._cancelled_for_loss = False
+        self._cancelling = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watch_start: asyncio.Handle | None = None
 
@@ -91,7 +89,7 @@ class Hold(Generic[H]):
         return held
 
     def __enter__(self) -> H:
-        self._held = self._group.acquire_sync(*self._args)
+        self._held = self._acquire_sync()
         return self._held
 
     def __exit__(
@@ -100,17 +98,16 @@ class Hold(Generic[H]):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        held = self._taken()
-        try:
-            held.release_sync()
-        except Error as err:
-            if exc is None:
-                _raise_as_lost(held, err)
+        self._taken()._end_hold_sync(exc is None)
 
     async def __aenter__(self) -> H:
-        held = await self._group.acquire(*self._args)
+        held = await self._acquire()
         self._held = held
         self._task = asyncio.current_task()
+        if self._task is not None and sys.version_info >= (3, 11):
+            # Cancellations already asked of the task before the block: a
+            # loss's own is told apart from a caller's by counting past these.
+            self._cancelling = self._task.cancelling()
         self._in_body = True
         # The watch starts once the block first yields to the event loop:
         # a block that never awaits cannot be cancelled anyway, and a loss
@@ -141,22 +138,13 @@ class Hold(Generic[H]):
             self._watch_start.cancel()
         held = self._taken()
         lost = self._cancelled_for_loss
+        # A caller's cancel that landed beside the loss's own (asyncio.run
+        # ending, a timeout) still cancels: only a CancelledError that the
+        # loss alone asked for is turned into why the lease was lost.
+        cancelled_by_caller = False
         if lost and self._task is not None and sys.version_info >= (3, 11):
-            self._task.uncancel()
-        try:
-            await held.release()
-        except Error as err:
-            if exc is None or lost:
-                _raise_as_lost(held, err)
-            return
-        if lost:
-            raise LeaseLost(f"the lease on {held.name}/{held.key} was lost while the block ran")
-
-
-def _raise_as_lost(held: Held, err: Error) -> NoReturn:
-    """Raises a release's error as the block sees it: a lease that is no
-    longer held (it ran out, its store closed, its connection broke) was
-    lost, whatever the release said."""
-    if isinstance(err, LeaseLost) or held.held:
-        raise err
-    raise LeaseLost(f"the lease on {held.name}/{held.key} was lost: {err}") from err
+            cancelled_by_caller = self._task.uncancel() > self._cancelling
+        # The cancellation injected for a loss is not the block's own
+        # exception: the core then raises why the lease was lost.
+        injected = lost and isinstance(exc, asyncio.CancelledError) and not cancelled_by_caller
+        await held._end_hold(exc is None or injected)

@@ -8,10 +8,26 @@ from typing import Any, TypeAlias
 _Secs: TypeAlias = float | None
 _On: TypeAlias = bool | None
 
+DEFAULT_TTL: float
+"""Seconds a lease lives when no ``ttl`` is set (the core's default)."""
+DEFAULT_WAIT: float | None
+"""How long ``acquire`` waits when no ``wait`` is set: ``None``, until the caller gives up."""
+DEFAULT_RENEW: bool
+"""Whether held leases renew themselves when no ``renew`` is set."""
+
 def open(dir: str | os.PathLike[str]) -> Store: ...
 def connect(address: str, token: str | None = None) -> Store: ...
 def parse_fence(text: str) -> int: ...
 def fence_text(value: int) -> str: ...
+def serve(dir: str | os.PathLike[str]) -> Server: ...
+def cli_main(args: list[str]) -> int: ...
+
+class Server:
+    """A store served by this process; what ``tinystore.Server`` wraps."""
+
+    @property
+    def socket(self) -> str: ...
+    def close(self) -> None: ...
 
 class Store:
     def locks(self, name: str, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Locks: ...
@@ -23,6 +39,7 @@ class Store:
         wait: _Secs = None,
         renew: _On = None,
     ) -> Semaphore: ...
+    def election(self, name: str, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Election: ...
     def close(self) -> None: ...
 
 class Locks:
@@ -53,35 +70,46 @@ class Semaphore:
         self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None
     ) -> Permit | None: ...
 
-class _Held:
-    """What a lease and a permit share (a stub-only base)."""
+class _Holding:
+    """What a lease, a permit and a leadership share (a stub-only base)."""
 
     @property
     def name(self) -> str:
-        """The group's name."""
-    @property
-    def key(self) -> str:
-        """The key held, as text."""
+        """The group's (or election's) name."""
     @property
     def ttl(self) -> float:
         """Seconds it lives after its grant or last renewal."""
     @property
     def held(self) -> bool:
-        """Whether it is still held: false once released, run out, or lost
-        with its store or connection."""
+        """Whether it is still held: false once released (resigned), run
+        out, or lost with its store or connection."""
     def renew(self) -> Coroutine[Any, Any, None]:
         """Extends it by its TTL from now; raises ``LeaseLost``, changing
         nothing, when it already ran out or was released."""
+    def renew_sync(self) -> None:
+        """``renew`` for sync code."""
+    def _end_hold(self, body_ok: bool) -> Awaitable[None]:
+        """Releases it at the end of a ``hold`` (or ``lead``) whose block
+        ended ``body_ok`` (else with its own exception); raises ``Closed``
+        or ``LeaseLost`` when the block was ok and it was lost before the
+        block ended."""
+    def _end_hold_sync(self, body_ok: bool) -> None:
+        """``_end_hold`` for sync code."""
+    def watch_lost(self, callback: Callable[[], object]) -> None:
+        """Calls ``callback()`` from another thread once it is lost, unless
+        it is released first (used by ``hold`` and ``lead``)."""
+
+class _Held(_Holding):
+    """What a lease and a permit share (a stub-only base)."""
+
+    @property
+    def key(self) -> str:
+        """The key held, as text."""
     def release(self) -> Coroutine[Any, Any, None]:
         """Releases it. Idempotent; raises ``LeaseLost`` when it ran out
         before this first release."""
-    def renew_sync(self) -> None:
-        """``renew`` for sync code."""
     def release_sync(self) -> None:
         """``release`` for sync code."""
-    def watch_lost(self, callback: Callable[[], object]) -> None:
-        """Calls ``callback()`` from another thread once it is lost, unless
-        it is released first (used by ``hold``)."""
 
 class Permit(_Held):
     """One of a semaphore key's places. It has no fence."""
@@ -92,3 +120,50 @@ class Lease(_Held):
     @property
     def fence(self) -> int:
         """The fence: larger than every fence the store gave before."""
+
+_Leader: TypeAlias = tuple[str, int]
+
+class Election:
+    """An election; what ``tinystore.Election`` wraps."""
+
+    @property
+    def name(self) -> str: ...
+    def campaign(self, value: str, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Awaitable[Leadership]: ...
+    def campaign_sync(self, value: str, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Leadership: ...
+    def leader(self) -> Awaitable[_Leader | None]: ...
+    def leader_sync(self) -> _Leader | None: ...
+    def observe(self) -> Observer: ...
+
+class Observer:
+    """The changes of a leader; what ``tinystore.Observer`` wraps. ``next``
+    gives ``(True, leader)`` for a change and ``(False, None)`` at the end."""
+
+    def next(self) -> Awaitable[tuple[bool, _Leader | None]]: ...
+    def next_sync(self) -> tuple[bool, _Leader | None]: ...
+    def close(self) -> None: ...
+
+class Leadership(_Holding):
+    """Leading an election: a lease with the leader's value. Its ``fence``
+    is the term. Dropping it resigns."""
+
+    @property
+    def value(self) -> str:
+        """The value this leader campaigned with."""
+    @property
+    def fence(self) -> int:
+        """The term: larger than every earlier leader's term and every fence
+        the store gave before. Send it with each write the leader makes."""
+    def resign(self) -> Coroutine[Any, Any, None]:
+        """Stops leading: the next in line leads at once, with a larger
+        term. Idempotent; raises ``Closed`` or ``LeaseLost`` when it was
+        lost first."""
+    def resign_sync(self) -> None:
+        """``resign`` for sync code."""
+
+class LoopWaker:
+    """One event loop's queue of outcomes from tinystore's runtime."""
+
+    def __init__(self) -> None: ...
+    def fileno(self) -> int: ...
+    def drain(self) -> None: ...
+    def close(self) -> None: ...

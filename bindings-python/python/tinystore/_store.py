@@ -3,47 +3,52 @@
 from __future__ import annotations
 
 import os
-from types import TracebackType
 
 from . import _native
+from ._closes import Closes
+from ._election import Election
 from ._groups import Locks, Semaphore
 
 
-class Store:
+class Store(Closes):
     """An open store: embedded (this process owns its directory) or reached
     over a connection. Use it with ``with`` to close it at the end."""
 
     def __init__(self, native: _native.Store) -> None:
         self._native = native
 
-    def locks(self, name: str, ttl: float = 15.0, wait: float | None = None, renew: bool = True) -> Locks:
+    def locks(
+        self, name: str, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
+    ) -> Locks:
         """The group of exclusive locks called ``name``. ``ttl``: seconds a
         lease lives after its grant or last renewal; ``wait``: seconds
-        ``acquire`` may wait (``None``: until the caller gives up);
-        ``renew``: keep held leases alive every ttl/3."""
+        ``acquire`` may wait (unset: until the caller gives up); ``renew``:
+        keep held leases alive every ttl/3. An option left ``None`` takes
+        the core's default (:data:`DEFAULT_TTL`, :data:`DEFAULT_WAIT`,
+        :data:`DEFAULT_RENEW`)."""
         return Locks(self._native.locks(name, ttl, wait, renew))
 
     def semaphore(
-        self, name: str, limit: int, ttl: float = 15.0, wait: float | None = None, renew: bool = True
+        self, name: str, limit: int, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
     ) -> Semaphore:
-        """The group of semaphores called ``name``, ``limit`` holders per key."""
+        """The group of semaphores called ``name``, ``limit`` holders per key
+        (from 1 to 1,000,000, checked when the group is first used)."""
         return Semaphore(self._native.semaphore(name, limit, ttl, wait, renew))
+
+    def election(
+        self, name: str, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
+    ) -> Election:
+        """The election called ``name`` (a lock whose holder is named; apart
+        from the lock group and semaphore of that name). ``ttl``: seconds a
+        leadership lives after it began or was last renewed; ``wait``:
+        seconds ``campaign`` may wait; ``renew``: keep a leadership alive
+        every ttl/3. ``None`` takes the core's default, as for locks."""
+        return Election(self._native.election(name, ttl, wait, renew))
 
     def close(self) -> None:
         """Releases every lease (their holders learn they lost them) and
         fails every waiter with :class:`Closed`. Idempotent."""
         self._native.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def open(dir: str | os.PathLike[str]) -> Store:

@@ -23,8 +23,50 @@ pub struct Served {
 impl Served {
     /// Starts `tinystore serve DIR ARGS...` and waits until its socket answers.
     pub fn start(dir: &Path, args: &[&str]) -> Served {
+        Served::start_with(dir, args, Command::new(BIN))
+    }
+
+    /// Serves DIR on TCP too (`--tcp 127.0.0.1:0`), with `token` written to
+    /// a file beside DIR, then `args`, and `env` set for the server.
+    pub fn start_tcp(dir: &Path, token: &str, args: &[&str], env: &[(&str, &str)]) -> Served {
+        let file = dir.with_extension("token");
+        std::fs::write(&file, token).unwrap();
+        let mut all = vec![
+            "--tcp",
+            "127.0.0.1:0",
+            "--token-file",
+            file.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        let mut command = Command::new(BIN);
+        command.envs(env.iter().copied());
+        Served::start_with(dir, &all, command)
+    }
+
+    /// [`Served::start`] with the server's soft limit on open files set to
+    /// `files` as it starts.
+    pub fn start_with_file_limit(dir: &Path, args: &[&str], files: u64) -> Served {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(BIN);
+        // SAFETY: only setrlimit, which is async-signal-safe, runs in the child.
+        unsafe {
+            command.pre_exec(move || {
+                let mut limit = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+                limit.rlim_cur = files as libc::rlim_t;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+                Ok(())
+            });
+        }
+        Served::start_with(dir, args, command)
+    }
+
+    fn start_with(dir: &Path, args: &[&str], mut command: Command) -> Served {
         let stderr = dir.with_extension(format!("serve-{}.err", unique()));
-        let child = Command::new(BIN)
+        let child = command
             .arg("serve")
             .arg(dir)
             .args(args)
@@ -93,6 +135,38 @@ fn unique() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Runs `tinystore ARGS...`, which must succeed; its output.
+pub fn tinystore_ok(args: &[&str]) -> std::process::Output {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "tinystore {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `tinystore status DIR --json` of a store directory nobody serves.
+pub fn status_json(dir: &Path) -> serde_json::Value {
+    let out = tinystore_ok(&["status", dir.to_str().unwrap(), "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Raises this process's soft limit on open files to its hard limit, for
+/// tests that open thousands of connections.
+pub fn raise_fd_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit on this process, with a valid struct.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+        limit.rlim_cur = limit.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+}
+
 /// Sends `sig` to process `pid`.
 pub fn signal(pid: i32, sig: i32) {
     // SAFETY: kill(2) on a process this test started.
@@ -104,6 +178,8 @@ pub fn signal(pid: i32, sig: i32) {
 pub struct Raw {
     reader: BufReader<Box<dyn std::io::Read + Send>>,
     writer: Box<dyn Write + Send>,
+    /// Shuts the socket down both ways.
+    closer: Box<dyn Fn() + Send>,
 }
 
 impl Raw {
@@ -113,9 +189,13 @@ impl Raw {
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
+        let closing = stream.try_clone().unwrap();
         let mut raw = Raw {
             reader: BufReader::new(Box::new(stream.try_clone().unwrap())),
             writer: Box::new(stream),
+            closer: Box::new(move || {
+                let _ = closing.shutdown(std::net::Shutdown::Both);
+            }),
         };
         if greet {
             let hello = raw.ask(r#"{"op":"hello","version":1}"#);
@@ -130,10 +210,25 @@ impl Raw {
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
+        let closing = stream.try_clone().unwrap();
         Raw {
             reader: BufReader::new(Box::new(stream.try_clone().unwrap())),
             writer: Box::new(stream),
+            closer: Box::new(move || {
+                let _ = closing.shutdown(std::net::Shutdown::Both);
+            }),
         }
+    }
+
+    /// Sends raw bytes as they are (no newline added).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Shuts the connection down both ways, as closing it would.
+    pub fn shutdown(&self) {
+        (self.closer)();
     }
 
     /// Sends raw bytes followed by a newline.
@@ -164,6 +259,20 @@ impl Raw {
             let frame = self.next().expect("the server closed the connection");
             if frame.get("event").is_none() {
                 return frame;
+            }
+        }
+    }
+
+    /// Whether the server closed the connection: the lines it still sent,
+    /// then the end of the stream. False when the read timed out instead
+    /// (the connection stayed open).
+    pub fn ended_by_server(&mut self) -> bool {
+        loop {
+            let mut line = String::new();
+            match self.reader.read_line(&mut line) {
+                Ok(0) => return true,
+                Ok(_) => continue,
+                Err(e) => return e.kind() == std::io::ErrorKind::ConnectionReset,
             }
         }
     }

@@ -2,7 +2,7 @@
 
 use super::lease::{Lease, Permit};
 use crate::error::{Error, Result};
-use crate::group::hold_outcome;
+use crate::hold::hold_outcome;
 use crate::names::Key;
 use crate::options::Options;
 use std::sync::Arc;

@@ -49,9 +49,16 @@ macro_rules! blocking_holding {
                 self.rt.block_on(self.inner.renew())
             }
 
-            /// Releases it; idempotent.
+            /// Releases it; idempotent. Fails with why when it was lost
+            /// first: `closed` (its store was closed) or `lease_lost`.
             pub fn release(&self) -> Result<()> {
                 self.rt.block_on(self.inner.release())
+            }
+
+            /// Why it was lost (`closed` or `lease_lost`); `None` while held
+            /// or after its holder released it.
+            pub fn lost_reason(&self) -> Option<Error> {
+                self.inner.lost_reason()
             }
 
             /// Waits until it is lost, up to `timeout`; `None` if still held then.

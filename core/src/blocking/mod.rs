@@ -1,16 +1,18 @@
 //! The blocking API: the same names as the async one, each call waiting on
 //! a runtime of the store's own. Do not call it from inside an async task.
 
+mod election;
 mod group;
 mod lease;
 
+pub use election::{Election, Leadership, Observer};
 pub use group::{Locks, Semaphore};
 pub use lease::{Lease, Permit};
 
 use crate::client::ConnectOptions;
 use crate::error::{Error, Result};
 use crate::status::Status;
-use crate::store::StoreOptions;
+use crate::store_options::StoreOptions;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::runtime::Runtime;
@@ -72,9 +74,19 @@ impl Store {
         Semaphore::new(self.inner.semaphore(name, limit), self.rt.clone())
     }
 
+    /// The election called `name`; see [`crate::Store::election`].
+    pub fn election(&self, name: &str) -> Election {
+        Election::new(self.inner.election(name), self.rt.clone())
+    }
+
     /// The epoch, the fences given, the held keys and the waiters.
     pub fn status(&self) -> Result<Status> {
         self.rt.block_on(self.inner.status())
+    }
+
+    /// [`crate::Store::status_page`], blocking.
+    pub fn status_page(&self, page: crate::StatusPage) -> Result<Status> {
+        self.rt.block_on(self.inner.status_page(page))
     }
 
     /// Writes a consistent copy of `kv.db` to `dest`.

@@ -1,13 +1,15 @@
 //! One connection to a server: the greeting, a writer task, a reader task
-//! that routes replies to their callers and `lost` events to the lease
-//! table, and the map of requests waiting for replies.
+//! that routes replies to their callers, `lost` events to the lease table
+//! and `leader` events to observers, and the map of requests waiting for
+//! replies.
 
 use super::address::Address;
-use super::table::{LeaseTerms, Table};
-use super::ConnectOptions;
-use crate::engine::Grant;
+use super::connect_options::ConnectOptions;
+use super::table::{Carrier, LeaseTerms, RemoteLeases};
+use crate::election::pushed::{Route, Told};
 use crate::error::{Code, Error, Result};
-use crate::wire::{FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, VERSION};
+use crate::vocab::Grant;
+use crate::wire::{Event, FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, VERSION};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -21,28 +23,34 @@ use tokio::task::AbortHandle;
 /// The longest frame the client reads: status replies may be long.
 const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
 
-/// A reply, with the lease it granted already recorded in the table.
+/// A reply, with the lease it granted already recorded in the table, or
+/// the observer it started already routed (by its request id).
 pub(crate) struct Answer {
     pub reply: Reply,
     pub grant: Option<Grant>,
+    pub observing: Option<u64>,
 }
 
 struct Pending {
     tx: oneshot::Sender<Result<Answer>>,
     terms: Option<LeaseTerms>,
+    /// For an `observe`: where its changes go once it is answered.
+    route: Option<(Arc<str>, Route)>,
 }
 
 #[derive(Default)]
 struct Calls {
     broken: Option<Error>,
     waiting: HashMap<u64, Pending>,
+    /// The observers of elections, by the id of their `observe`.
+    observers: HashMap<u64, (Arc<str>, Route)>,
 }
 
 /// The part of a connection its tasks, renewers and callers share.
 pub(crate) struct Link {
     pub generation: u64,
     pub address: Address,
-    pub table: Arc<Table>,
+    pub table: Arc<RemoteLeases<Link>>,
     /// Callers write their requests themselves, under this lock.
     writer: tokio::sync::Mutex<BufWriter<Writer>>,
     /// Lines written by a task: from places that cannot wait (drops), and
@@ -52,14 +60,24 @@ pub(crate) struct Link {
     calls: Mutex<Calls>,
 }
 
+impl Carrier for Link {
+    fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    fn release_nowait(&self, wire: &str) {
+        Link::release_nowait(self, wire);
+    }
+}
+
 /// An open connection; dropping it closes the socket, and the server then
 /// releases its leases.
-pub(crate) struct Conn {
+pub(crate) struct OpenLink {
     pub link: Arc<Link>,
     tasks: [AbortHandle; 2],
 }
 
-impl Drop for Conn {
+impl Drop for OpenLink {
     fn drop(&mut self) {
         for task in &self.tasks {
             task.abort();
@@ -74,26 +92,39 @@ impl Drop for Conn {
 trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
 
-async fn open_stream(address: &Address) -> std::io::Result<Box<dyn Stream>> {
+async fn open_stream(address: &Address) -> Result<Box<dyn Stream>> {
+    let unreachable = |e: std::io::Error| {
+        Error::new(
+            Code::Unavailable,
+            format!("cannot reach tinystore server at {address}: {e}"),
+        )
+    };
     Ok(match address {
-        Address::Unix(path) => Box::new(tokio::net::UnixStream::connect(path).await?),
+        Address::Unix(path) => Box::new(
+            tokio::net::UnixStream::connect(path)
+                .await
+                .map_err(unreachable)?,
+        ),
         Address::Tcp(hostport) => {
-            let stream = tokio::net::TcpStream::connect(hostport).await?;
-            stream.set_nodelay(true)?;
+            let stream = tokio::net::TcpStream::connect(hostport)
+                .await
+                .map_err(unreachable)?;
+            stream.set_nodelay(true).map_err(unreachable)?;
             Box::new(stream)
         }
+        Address::Tls(target) => Box::new(super::tls::connect(target, &address.to_string()).await?),
     })
 }
 
-impl Conn {
+impl OpenLink {
     /// Connects and says hello; `unavailable` when the server cannot be
     /// reached, its error (e.g. `unauthorized`) when it refuses.
     pub(crate) async fn open(
         address: &Address,
         options: &ConnectOptions,
         generation: u64,
-        table: Arc<Table>,
-    ) -> Result<Conn> {
+        table: Arc<RemoteLeases<Link>>,
+    ) -> Result<OpenLink> {
         let greeting = greet(address, options);
         let (reader, writer) = tokio::time::timeout(options.timeout, greeting)
             .await
@@ -118,7 +149,7 @@ impl Conn {
         });
         let writing = tokio::spawn(write_lines(link.clone(), rx)).abort_handle();
         let reading = tokio::spawn(read_replies(reader, link.clone())).abort_handle();
-        Ok(Conn {
+        Ok(OpenLink {
             link,
             tasks: [writing, reading],
         })
@@ -129,13 +160,9 @@ type Writer = tokio::io::WriteHalf<Box<dyn Stream>>;
 type Halves = (BufReader<tokio::io::ReadHalf<Box<dyn Stream>>>, Writer);
 
 async fn greet(address: &Address, options: &ConnectOptions) -> Result<Halves> {
-    let unreachable = |e: std::io::Error| {
-        Error::new(
-            Code::Unavailable,
-            format!("cannot reach tinystore server at {address}: {e}"),
-        )
-    };
-    let stream = open_stream(address).await.map_err(unreachable)?;
+    // On TLS, the server may refuse this client's certificate only now.
+    let unreachable = |e: std::io::Error| super::tls::failed(&address.to_string(), e);
+    let stream = open_stream(address).await?;
     let (read, mut write) = tokio::io::split(stream);
     let mut reader = BufReader::new(read);
     let hello = RequestFrame {
@@ -204,13 +231,7 @@ async fn read_replies<R: AsyncBufRead + Unpin>(mut reader: R, link: Arc<Link>) {
     let why = loop {
         match next_frame(&mut frames, &mut reader).await {
             Ok(Some(ServerFrame::Reply(reply))) => link.on_reply(reply),
-            Ok(Some(ServerFrame::Event(event))) => {
-                let reason = Error::new(
-                    Code::parse(&event.code).unwrap_or(Code::LeaseLost),
-                    event.message,
-                );
-                link.table.lost_wire(link.generation, &event.lease, reason);
-            }
+            Ok(Some(ServerFrame::Event(event))) => link.on_event(event),
             Ok(None) => break "the server closed it".to_string(),
             Err(e) => break e.to_string(),
         }
@@ -231,17 +252,24 @@ impl Link {
         self.calls().broken.is_none()
     }
 
-    /// Fails every waiting call and loses every lease of this connection.
+    /// Fails every waiting call, ends every observer and loses every lease
+    /// of this connection.
     pub(crate) fn broke(&self, err: Error) {
-        let waiting = {
+        let (waiting, observers) = {
             let mut calls = self.calls();
             if calls.broken.is_none() {
                 calls.broken = Some(err.clone());
             }
-            std::mem::take(&mut calls.waiting)
+            (
+                std::mem::take(&mut calls.waiting),
+                std::mem::take(&mut calls.observers),
+            )
         };
         for (_, pending) in waiting {
             let _ = pending.tx.send(Err(err.clone()));
+        }
+        for (_, (_, route)) in observers {
+            route.end(err.clone());
         }
         let lost = Error::new(
             Code::LeaseLost,
@@ -259,6 +287,14 @@ impl Link {
             }
             return;
         };
+        let observing = match (&reply, pending.route) {
+            (Reply { ok: true, id, .. }, Some(route)) => {
+                let id = id.unwrap_or_default();
+                self.calls().observers.insert(id, route);
+                Some(id)
+            }
+            _ => None,
+        };
         let grant = match (&reply, pending.terms) {
             (
                 Reply {
@@ -270,11 +306,70 @@ impl Link {
             ) => Some(self.table.record(self, lease, reply.fence, terms)),
             _ => None,
         };
-        let answer = reply.into_result().map(|reply| Answer { reply, grant });
+        let answer = reply.into_result().map(|reply| Answer {
+            reply,
+            grant,
+            observing,
+        });
         if let Err(Ok(unwanted)) = pending.tx.send(answer) {
-            if let Some(grant) = unwanted.grant {
-                self.table.forget_and_release(grant.id);
+            self.unwanted(unwanted);
+        }
+    }
+
+    /// Undoes an answer its caller no longer wants: releases the lease it
+    /// granted, stops the observer it started.
+    fn unwanted(&self, answer: Answer) {
+        if let Some(grant) = answer.grant {
+            self.table.forget_and_release(grant.id);
+        }
+        if let Some(id) = answer.observing {
+            self.stop_observing(id);
+        }
+    }
+
+    /// Routes a pushed event: a lease's end to the table, a change of
+    /// leader or an observer's end to its observer.
+    fn on_event(&self, event: Event) {
+        match event {
+            Event::Lost {
+                lease,
+                code,
+                message,
+            } => {
+                let reason = Error::new(Code::parse(&code).unwrap_or(Code::LeaseLost), message);
+                self.table.lost_wire(self.generation, &lease, reason);
             }
+            Event::Leader { observe, leader } => {
+                let mut calls = self.calls();
+                let told = match calls.observers.get(&observe) {
+                    Some((name, route)) => route.tell(name, leader.map(Into::into)),
+                    None => return,
+                };
+                if !matches!(told, Told::Taken) {
+                    calls.observers.remove(&observe);
+                    drop(calls);
+                    self.send_nowait(Op::Cancel { target: observe });
+                }
+            }
+            Event::ObserveEnd {
+                observe,
+                code,
+                message,
+            } => {
+                if let Some((_, route)) = self.calls().observers.remove(&observe) {
+                    let code = Code::parse(&code).unwrap_or(Code::Internal);
+                    route.end(Error::new(code, message));
+                }
+            }
+        }
+    }
+
+    /// Stops the observer of request `id`: forgets its route, which ends
+    /// it, and tells the server.
+    pub(crate) fn stop_observing(&self, id: u64) {
+        let route = self.calls().observers.remove(&id);
+        if route.is_some() {
+            self.send_nowait(Op::Cancel { target: id });
         }
     }
 
@@ -301,6 +396,24 @@ impl Link {
         op: Op,
         terms: Option<LeaseTerms>,
     ) -> Result<Answer> {
+        self.call_routed(op, terms, None).await
+    }
+
+    /// [`Link::call`] for an `observe` of election `name`: its changes go to
+    /// `route` from its reply on. Dropping the future stops the observer.
+    pub(crate) async fn observe(self: &Arc<Self>, name: &str, route: Route) -> Result<Answer> {
+        let op = Op::Observe {
+            name: name.to_string(),
+        };
+        self.call_routed(op, None, Some((name.into(), route))).await
+    }
+
+    async fn call_routed(
+        self: &Arc<Self>,
+        op: Op,
+        terms: Option<LeaseTerms>,
+        route: Option<(Arc<str>, Route)>,
+    ) -> Result<Answer> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         {
@@ -308,9 +421,9 @@ impl Link {
             if let Some(err) = &calls.broken {
                 return Err(err.clone());
             }
-            calls.waiting.insert(id, Pending { tx, terms });
+            calls.waiting.insert(id, Pending { tx, terms, route });
         }
-        let cancels = matches!(op, Op::Acquire { .. });
+        let cancels = matches!(op, Op::Acquire { .. } | Op::Campaign { .. });
         let line = RequestFrame { id: Some(id), op }.encode() + "\n";
         let call = Call {
             link: self.clone(),
@@ -381,11 +494,8 @@ impl Drop for Call {
             return;
         }
         self.rx.close();
-        if let Ok(Ok(Answer {
-            grant: Some(grant), ..
-        })) = self.rx.try_recv()
-        {
-            self.link.table.forget_and_release(grant.id);
+        if let Ok(Ok(answer)) = self.rx.try_recv() {
+            self.link.unwanted(answer);
         }
     }
 }

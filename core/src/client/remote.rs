@@ -2,25 +2,33 @@
 //! connection and opens a new one for the next call when it broke.
 
 use super::address::Address;
-use super::link::{Conn, Link};
-use super::table::{LeaseTerms, Table};
-use super::ConnectOptions;
+use super::connect_options::ConnectOptions;
+use super::link::{Link, OpenLink};
+use super::renewer;
+use super::table::{LeaseTerms, RemoteLeases};
 use crate::backend::Backend;
-use crate::engine::{Grant, LeaseId, Request};
+use crate::election::pushed;
+use crate::election::{Leader, Observer};
 use crate::error::{Code, Error, Result};
-use crate::status::Status;
-use crate::wire::{Op, WireKey};
+use crate::status::{Status, StatusPage};
+use crate::vocab::Request;
+use crate::vocab::{Grant, LeaseId};
+use crate::wire::{Op, WireKey, WireLeader};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// How much longer than a campaign's `wait` the client waits for the
+/// server, which ends the wait itself, to say so.
+const WAIT_BACKSTOP: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A store reached over a connection.
 pub(crate) struct Remote {
     address: Address,
     options: ConnectOptions,
-    table: Arc<Table>,
+    table: Arc<RemoteLeases<Link>>,
     generations: AtomicU64,
-    current: tokio::sync::Mutex<Option<Conn>>,
+    current: tokio::sync::Mutex<Option<OpenLink>>,
     closed: Mutex<Option<Error>>,
 }
 
@@ -31,7 +39,7 @@ impl Remote {
         let remote = Remote {
             address,
             options,
-            table: Arc::new(Table::default()),
+            table: Arc::new(RemoteLeases::new(renewer::spawn)),
             generations: AtomicU64::new(0),
             current: tokio::sync::Mutex::new(None),
             closed: Mutex::new(None),
@@ -59,7 +67,8 @@ impl Remote {
             }
         }
         let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
-        let conn = Conn::open(&self.address, &self.options, generation, self.table.clone()).await?;
+        let conn =
+            OpenLink::open(&self.address, &self.options, generation, self.table.clone()).await?;
         let link = conn.link.clone();
         *current = Some(conn);
         Ok(link)
@@ -67,11 +76,18 @@ impl Remote {
 
     async fn grant(&self, request: Request, waits: bool) -> Result<Option<Grant>> {
         let link = self.link().await?;
-        let key = &request.key;
+        let key = request.key();
         let (name, key_text) = (key.name().to_string(), WireKey::Text(key.key().to_string()));
-        let limit = (!key.fenced()).then_some(request.limit);
-        let ttl_ms = Some(request.ttl.as_millis() as u64);
-        let op = if waits {
+        let limit = (!key.fenced()).then_some(request.limit());
+        let ttl_ms = Some(u64::from(request.ttl_ms()));
+        let op = if key.is_election() {
+            Op::Campaign {
+                name,
+                value: request.value().unwrap_or_default().to_string(),
+                ttl_ms,
+                wait_ms: request.wait().map(|w| w.as_millis() as u64),
+            }
+        } else if waits {
             Op::Acquire {
                 name,
                 key: key_text,
@@ -88,8 +104,8 @@ impl Remote {
             }
         };
         let terms = LeaseTerms {
-            ttl: request.ttl,
-            renew: request.keepalive,
+            ttl: request.ttl(),
+            renew: request.keepalive(),
         };
         let answer = link.call(op, Some(terms)).await?;
         Ok(answer.grant)
@@ -124,7 +140,13 @@ impl Backend for Remote {
     }
 
     async fn release(&self, id: LeaseId) -> Result<()> {
-        let (link, wire) = self.table.take(id)?;
+        let taken = self.table.take(id);
+        // After close, as on an embedded store: the store's `closed` (its
+        // connection is gone, and the server released the lease with it).
+        if let Some(err) = self.closed() {
+            return Err(err);
+        }
+        let (link, wire) = taken?;
         match link.call(Op::Release { lease: wire }, None).await {
             Ok(_) => Ok(()),
             Err(err) if err.code() == Code::LeaseLost => Err(err),
@@ -137,11 +159,16 @@ impl Backend for Remote {
         self.table.forget_and_release(id);
     }
 
-    async fn status(&self) -> Result<Status> {
-        let answer = self.link().await?.call(Op::Status {}, None).await?;
+    async fn status(&self, page: StatusPage) -> Result<Status> {
+        let op = Op::Status {
+            limit: Some(u32::try_from(page.limit).unwrap_or(u32::MAX)),
+            offset: (page.offset > 0).then_some(page.offset as u64),
+        };
+        let answer = self.link().await?.call(op, None).await?;
         answer
             .reply
             .status
+            .map(|status| *status)
             .ok_or_else(|| Error::new(Code::Internal, "the server answered status without one"))
     }
 
@@ -160,19 +187,79 @@ impl Backend for Remote {
         self.link().await?.call(op, None).await.map(|_| ())
     }
 
+    async fn campaign(&self, request: Request) -> Result<Grant> {
+        // The server ends the wait (`wait_ms`) where the line is, so a
+        // campaign whose wait ran out never leads; the client's own timer,
+        // a little later, only guards against a server that stopped.
+        let backstop = request
+            .clone()
+            .with_wait(request.wait().map(|w| w + WAIT_BACKSTOP));
+        let waiting = self.grant(request, true);
+        let grant = backstop.within_wait(waiting, "to lead", "without leading");
+        grant.await?.ok_or_else(|| {
+            Error::new(
+                Code::Internal,
+                "the server answered a campaign without a leadership",
+            )
+        })
+    }
+
+    async fn leader(&self, name: &str) -> Result<Option<Leader>> {
+        let op = Op::Leader {
+            name: name.to_string(),
+        };
+        let answer = self.link().await?.call(op, None).await?;
+        leader_of(answer.reply.leader, name)
+    }
+
+    async fn observe(&self, name: &str) -> Result<Observer> {
+        let link = self.link().await?;
+        let (route, inbox) = pushed::route();
+        let answer = link.observe(name, route).await?;
+        let first = leader_of(answer.reply.leader, name)?;
+        let id = answer.observing.ok_or_else(|| {
+            Error::new(Code::Internal, "the server answered observe without an id")
+        })?;
+        // Weak: a kept observer must not keep its connection open.
+        let link = Arc::downgrade(&link);
+        let stop = move || {
+            if let Some(link) = link.upgrade() {
+                link.stop_observing(id);
+            }
+        };
+        Ok(pushed::observer(name, first, inbox, stop))
+    }
+
     async fn close(&self) -> Result<()> {
         let mut current = self.current.lock().await;
-        {
+        let reason = {
             let mut closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
-            if closed.is_none() {
-                *closed = Some(Error::new(
-                    Code::Closed,
-                    format!("the store at {} was closed", self.address),
-                ));
-            }
+            closed
+                .get_or_insert_with(|| {
+                    Error::new(
+                        Code::Closed,
+                        format!("the store at {} was closed", self.address),
+                    )
+                })
+                .clone()
+        };
+        // Its holders learn their leases ended with the store (`closed`),
+        // not with a broken connection. Dropping the connection closes it;
+        // the server releases its leases.
+        if let Some(conn) = current.take() {
+            self.table.lost_generation(conn.link.generation, reason);
         }
-        // Dropping the connection closes it; the server releases its leases.
-        current.take();
         Ok(())
+    }
+}
+
+/// The leader a `leader` or `observe` reply gives for election `name`.
+fn leader_of(given: Option<Option<WireLeader>>, name: &str) -> Result<Option<Leader>> {
+    match given {
+        Some(leader) => Ok(leader.map(Into::into)),
+        None => Err(Error::new(
+            Code::Internal,
+            format!("the server answered about election {name} without its leader"),
+        )),
     }
 }

@@ -2,15 +2,17 @@
 //! lease every ttl/3. A renewal that fails, or gets no answer within the
 //! TTL, loses the lease.
 
-use super::table::{Due, Table};
+use super::link::Link;
+use super::table::{Due, RemoteLeases};
 use crate::error::{Code, Error};
 use crate::wire::Op;
 use std::sync::{Arc, Weak};
 use tokio::time::Instant;
 
-/// Starts the renewer of `table`; it stops when the table is dropped.
-pub(super) fn spawn(table: &Arc<Table>) {
-    let weak: Weak<Table> = Arc::downgrade(table);
+/// Starts the renewer of `table` (the table calls this when it records
+/// its first lease to keep alive); it stops when the table is dropped.
+pub(super) fn spawn(table: &Arc<RemoteLeases<Link>>) {
+    let weak: Weak<RemoteLeases<Link>> = Arc::downgrade(table);
     let wake = table.wake.clone();
     tokio::spawn(async move {
         loop {
@@ -38,7 +40,7 @@ pub(super) fn spawn(table: &Arc<Table>) {
 }
 
 /// Renews one lease, then schedules the next renewal or reports it lost.
-async fn renew(table: Arc<Table>, due: Due) {
+async fn renew(table: Arc<RemoteLeases<Link>>, due: Due<Link>) {
     let renewal = due.link.call(
         Op::Renew {
             lease: due.wire.clone(),

@@ -2,16 +2,19 @@
 //! (the `LeaseId` the rest of the crate sees) and a lost signal, which
 //! turns when the server says the lease ended, a renewal fails, or its
 //! connection breaks.
+//!
+//! The table knows a connection only as a [`Carrier`] (link.rs implements
+//! it) and starts the renewer through the function it is given, so that
+//! the link and the renewer use the table and not the other way round.
 
-use super::link::Link;
-use super::renewer;
-use crate::engine::{Grant, LeaseId};
 use crate::error::{Error, Result};
 use crate::fence::Fence;
+use crate::vocab::{lost_signal, LostSender};
+use crate::vocab::{Grant, LeaseId};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::sync::{watch, Notify};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 /// How a granted lease is kept: its TTL, and whether to renew it.
@@ -21,20 +24,28 @@ pub(crate) struct LeaseTerms {
     pub renew: bool,
 }
 
-struct Entry {
-    link: Arc<Link>,
+/// The connection a lease was granted on, as the table needs it.
+pub(crate) trait Carrier: Send + Sync + 'static {
+    /// Which connection of its client this is: a broken one loses all its
+    /// leases.
+    fn generation(&self) -> u64;
+    /// Releases a lease by its wire id, not waiting for the reply.
+    fn release_nowait(&self, wire: &str);
+}
+
+struct Entry<L> {
+    link: Arc<L>,
     wire: String,
     ttl: Duration,
-    lost: watch::Sender<Option<Error>>,
+    lost: LostSender,
     /// When it is next renewed; `None` when it is not kept alive or a
     /// renewal is under way.
     renew_at: Option<Instant>,
 }
 
-#[derive(Default)]
-struct Inner {
+struct Inner<L> {
     next: LeaseId,
-    leases: HashMap<LeaseId, Entry>,
+    leases: HashMap<LeaseId, Entry<L>>,
     by_wire: HashMap<(u64, String), LeaseId>,
     renewals: BTreeSet<(Instant, LeaseId)>,
     renewer_started: bool,
@@ -44,23 +55,42 @@ struct Inner {
 }
 
 /// A renewal that is due: which lease, where, and its TTL.
-pub(crate) struct Due {
+pub(crate) struct Due<L> {
     pub id: LeaseId,
-    pub link: Arc<Link>,
+    pub link: Arc<L>,
     pub wire: String,
     pub ttl: Duration,
 }
 
-/// Every lease held through one `Remote`.
-#[derive(Default)]
-pub(crate) struct Table {
-    inner: Mutex<Inner>,
+/// Every lease held through one `Remote`, each with the connection `L` it
+/// was granted on.
+pub(crate) struct RemoteLeases<L> {
+    inner: Mutex<Inner<L>>,
     /// Wakes the renewer when an earlier renewal is scheduled.
     pub(crate) wake: Arc<Notify>,
+    /// Starts the renewer, when the first lease to keep alive is recorded.
+    start_renewer: fn(&Arc<RemoteLeases<L>>),
 }
 
-impl Table {
-    fn inner(&self) -> MutexGuard<'_, Inner> {
+impl<L: Carrier> RemoteLeases<L> {
+    /// An empty table; `start_renewer` is called once, when the first lease
+    /// to keep alive is recorded.
+    pub(crate) fn new(start_renewer: fn(&Arc<RemoteLeases<L>>)) -> RemoteLeases<L> {
+        RemoteLeases {
+            inner: Mutex::new(Inner {
+                next: LeaseId::default(),
+                leases: HashMap::new(),
+                by_wire: HashMap::new(),
+                renewals: BTreeSet::new(),
+                renewer_started: false,
+                renewer_wakes_at: None,
+            }),
+            wake: Arc::default(),
+            start_renewer,
+        }
+    }
+
+    fn inner(&self) -> MutexGuard<'_, Inner<L>> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -68,18 +98,18 @@ impl Table {
     /// renewals when `terms` asks for them.
     pub(crate) fn record(
         self: &Arc<Self>,
-        link: &Arc<Link>,
+        link: &Arc<L>,
         wire: &str,
         fence: Option<Fence>,
         terms: LeaseTerms,
     ) -> Grant {
-        let (lost, lost_rx) = watch::channel(None);
+        let (lost, lost_rx) = lost_signal();
         let mut inner = self.inner();
         inner.next += 1;
         let id = inner.next;
         inner
             .by_wire
-            .insert((link.generation, wire.to_string()), id);
+            .insert((link.generation(), wire.to_string()), id);
         inner.leases.insert(
             id,
             Entry {
@@ -93,7 +123,7 @@ impl Table {
         if terms.renew {
             if !inner.renewer_started {
                 inner.renewer_started = true;
-                renewer::spawn(self);
+                (self.start_renewer)(self);
             }
             self.schedule(&mut inner, id, Instant::now() + terms.ttl / 3);
         }
@@ -106,7 +136,7 @@ impl Table {
 
     /// Schedules a renewal, waking the renewer only when it would otherwise
     /// look too late.
-    fn schedule(&self, inner: &mut Inner, id: LeaseId, at: Instant) {
+    fn schedule(&self, inner: &mut Inner<L>, id: LeaseId, at: Instant) {
         if let Some(entry) = inner.leases.get_mut(&id) {
             entry.renew_at = Some(at);
             inner.renewals.insert((at, id));
@@ -127,7 +157,7 @@ impl Table {
 
     /// Takes the renewals due by `now`, and says when the next one is; the
     /// renewer must look again then (or when woken).
-    pub(crate) fn due(&self, now: Instant) -> (Vec<Due>, Option<Instant>) {
+    pub(crate) fn due(&self, now: Instant) -> (Vec<Due<L>>, Option<Instant>) {
         let mut inner = self.inner();
         let mut due = Vec::new();
         while let Some(&(at, id)) = inner.renewals.first() {
@@ -150,11 +180,11 @@ impl Table {
         (due, next)
     }
 
-    fn remove(inner: &mut Inner, id: LeaseId) -> Option<Entry> {
+    fn remove(inner: &mut Inner<L>, id: LeaseId) -> Option<Entry<L>> {
         let entry = inner.leases.remove(&id)?;
         inner
             .by_wire
-            .remove(&(entry.link.generation, entry.wire.clone()));
+            .remove(&(entry.link.generation(), entry.wire.clone()));
         if let Some(at) = entry.renew_at {
             inner.renewals.remove(&(at, id));
         }
@@ -162,18 +192,16 @@ impl Table {
     }
 
     /// The connection and wire id of a held lease.
-    pub(crate) fn get(&self, id: LeaseId) -> Result<(Arc<Link>, String)> {
+    pub(crate) fn get(&self, id: LeaseId) -> Result<(Arc<L>, String)> {
         let inner = self.inner();
         let entry = inner.leases.get(&id).ok_or_else(|| not_held(id))?;
         Ok((entry.link.clone(), entry.wire.clone()))
     }
 
     /// Forgets a lease its holder releases, returning where to release it.
-    pub(crate) fn take(&self, id: LeaseId) -> Result<(Arc<Link>, String)> {
-        let entry = Table::remove(&mut self.inner(), id).ok_or_else(|| not_held(id))?;
-        entry
-            .lost
-            .send_replace(Some(Error::lease_lost("the lease was released")));
+    pub(crate) fn take(&self, id: LeaseId) -> Result<(Arc<L>, String)> {
+        let entry = RemoteLeases::remove(&mut self.inner(), id).ok_or_else(|| not_held(id))?;
+        entry.lost.tell(Error::lease_lost("the lease was released"));
         Ok((entry.link, entry.wire))
     }
 
@@ -186,8 +214,8 @@ impl Table {
 
     /// Tells a lease's holder it is lost, and forgets it.
     pub(crate) fn lost(&self, id: LeaseId, reason: Error) {
-        if let Some(entry) = Table::remove(&mut self.inner(), id) {
-            entry.lost.send_replace(Some(reason));
+        if let Some(entry) = RemoteLeases::remove(&mut self.inner(), id) {
+            entry.lost.tell(reason);
         }
     }
 
@@ -209,12 +237,12 @@ impl Table {
         let ids: Vec<LeaseId> = inner
             .leases
             .iter()
-            .filter(|(_, e)| e.link.generation == generation)
+            .filter(|(_, e)| e.link.generation() == generation)
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            if let Some(entry) = Table::remove(&mut inner, id) {
-                entry.lost.send_replace(Some(reason.clone()));
+            if let Some(entry) = RemoteLeases::remove(&mut inner, id) {
+                entry.lost.tell(reason.clone());
             }
         }
     }

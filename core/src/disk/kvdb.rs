@@ -1,9 +1,14 @@
-//! `kv.db`: the SQLite file that keeps a store's epoch and whether it was
-//! closed cleanly, written with fsync (WAL, synchronous=FULL).
+//! `kv.db`: the SQLite file that keeps a store's epoch, whether it was
+//! closed cleanly, and whether it was served (with the grace its server
+//! kept), written with fsync (WAL, synchronous=FULL). Its one table is
+//! `meta (name, value)`; a file without it is not tinystore's and is never
+//! written to.
 
+use super::layout::lost;
 use crate::error::{Code, Error, Result};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::path::Path;
+use std::time::Duration;
 
 /// An open `kv.db`.
 pub struct KvDb {
@@ -15,106 +20,227 @@ fn sql_error(path: &str, doing: &str, err: rusqlite::Error) -> Error {
     use rusqlite::ffi::ErrorCode as E;
     let code = match err.sqlite_error_code() {
         Some(E::NotADatabase) | Some(E::DatabaseCorrupt) => Code::Corrupt,
-        Some(E::DiskFull)
-        | Some(E::SystemIoFailure)
-        | Some(E::CannotOpen)
-        | Some(E::ReadOnly)
-        | Some(E::PermissionDenied) => Code::Io,
         _ => Code::Io,
     };
     Error::new(code, format!("{path}: cannot {doing}: {err}"))
 }
 
+/// What a served store left in `kv.db` for its next owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Left {
+    /// The epoch of the last open.
+    pub epoch: u64,
+    /// Whether the last owner closed it cleanly.
+    pub clean: bool,
+    /// Whether it was served (or owed a grace that was not yet waited out).
+    pub served: bool,
+    /// The grace its server kept, if recorded.
+    pub grace: Option<Duration>,
+}
+
+impl Left {
+    /// Whether the next owner must wait a grace before its first grant:
+    /// leases were given to other processes and the stop was not clean.
+    pub fn owes_grace(&self) -> bool {
+        self.served && !self.clean
+    }
+}
+
+/// A failed backup to `dest`, named by its cause. SQLite reports a failed
+/// backup step with the destination's last message, which is then often
+/// "not an error"; the code tells the cause. A destination that is not a
+/// database is the caller's mistake (`invalid`), not a corrupt store.
+fn backup_error(path: &str, dest: &Path, err: rusqlite::Error) -> Error {
+    let doing = format!("{path}: cannot back up to {}", dest.display());
+    if err.sqlite_error_code() == Some(rusqlite::ffi::ErrorCode::NotADatabase) {
+        return Error::invalid(format!(
+            "{doing}: it is a file but not a SQLite database; a backup replaces \
+             only a database, or makes a new file"
+        ));
+    }
+    let cause = match err.sqlite_error() {
+        Some(code) if err.to_string().contains("not an error") => code.to_string(),
+        _ => err.to_string(),
+    };
+    Error::new(Code::Io, format!("{doing}: {cause}"))
+}
+
 impl KvDb {
-    /// Opens (or makes) `kv.db` in WAL mode with synchronous=FULL.
-    pub fn open(path: &Path) -> Result<KvDb> {
-        let name = path.display().to_string();
-        let conn = Connection::open(path).map_err(|e| sql_error(&name, "open", e))?;
-        let db = KvDb { conn, path: name };
-        db.conn
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| sql_error(&db.path, "set WAL mode", e))?;
-        db.conn
-            .pragma_update(None, "synchronous", "FULL")
-            .map_err(|e| sql_error(&db.path, "set synchronous=FULL", e))?;
-        db.conn
-            .execute_batch(
-                "create table if not exists meta (name text primary key, value text not null)",
-            )
-            .map_err(|e| sql_error(&db.path, "make the meta table", e))?;
+    /// Makes a new `kv.db` at `path` (which must not exist) holding `epoch`,
+    /// in one durable transaction.
+    pub fn create(path: &Path, epoch: u64) -> Result<KvDb> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut db = KvDb::connect(path, flags)?;
+        db.set_modes()?;
+        db.write(
+            "make the store",
+            "create table meta (name text primary key, value text not null);",
+            &[
+                ("epoch", epoch.to_string()),
+                ("clean", "0".into()),
+                ("served", "0".into()),
+            ],
+        )?;
         Ok(db)
     }
 
-    /// Opens an existing `kv.db` to read only: nothing is made or written
-    /// (readers of a WAL file may still make its `-shm` index).
+    /// Opens an existing `kv.db` to write, after checking it is tinystore's:
+    /// an empty file or a database without tinystore's table is `corrupt`
+    /// and is left as it was.
+    pub fn open(path: &Path) -> Result<KvDb> {
+        check_not_empty(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let db = KvDb::connect(path, flags)?;
+        db.left()?;
+        db.set_modes()?;
+        Ok(db)
+    }
+
+    /// Opens an existing `kv.db` to read only, after the same checks as
+    /// [`KvDb::open`]: nothing is made or written (readers of a WAL file may
+    /// still make its `-shm` index).
     pub fn open_read_only(path: &Path) -> Result<KvDb> {
+        check_not_empty(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let db = KvDb::connect(path, flags)?;
+        db.left()?;
+        Ok(db)
+    }
+
+    fn connect(path: &Path, flags: OpenFlags) -> Result<KvDb> {
         let name = path.display().to_string();
-        let flags =
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn =
             Connection::open_with_flags(path, flags).map_err(|e| sql_error(&name, "open", e))?;
         Ok(KvDb { conn, path: name })
     }
 
-    fn get(&self, name: &str) -> Result<Option<String>> {
+    fn set_modes(&self) -> Result<()> {
         self.conn
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| sql_error(&self.path, "set WAL mode", e))?;
+        self.conn
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(|e| sql_error(&self.path, "set synchronous=FULL", e))
+    }
+
+    fn get(&self, name: &str) -> Result<Option<String>> {
+        let read = self
+            .conn
             .query_row("select value from meta where name = ?1", [name], |row| {
                 row.get(0)
             })
-            .optional()
-            .map_err(|e| sql_error(&self.path, &format!("read {name}"), e))
-    }
-
-    /// The epoch written at the last open, if any.
-    pub fn epoch(&self) -> Result<Option<u64>> {
-        match self.get("epoch")? {
-            None => Ok(None),
-            Some(text) => text.parse().map(Some).map_err(|_| {
-                Error::new(
-                    Code::Corrupt,
-                    format!("{}: the epoch {text:?} is not a number", self.path),
-                )
-            }),
+            .optional();
+        match read {
+            Ok(value) => Ok(value),
+            Err(rusqlite::Error::SqliteFailure(_, Some(msg))) if msg.starts_with("no such") => {
+                Err(lost(
+                    Path::new(&self.path),
+                    "it is a SQLite database without tinystore's meta table (another program's?)",
+                ))
+            }
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ffi::ErrorCode::NotADatabase) => Err(
+                lost(Path::new(&self.path), &format!("it is not a database: {e}")),
+            ),
+            Err(e) => Err(sql_error(&self.path, &format!("read {name}"), e)),
         }
     }
 
-    /// Whether the store was closed cleanly last time (true for a new file).
-    pub fn was_clean(&self) -> Result<bool> {
-        Ok(self.get("clean")?.is_none_or(|v| v == "1"))
+    /// What the last owner left: `corrupt` when it is not tinystore's.
+    pub fn left(&self) -> Result<Left> {
+        let number = |name: &str, text: String| {
+            text.parse::<u64>().map_err(|_| {
+                Error::new(
+                    Code::Corrupt,
+                    format!("{}: the {name} {text:?} is not a number", self.path),
+                )
+            })
+        };
+        let epoch = match self.get("epoch")? {
+            Some(text) => number("epoch", text)?,
+            None => return Err(lost(Path::new(&self.path), "it has no epoch")),
+        };
+        let clean = self.get("clean")?.is_none_or(|v| v == "1");
+        // A file from before the served mark existed: assume it was served.
+        let served = self.get("served")?.is_none_or(|v| v != "0");
+        let grace = match self.get("grace_ms")? {
+            Some(text) => Some(Duration::from_millis(number("grace_ms", text)?)),
+            None => None,
+        };
+        Ok(Left {
+            epoch,
+            clean,
+            served,
+            grace,
+        })
     }
 
     /// Writes the new epoch and marks the store open (not clean), durably.
-    pub fn begin_epoch(&mut self, epoch: u64) -> Result<()> {
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| sql_error(&self.path, "begin a transaction", e))?;
-        tx.execute(
-            "insert into meta (name, value) values ('epoch', ?1), ('clean', '0')
-             on conflict (name) do update set value = excluded.value",
-            [epoch.to_string()],
+    /// `owes_grace` keeps the served mark of a stop whose grace this owner
+    /// has yet to wait out; otherwise the store is marked not served.
+    pub fn begin_epoch(&mut self, epoch: u64, owes_grace: bool) -> Result<()> {
+        let served = if owes_grace { "1" } else { "0" };
+        self.write(
+            "write the epoch",
+            "",
+            &[
+                ("epoch", epoch.to_string()),
+                ("clean", "0".into()),
+                ("served", served.into()),
+            ],
         )
-        .map_err(|e| sql_error(&self.path, "write the epoch", e))?;
-        tx.commit()
-            .map_err(|e| sql_error(&self.path, "write the epoch", e))
+    }
+
+    /// Marks the store served, with the grace its next owner waits after an
+    /// unclean stop, durably.
+    pub fn mark_served(&mut self, grace: Duration) -> Result<()> {
+        let ms = u64::try_from(grace.as_millis()).unwrap_or(u64::MAX);
+        self.write(
+            "mark the store served",
+            "",
+            &[("served", "1".into()), ("grace_ms", ms.to_string())],
+        )
     }
 
     /// Marks the store closed cleanly, durably.
-    pub fn mark_clean(&self) -> Result<()> {
-        self.conn
-            .execute(
-                "insert into meta (name, value) values ('clean', '1')
+    pub fn mark_clean(&mut self) -> Result<()> {
+        self.write("mark the store clean", "", &[("clean", "1".into())])
+    }
+
+    /// Runs `first` (SQL, may be empty) and sets `rows`, in one transaction.
+    fn write(&mut self, doing: &str, first: &str, rows: &[(&str, String)]) -> Result<()> {
+        let path = self.path.clone();
+        let fail = |e| sql_error(&path, doing, e);
+        let tx = self.conn.transaction().map_err(fail)?;
+        if !first.is_empty() {
+            tx.execute_batch(first).map_err(fail)?;
+        }
+        for (name, value) in rows {
+            tx.execute(
+                "insert into meta (name, value) values (?1, ?2)
                  on conflict (name) do update set value = excluded.value",
-                [],
+                [*name, value.as_str()],
             )
-            .map_err(|e| sql_error(&self.path, "mark the store clean", e))?;
-        Ok(())
+            .map_err(fail)?;
+        }
+        tx.commit().map_err(fail)
     }
 
     /// Writes a consistent copy of the database to `dest`.
     pub fn backup(&self, dest: &Path) -> Result<()> {
         self.conn
             .backup(rusqlite::DatabaseName::Main, dest, None)
-            .map_err(|e| sql_error(&self.path, &format!("back up to {}", dest.display()), e))
+            .map_err(|e| backup_error(&self.path, dest, e))
     }
+}
+
+/// An empty `kv.db` (a file truncated, or made by hand) is a lost store.
+fn check_not_empty(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+    if meta.len() == 0 {
+        return Err(lost(path, "it is empty (0 bytes)"));
+    }
+    Ok(())
 }

@@ -1,57 +1,86 @@
-//! A store directory on disk: its owner lock, `kv.db`, and the epoch chosen
-//! at each open.
+//! A store directory on disk: its owner lock, `kv.db`, the second record of
+//! its epoch, and the epoch chosen at each open.
+//!
+//! - [`layout`] names the files and tells what a directory holds.
+//! - [`owner`] is the one-owner rule; [`kvdb`] the database; [`epoch_file`]
+//!   the second record of the epoch.
+//! - [`peek`] reads a store nobody serves; [`backup`] and [`restore`] copy
+//!   `kv.db` out and back.
 
+mod backup;
+mod epoch_file;
 mod kvdb;
+mod layout;
 mod owner;
 mod peek;
+mod restore;
 
+pub use backup::{backup_unowned, check_backup_dest};
+pub use layout::SOCKET;
+pub use owner::owner_pid;
 pub use peek::{peek, Unserved};
+pub use restore::restore;
 
 use crate::clock::Clock;
 use crate::error::{Code, Error, Result};
 use kvdb::KvDb;
+use layout::{find, lost, make_dir, no_store, Found, KV_DB};
 use owner::Owner;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-/// The file name of the database in a store directory.
-pub const KV_DB: &str = "kv.db";
-/// The file name of the socket a served store listens on.
-pub const SOCKET: &str = "tinystore.sock";
+use std::time::Duration;
 
 /// An owned, open store directory.
 pub struct Disk {
     dir: PathBuf,
     db: Mutex<KvDb>,
     epoch: u64,
-    was_clean: bool,
+    owes_grace: bool,
+    recorded_grace: Option<Duration>,
     _owner: Owner,
 }
 
 impl Disk {
-    /// Takes ownership of `dir` (making it if missing), opens `kv.db`, and
-    /// writes the new epoch, max(now, previous + 1), durably.
-    pub fn open(dir: &Path, clock: &dyn Clock) -> Result<Disk> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::io(format!("cannot make store {}", dir.display()), e))?;
+    /// Takes ownership of `dir`, opens `kv.db`, and writes the new epoch,
+    /// max(now, previous + 1), durably in `kv.db` and in `DIR/EPOCH`, where
+    /// the previous is the larger of the two records.
+    ///
+    /// Only a missing or empty directory is made into a new store, and only
+    /// when `create` is set (mode 0700); otherwise it is `invalid`. A
+    /// directory that lost its `kv.db`, or whose `kv.db` is empty or not
+    /// tinystore's, is `corrupt` and left as it is.
+    pub fn open(dir: &Path, clock: &dyn Clock, create: bool) -> Result<Disk> {
+        let found = find(dir)?;
+        match found {
+            Found::Missing | Found::Empty if !create => return Err(no_store(dir)),
+            Found::Missing => make_dir(dir)?,
+            Found::Empty | Found::Store => {}
+        }
         let owner = Owner::take(dir)?;
-        let mut db = KvDb::open(&dir.join(KV_DB))?;
-        let previous = db.epoch()?;
-        let was_clean = db.was_clean()?;
-        let epoch = next_epoch(clock.now_ms(), previous)?;
-        db.begin_epoch(epoch)?;
+        let path = dir.join(KV_DB);
+        let recorded = epoch_file::read(dir)?;
+        let (db, epoch, left) = if path.exists() {
+            let mut db = KvDb::open(&path)?;
+            let left = db.left()?;
+            let previous = left.epoch.max(recorded.unwrap_or(0));
+            let epoch = next_epoch(clock.now_ms(), Some(previous))?;
+            db.begin_epoch(epoch, left.owes_grace())?;
+            (db, epoch, Some(left))
+        } else if found == Found::Store || recorded.is_some() {
+            return Err(lost(&path, "it vanished while the store was opened"));
+        } else {
+            let epoch = next_epoch(clock.now_ms(), None)?;
+            (KvDb::create(&path, epoch)?, epoch, None)
+        };
+        epoch_file::write(dir, epoch)?;
         Ok(Disk {
             dir: dir.to_path_buf(),
             db: Mutex::new(db),
             epoch,
-            was_clean,
+            owes_grace: left.is_some_and(|l| l.owes_grace()),
+            recorded_grace: left.and_then(|l| l.grace),
             _owner: owner,
         })
-    }
-
-    /// The directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
     }
 
     /// The epoch of this open.
@@ -59,13 +88,24 @@ impl Disk {
         self.epoch
     }
 
-    /// Whether the store was closed cleanly before this open.
-    pub fn was_clean(&self) -> bool {
-        self.was_clean
+    /// Whether this owner must wait a grace before its first grant: the
+    /// store was served and its last stop was not clean.
+    pub fn owes_grace(&self) -> bool {
+        self.owes_grace
+    }
+
+    /// The grace the store's last server kept, if one was recorded.
+    pub fn recorded_grace(&self) -> Option<Duration> {
+        self.recorded_grace
     }
 
     fn db(&self) -> std::sync::MutexGuard<'_, KvDb> {
         self.db.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Marks `kv.db` served, with the grace to wait after an unclean stop.
+    pub fn mark_served(&self, grace: Duration) -> Result<()> {
+        self.db().mark_served(grace)
     }
 
     /// Marks `kv.db` closed cleanly.
@@ -73,8 +113,10 @@ impl Disk {
         self.db().mark_clean()
     }
 
-    /// Writes a consistent copy of `kv.db` to `dest`.
+    /// Writes a consistent copy of `kv.db` to `dest`, which may not be one
+    /// of the store's own files.
     pub fn backup(&self, dest: &Path) -> Result<()> {
+        check_backup_dest(&self.dir, dest)?;
         self.db().backup(dest)
     }
 }
@@ -90,53 +132,20 @@ pub fn next_epoch(now_ms: u64, previous: Option<u64>) -> Result<u64> {
     }
 }
 
-/// Restores a backup made by `backup` into the store directory `dir`, which
-/// must not be open. The restored store opens with max(now, backed-up epoch + 1).
-pub fn restore(backup: &Path, dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::io(format!("cannot make store {}", dir.display()), e))?;
-    let _owner = Owner::take(dir)?;
-    let staged = dir.join("kv.db.restoring");
-    std::fs::copy(backup, &staged).map_err(|e| {
-        Error::io(
-            format!("cannot copy {} to {}", backup.display(), staged.display()),
-            e,
-        )
-    })?;
-    let checked = KvDb::open(&staged).and_then(|db| db.epoch());
-    match checked {
-        Ok(Some(_)) => {}
-        Ok(None) => {
-            let _ = std::fs::remove_file(&staged);
-            return Err(Error::new(
-                Code::Corrupt,
-                format!(
-                    "{} is not a tinystore backup: it has no epoch",
-                    backup.display()
-                ),
-            ));
-        }
-        Err(err) => {
-            let _ = std::fs::remove_file(&staged);
-            return Err(err);
-        }
+#[cfg(test)]
+mod tests {
+    use super::next_epoch;
+    use crate::Code;
+
+    #[test]
+    fn the_epoch_is_now_or_the_previous_plus_one() {
+        assert_eq!(next_epoch(500, None).unwrap(), 500);
+        assert_eq!(next_epoch(500, Some(100)).unwrap(), 500);
+        assert_eq!(next_epoch(500, Some(500)).unwrap(), 501);
+        assert_eq!(next_epoch(0, Some(9_000)).unwrap(), 9_001);
+        assert_eq!(
+            next_epoch(5, Some(u64::MAX)).unwrap_err().code(),
+            Code::Limit
+        );
     }
-    for name in [
-        KV_DB,
-        "kv.db-wal",
-        "kv.db-shm",
-        "kv.db.restoring-wal",
-        "kv.db.restoring-shm",
-    ] {
-        let path = dir.join(name);
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(format!("cannot remove {}", path.display()), e)),
-        }
-    }
-    let dest = dir.join(KV_DB);
-    std::fs::rename(&staged, &dest)
-        .and_then(|_| std::fs::File::open(dir)?.sync_all())
-        .map_err(|e| Error::io(format!("cannot put {} in place", dest.display()), e))
 }

@@ -1,6 +1,7 @@
 //! The one-owner rule: the process that opens a store holds an OS lock on
 //! `DIR/LOCK`, which the kernel releases when the process dies.
 
+use super::layout::LOCK;
 use crate::error::{Code, Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -17,7 +18,7 @@ impl Owner {
     /// Takes the lock on `DIR/LOCK` and writes this process's pid into it;
     /// fails with `in_use`, naming the owner's pid, when another holds it.
     pub fn take(dir: &Path) -> Result<Owner> {
-        let path = dir.join("LOCK");
+        let path = dir.join(LOCK);
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -30,15 +31,15 @@ impl Owner {
         if rc != 0 {
             let err = std::io::Error::last_os_error();
             if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                let mut pid = String::new();
-                let _ = file.read_to_string(&mut pid);
-                let pid = pid.trim();
-                let pid = if pid.is_empty() { "unknown" } else { pid };
+                let pid = read_pid(&mut file).map_or("unknown".to_string(), |p| p.to_string());
                 return Err(Error::new(
                     Code::InUse,
                     format!(
-                        "store {} is owned by process {pid} and is not served",
-                        dir.display()
+                        "store {dir} is owned by process {pid} and is not served; \
+                         to share it between processes, serve it \
+                         (`tinystore serve {dir}`, or `tinystore.serve(dir)` in a program) \
+                         and open it from each of them",
+                        dir = dir.display()
                     ),
                 ));
             }
@@ -52,4 +53,16 @@ impl Owner {
         written.map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
         Ok(Owner { _file: file })
     }
+}
+
+/// The pid written in `DIR/LOCK` by its last owner, if any (whether that
+/// process still owns the store is for the lock to say).
+pub fn owner_pid(dir: &Path) -> Option<u32> {
+    read_pid(&mut File::open(dir.join(LOCK)).ok()?)
+}
+
+fn read_pid(file: &mut File) -> Option<u32> {
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
 }

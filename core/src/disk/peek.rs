@@ -2,9 +2,10 @@
 //! ownership taken, no epoch written, nothing made. What `tinystore status
 //! DIR` shows when DIR is not served.
 
+use super::epoch_file;
 use super::kvdb::KvDb;
-use super::KV_DB;
-use crate::error::{Code, Error, Result};
+use super::layout::{find, no_store, Found, KV_DB};
+use crate::error::Result;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -18,28 +19,24 @@ pub struct Unserved {
     pub last_epoch: Option<u64>,
     /// Whether that open ended with a clean close; false while a process has
     /// the store open, or after one stopped without closing it (the next
-    /// open then waits out a grace before its first grant).
+    /// open then waits out a grace before its first grant, if the store was
+    /// served).
     pub closed_cleanly: bool,
 }
 
-/// Reads the epoch and the clean flag from `DIR/kv.db` without opening the
-/// store. Fails with `invalid` when `dir` has no `kv.db`, and with an error
-/// naming `kv.db` (`corrupt`, `io`) when it cannot be read.
+/// Reads the epoch and the clean flag from `DIR/kv.db` (and `DIR/EPOCH`)
+/// without opening the store. Fails with `invalid` when `dir` holds no
+/// store, with `corrupt` naming `kv.db` when it was lost or is not
+/// tinystore's, and with `io` when it cannot be read.
 pub fn peek(dir: &Path) -> Result<Unserved> {
-    let path = dir.join(KV_DB);
-    if !path.is_file() {
-        return Err(Error::new(
-            Code::Invalid,
-            format!(
-                "{} is not a tinystore store: it has no {KV_DB}",
-                dir.display()
-            ),
-        ));
+    if find(dir)? != Found::Store {
+        return Err(no_store(dir));
     }
-    let db = KvDb::open_read_only(&path)?;
+    let left = KvDb::open_read_only(&dir.join(KV_DB))?.left()?;
+    let recorded = epoch_file::read(dir)?;
     Ok(Unserved {
         dir: dir.to_path_buf(),
-        last_epoch: db.epoch()?,
-        closed_cleanly: db.was_clean()?,
+        last_epoch: Some(left.epoch.max(recorded.unwrap_or(0))),
+        closed_cleanly: left.clean,
     })
 }

@@ -5,9 +5,10 @@
 //! Each line is one `write` with no buffering, so a killed process loses
 //! nothing it had done.
 
-use super::state::{KeyId, LeaseId};
 use crate::error::{Error, Result};
 use crate::fence::Fence;
+use crate::vocab::KeyId;
+use crate::vocab::LeaseId;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! when such stale entries outnumber the live ones.
 
 use super::leases::Leases;
-use super::state::LeaseId;
+use crate::vocab::LeaseId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

@@ -3,12 +3,13 @@
 //! in the same slot. A million leases cost one slot each, with no hash
 //! table doubling under them.
 
-use super::state::{Held, LeaseId};
+use super::record::LeaseRecord;
+use crate::vocab::LeaseId;
 
 struct Slot {
     /// Bumped each time the slot is given to a new lease.
     generation: u32,
-    held: Option<Held>,
+    held: Option<LeaseRecord>,
 }
 
 /// The held leases by id.
@@ -36,7 +37,7 @@ impl Leases {
 
     /// Stores a lease and returns its new id, or `None` when all 2^32 slots
     /// are used.
-    pub fn insert(&mut self, held: Held) -> Option<LeaseId> {
+    pub fn insert(&mut self, held: LeaseRecord) -> Option<LeaseId> {
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -57,7 +58,7 @@ impl Leases {
     }
 
     /// The lease `id`, if it is held.
-    pub fn get(&self, id: LeaseId) -> Option<&Held> {
+    pub fn get(&self, id: LeaseId) -> Option<&LeaseRecord> {
         let (slot, generation) = parts(id);
         let entry = self.slots.get(slot)?;
         (entry.generation == generation)
@@ -66,7 +67,7 @@ impl Leases {
     }
 
     /// The lease `id`, if it is held, to change.
-    pub fn get_mut(&mut self, id: LeaseId) -> Option<&mut Held> {
+    pub fn get_mut(&mut self, id: LeaseId) -> Option<&mut LeaseRecord> {
         let (slot, generation) = parts(id);
         let entry = self.slots.get_mut(slot)?;
         if entry.generation != generation {
@@ -76,7 +77,7 @@ impl Leases {
     }
 
     /// Removes the lease `id`, returning it if it was held.
-    pub fn remove(&mut self, id: LeaseId) -> Option<Held> {
+    pub fn remove(&mut self, id: LeaseId) -> Option<LeaseRecord> {
         let (slot, generation) = parts(id);
         let entry = self.slots.get_mut(slot)?;
         if entry.generation != generation {
@@ -89,7 +90,7 @@ impl Leases {
     }
 
     /// Every held lease with its id.
-    pub fn iter(&self) -> impl Iterator<Item = (LeaseId, &Held)> {
+    pub fn iter(&self) -> impl Iterator<Item = (LeaseId, &LeaseRecord)> {
         self.slots.iter().enumerate().filter_map(|(slot, entry)| {
             let held = entry.held.as_ref()?;
             Some((id_of(slot as u32, entry.generation), held))
@@ -97,7 +98,7 @@ impl Leases {
     }
 
     /// Removes every lease, returning them with their ids.
-    pub fn drain(&mut self) -> Vec<(LeaseId, Held)> {
+    pub fn drain(&mut self) -> Vec<(LeaseId, LeaseRecord)> {
         let mut all = Vec::with_capacity(self.len);
         for (slot, entry) in self.slots.iter_mut().enumerate() {
             if let Some(held) = entry.held.take() {
@@ -112,14 +113,14 @@ impl Leases {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::state::{Held, Lost};
+    use super::super::record::{LeaseRecord, Lost};
     use super::*;
     use tokio::sync::mpsc;
 
     /// A lease on key slot 0 that runs out at `expires`.
-    pub fn held(expires: u64) -> Held {
+    pub fn held(expires: u64) -> LeaseRecord {
         let (tx, _rx) = mpsc::unbounded_channel();
-        Held {
+        LeaseRecord {
             key: 0,
             count: 0,
             expires,

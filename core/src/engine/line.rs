@@ -1,14 +1,35 @@
 //! A key's line of waiters, first come first served. Most keys have nobody
 //! waiting, so an empty line costs one null pointer.
+//!
+//! A caller may leave from anywhere in the line (its wait was dropped). That
+//! costs O(log n), not O(n): waiters' ids rise in the order they joined, so
+//! the leaver is found by binary search and leaves a gap, and the gaps are
+//! swept out once they outnumber the callers still waiting. A crowd of n
+//! leaving one by one thus costs O(n log n) in all, never O(n²).
 
-use super::state::Waiter;
+use crate::error::Result;
+use crate::vocab::{Granted, Request};
 use std::collections::VecDeque;
+use tokio::sync::oneshot;
+
+/// One caller waiting in line for a key.
+pub(super) struct Waiter {
+    pub id: u64,
+    pub request: Request,
+    pub reply: oneshot::Sender<Result<Granted>>,
+}
 
 /// The callers waiting for one key, in order of arrival.
 #[derive(Default)]
-// The box keeps an empty line at one pointer; a bare VecDeque is four.
-#[allow(clippy::box_collection)]
-pub(super) struct Line(Option<Box<VecDeque<Waiter>>>);
+pub(super) struct Line(Option<Box<Queue>>);
+
+/// A non-empty line: places in order of arrival, some left empty by
+/// callers who left.
+struct Queue {
+    places: VecDeque<(u64, Option<Waiter>)>,
+    /// How many places still hold a caller.
+    waiting: usize,
+}
 
 impl Line {
     /// Whether nobody waits.
@@ -18,38 +39,117 @@ impl Line {
 
     /// How many wait.
     pub fn len(&self) -> usize {
-        self.0.as_ref().map_or(0, |line| line.len())
+        self.0.as_ref().map_or(0, |q| q.waiting)
     }
 
-    /// Puts a caller at the end of the line.
+    /// Puts a caller at the end of the line. Its id must be larger than
+    /// every id already in line (the engine hands out rising ids).
     pub fn push_back(&mut self, waiter: Waiter) {
-        self.0
-            .get_or_insert_with(Default::default)
-            .push_back(waiter);
+        let queue = self.0.get_or_insert_with(|| {
+            Box::new(Queue {
+                places: VecDeque::new(),
+                waiting: 0,
+            })
+        });
+        debug_assert!(queue.places.back().is_none_or(|(id, _)| *id < waiter.id));
+        queue.places.push_back((waiter.id, Some(waiter)));
+        queue.waiting += 1;
     }
 
     /// Takes the first caller in line.
     pub fn pop_front(&mut self) -> Option<Waiter> {
-        let line = self.0.as_mut()?;
-        let first = line.pop_front();
-        if line.is_empty() {
-            self.0 = None;
+        let queue = self.0.as_mut()?;
+        let mut first = None;
+        while first.is_none() {
+            match queue.places.pop_front() {
+                Some((_, place)) => first = place,
+                None => break,
+            }
         }
+        if first.is_some() {
+            queue.waiting -= 1;
+        }
+        self.forget_if_empty();
         first
     }
 
     /// Takes the caller `id` out of the line, wherever it stands.
-    pub fn remove(&mut self, id: u64) {
-        if let Some(line) = self.0.as_mut() {
-            line.retain(|w| w.id != id);
-            if line.is_empty() {
-                self.0 = None;
-            }
+    pub fn remove(&mut self, id: u64) -> Option<Waiter> {
+        let queue = self.0.as_mut()?;
+        let at = queue.places.binary_search_by_key(&id, |(id, _)| *id).ok()?;
+        let gone = queue.places[at].1.take()?;
+        queue.waiting -= 1;
+        while queue.places.front().is_some_and(|(_, p)| p.is_none()) {
+            queue.places.pop_front();
         }
+        if queue.places.len() > 2 * queue.waiting + 16 {
+            queue.places.retain(|(_, p)| p.is_some());
+        }
+        self.forget_if_empty();
+        Some(gone)
     }
 
     /// Takes everyone out of the line.
-    pub fn take_all(&mut self) -> VecDeque<Waiter> {
-        self.0.take().map(|line| *line).unwrap_or_default()
+    pub fn take_all(&mut self) -> Vec<Waiter> {
+        let Some(queue) = self.0.take() else {
+            return Vec::new();
+        };
+        queue.places.into_iter().filter_map(|(_, p)| p).collect()
+    }
+
+    fn forget_if_empty(&mut self) {
+        if self.0.as_ref().is_some_and(|q| q.waiting == 0) {
+            self.0 = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::Request;
+
+    fn waiter(id: u64) -> Waiter {
+        let (reply, _) = tokio::sync::oneshot::channel();
+        let request = Request::new("n", "k", None, crate::Options::default()).unwrap();
+        Waiter { id, request, reply }
+    }
+
+    #[test]
+    fn callers_leave_from_anywhere_and_the_rest_keep_their_order() {
+        let mut line = Line::default();
+        for id in 1..=1000 {
+            line.push_back(waiter(id));
+        }
+        for id in (1..=1000).filter(|id| id % 3 != 0) {
+            assert_eq!(line.remove(id).map(|w| w.id), Some(id));
+        }
+        assert!(line.remove(1).is_none(), "a caller leaves once");
+        assert!(
+            line.remove(5000).is_none(),
+            "an unknown caller is not found"
+        );
+        assert_eq!(line.len(), 333);
+        let order: Vec<u64> = std::iter::from_fn(|| line.pop_front().map(|w| w.id)).collect();
+        assert_eq!(
+            order,
+            (1..=1000).filter(|id| id % 3 == 0).collect::<Vec<_>>()
+        );
+        assert!(line.is_empty());
+    }
+
+    #[test]
+    fn a_line_left_by_everyone_is_empty_and_gaps_do_not_pile_up() {
+        let mut line = Line::default();
+        line.push_back(waiter(1));
+        for id in 2..10_000 {
+            line.push_back(waiter(id));
+            line.remove(id);
+        }
+        let places = line.0.as_ref().map_or(0, |q| q.places.len());
+        assert!(places <= 2 + 16, "{places} places kept for one caller");
+        assert_eq!(line.remove(1).map(|w| w.id), Some(1));
+        assert!(line.is_empty());
+        assert_eq!(line.take_all().len(), 0);
     }
 }

@@ -4,24 +4,32 @@
 
 mod audit;
 mod deadlines;
+mod elect;
 mod keys;
 mod leases;
 mod line;
+mod record;
 mod scheduler;
 mod state;
+mod status;
+mod tally;
+#[cfg(test)]
+mod tests;
 mod wait;
 
 pub use audit::Audit;
-pub use state::{Grant, Granted, KeyId, LeaseId, LostSignal, LostTo, Request};
+pub use tally::{Tally, Totals};
 
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
-use crate::status::{HeldStatus, Status, WaitingStatus};
+use crate::vocab::{lost_signal, Granted, LeaseId, LostTo, Request};
 use keys::KeySlot;
-use state::{Held, Lost, State, Waiter};
+use line::Waiter;
+use record::{LeaseRecord, Lost};
+use state::State;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::sync::{oneshot, watch, Notify};
+use tokio::sync::{oneshot, Notify};
 use tokio::time::Instant;
 
 /// The lock engine of one open store.
@@ -29,6 +37,8 @@ pub struct Engine {
     epoch: u64,
     state: Mutex<State>,
     wake: Arc<Notify>,
+    /// Who leads each election, and its observers.
+    elections: crate::election::Registry,
 }
 
 impl Engine {
@@ -46,6 +56,7 @@ impl Engine {
             epoch,
             state: Mutex::new(state),
             wake: Arc::new(Notify::new()),
+            elections: Default::default(),
         });
         scheduler::spawn(&engine);
         engine
@@ -79,7 +90,7 @@ impl Engine {
     /// Waits first come first served until the key is free. Dropping the
     /// future gives up the wait and never leaks a lease.
     pub async fn acquire(self: &Arc<Self>, request: Request) -> Result<Granted> {
-        let (waiter_id, key, reply) = {
+        let (waiter_id, key, slot, reply) = {
             let mut st = self.lock();
             let now = Instant::now();
             self.reap(&mut st, now);
@@ -90,7 +101,7 @@ impl Engine {
             }
             let id = st.next_id();
             let (tx, rx) = oneshot::channel();
-            let key = request.key.clone();
+            let key = request.key().clone();
             let Some(entry) = st.keys.get_mut(slot) else {
                 return Err(Error::internal("a key vanished while its caller waited"));
             };
@@ -99,9 +110,16 @@ impl Engine {
                 request,
                 reply: tx,
             });
-            (id, key, rx)
+            (id, key, slot, rx)
         };
-        wait::Wait::new(self.clone(), key, waiter_id, reply).await
+        wait::Wait::new(self.clone(), key, slot, waiter_id, reply).await
+    }
+
+    /// Runs `drop_waits`, which drops waits of this engine (and must not
+    /// await or call the engine); their places are then given up together,
+    /// under one hold of the lock.
+    pub fn leave_together(&self, drop_waits: impl FnOnce()) {
+        wait::leave_together(self, drop_waits);
     }
 
     /// Extends a held lease by its TTL from now.
@@ -132,8 +150,7 @@ impl Engine {
         if st.leases.get(id).is_none() {
             return Err(not_held(id));
         }
-        let reason = Error::lease_lost("the lease was released");
-        self.end_lease(&mut st, id, "released", reason, now);
+        self.end_lease(&mut st, id, "released", None, now);
         Ok(())
     }
 
@@ -144,13 +161,18 @@ impl Engine {
         if st.closed.is_some() {
             return;
         }
-        let leases: Vec<(LeaseId, Held)> = st.leases.drain();
+        let leases: Vec<(LeaseId, LeaseRecord)> = st.leases.drain();
         for (id, held) in leases {
-            let State { audit, keys, .. } = &mut *st;
+            let State {
+                audit, keys, tally, ..
+            } = &mut *st;
             if let (Some(audit), Some(key)) = (audit.as_mut(), keys.get(held.key)) {
                 audit.ended(id, &key.id, "closed");
             }
-            held.lost.tell(id, reason.clone(), false);
+            if let (Some(tally), Some(key)) = (tally, keys.get(held.key)) {
+                tally.ended(&key.id, "closed");
+            }
+            held.lost.tell(id, Some(reason.clone()));
         }
         for mut key in st.keys.drain() {
             for waiter in key.waiters.take_all() {
@@ -158,61 +180,23 @@ impl Engine {
             }
         }
         st.deadlines.clear();
+        self.elections.close(&reason);
         st.closed = Some(reason);
         drop(st);
         self.wake.notify_one();
     }
 
-    /// Whether `close` was called.
-    pub fn is_closed(&self) -> bool {
-        self.lock().closed.is_some()
+    /// Tells `tally` every grant and end from now on (replacing any earlier).
+    pub fn set_tally(&self, tally: Arc<dyn Tally>) {
+        self.lock().tally = Some(tally);
     }
 
-    /// A snapshot of the epoch, the fences given, the held keys and the lines.
-    pub fn status(&self) -> Status {
-        let mut st = self.lock();
-        let now = Instant::now();
-        self.reap(&mut st, now);
-        let now_nanos = st.nanos(now);
-        let mut held: Vec<HeldStatus> = st
-            .leases
-            .iter()
-            .filter_map(|(_, h)| Some((h, &st.keys.get(h.key)?.id)))
-            .map(|(h, key)| HeldStatus {
-                name: key.name().to_string(),
-                key: key.key().to_string(),
-                fence: (h.count > 0).then(|| Fence::new(self.epoch, h.count)),
-                ttl_ms: u64::from(h.ttl_ms),
-                left_ms: if h.keepalive {
-                    u64::from(h.ttl_ms)
-                } else {
-                    h.expires.saturating_sub(now_nanos) / 1_000_000
-                },
-                renewing: h.keepalive,
-            })
-            .collect();
-        held.sort_by(|a, b| (&a.name, &a.key, a.fence).cmp(&(&b.name, &b.key, b.fence)));
-        let mut waiting: Vec<WaitingStatus> = st
-            .keys
-            .iter()
-            .filter(|(_, k)| !k.waiters.is_empty())
-            .map(|(_, k)| WaitingStatus {
-                name: k.id.name().to_string(),
-                key: k.id.key().to_string(),
-                waiters: k.waiters.len(),
-            })
-            .collect();
-        waiting.sort_by(|a, b| (&a.name, &a.key).cmp(&(&b.name, &b.key)));
-        Status {
-            epoch: self.epoch,
-            fences_given: st.count,
-            last_fence: (st.count > 0).then(|| Fence::new(self.epoch, st.count)),
-            grace_left_ms: st
-                .grace_until
-                .map(|g| g.saturating_duration_since(now).as_millis() as u64),
-            held,
-            waiting,
-        }
+    /// Whether the grace given at [`Engine::new`] (if any) has passed, even
+    /// if the engine was closed since.
+    pub fn grace_passed(&self) -> bool {
+        self.lock()
+            .grace_until
+            .is_none_or(|until| Instant::now() >= until)
     }
 
     /// Grants `request` now if its key has room and an empty line; the
@@ -224,14 +208,16 @@ impl Engine {
         now: Instant,
     ) -> Result<(KeySlot, Option<Granted>)> {
         let in_grace = st.in_grace();
-        let slot = st.keys.find_or_insert(&request.key, request.limit);
+        let slot = st.keys.find_or_insert(request.key(), request.limit());
         let Some(entry) = st.keys.get(slot) else {
             return Err(Error::internal("a key vanished as it was made"));
         };
-        if entry.limit != request.limit {
+        if entry.limit != request.limit() {
             let err = Error::invalid(format!(
                 "{} has limit {} while it has holders; it was asked with limit {}",
-                request.key, entry.limit, request.limit
+                request.key(),
+                entry.limit,
+                request.limit()
             ));
             remove_if_idle(st, slot);
             return Err(err);
@@ -241,6 +227,7 @@ impl Engine {
             return Ok((slot, None));
         }
         let granted = self.grant(st, slot, request, now);
+        self.settled(st, slot);
         if granted.is_err() {
             remove_if_idle(st, slot);
         }
@@ -255,9 +242,8 @@ impl Engine {
         request: &Request,
         now: Instant,
     ) -> Result<Granted> {
-        let ttl_ms = u32::try_from(request.ttl.as_millis())
-            .map_err(|_| Error::invalid(format!("a ttl of {:?} is over a day", request.ttl)))?;
-        let fence = if request.key.fenced() {
+        let ttl_ms = request.ttl_ms();
+        let fence = if request.key().fenced() {
             if st.count == u64::MAX {
                 return Err(Error::new(
                     Code::Limit,
@@ -270,26 +256,26 @@ impl Engine {
             None
         };
         let expires = st.nanos(now).saturating_add(ttl_nanos(ttl_ms));
-        let (lost, signal) = match &request.lost_to {
+        let (lost, signal) = match request.lost_to() {
             LostTo::Watch => {
-                let (tx, rx) = watch::channel(None);
+                let (tx, rx) = lost_signal();
                 (Lost::Watch(tx), Some(rx))
             }
             LostTo::Channel(channel) => (Lost::Channel(channel.clone()), None),
         };
-        let held = Held {
+        let held = LeaseRecord {
             key: slot,
             count: fence.map_or(0, Fence::count),
             expires,
             lost,
             ttl_ms,
-            keepalive: request.keepalive,
+            keepalive: request.keepalive(),
         };
         let id = st
             .leases
             .insert(held)
             .ok_or_else(|| Error::new(Code::Limit, "the engine holds 2^32 leases; release some"))?;
-        if !request.keepalive {
+        if !request.keepalive() {
             let State {
                 deadlines, leases, ..
             } = &mut *st;
@@ -304,8 +290,12 @@ impl Engine {
             key.holders += 1;
         }
         if let Some(audit) = st.audit.as_mut() {
-            audit.granted(id, &request.key, fence);
+            audit.granted(id, request.key(), fence);
         }
+        if let Some(tally) = &st.tally {
+            tally.granted(request.key());
+        }
+        self.granted_holder(request, fence);
         Ok(Granted {
             id,
             fence,
@@ -333,14 +323,22 @@ impl Engine {
                 )),
                 None => continue,
             };
-            self.end_lease(st, id, "expired", reason, now);
+            self.end_lease(st, id, "expired", Some(reason), now);
         }
     }
 
-    /// Removes a lease, tells its holder `reason`, and serves the line.
-    fn end_lease(&self, st: &mut State, id: LeaseId, why: &str, reason: Error, now: Instant) {
-        if let Some(held) = detach(st, id, why) {
-            held.lost.tell(id, reason, why == "released");
+    /// Removes a lease, tells its holder `reason` (`None`: its holder
+    /// released it), and serves the line.
+    fn end_lease(
+        &self,
+        st: &mut State,
+        id: LeaseId,
+        why: &str,
+        reason: Option<Error>,
+        now: Instant,
+    ) {
+        if let Some(held) = st.detach(id, why) {
+            held.lost.tell(id, reason);
             self.serve_line(st, held.key, now);
         }
     }
@@ -366,7 +364,7 @@ impl Engine {
             match self.grant(st, key, &waiter.request, now) {
                 Ok(grant) => {
                     if let Err(Ok(unwanted)) = waiter.reply.send(Ok(grant)) {
-                        detach(st, unwanted.id, "not taken");
+                        st.detach(unwanted.id, "not taken");
                     }
                 }
                 Err(err) => {
@@ -374,6 +372,7 @@ impl Engine {
                 }
             }
         }
+        self.settled(st, key);
         remove_if_idle(st, key);
     }
 
@@ -385,6 +384,35 @@ impl Engine {
                 self.serve_line(st, key, now);
             }
         }
+    }
+}
+
+impl scheduler::Timed for Engine {
+    fn end_due(&self) -> scheduler::Next {
+        let mut st = self.lock();
+        if st.closed.is_some() {
+            return scheduler::Next::Stop;
+        }
+        let now = Instant::now();
+        self.reap(&mut st, now);
+        self.end_grace_if_due(&mut st, now);
+        let next = st.next_deadline();
+        st.scheduler_wakes_at = next;
+        scheduler::Next::At(next)
+    }
+
+    fn wake(&self) -> Arc<Notify> {
+        self.wake.clone()
+    }
+}
+
+impl wait::Lines for Engine {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        Engine::lock(self)
+    }
+
+    fn serve_line(&self, st: &mut State, slot: KeySlot, now: Instant) {
+        Engine::serve_line(self, st, slot, now);
     }
 }
 
@@ -410,20 +438,6 @@ fn not_held(id: LeaseId) -> Error {
     Error::lease_lost(format!(
         "lease {id} is not held: it ran out or was released"
     ))
-}
-
-/// Removes a lease from every table, recording `why` in the audit log,
-/// without telling its holder or serving the line; the caller does what
-/// follows.
-fn detach(st: &mut State, id: LeaseId, why: &str) -> Option<Held> {
-    let held = st.leases.remove(id)?;
-    if let Some(entry) = st.keys.get_mut(held.key) {
-        entry.holders = entry.holders.saturating_sub(1);
-        if let Some(audit) = st.audit.as_mut() {
-            audit.ended(id, &entry.id, why);
-        }
-    }
-    Some(held)
 }
 
 /// Forgets a key's entry once nobody holds it or waits for it.

@@ -2,31 +2,41 @@
 //! unclean stop. Every engine call also ends overdue leases itself, so a
 //! late scheduler delays only the news, never correctness.
 
-use super::Engine;
 use std::sync::{Arc, Weak};
+use tokio::sync::Notify;
 use tokio::time::{sleep_until, Instant};
+
+/// What the scheduler drives: the engine, which knows what is due.
+pub(super) trait Timed: Send + Sync + 'static {
+    /// Ends what is due now, and says when to look again.
+    fn end_due(&self) -> Next;
+    /// Notified when an earlier deadline is set, or the engine is dropped.
+    fn wake(&self) -> Arc<Notify>;
+}
+
+/// When the scheduler looks again.
+pub(super) enum Next {
+    /// Never: the engine closed.
+    Stop,
+    /// At this deadline or when woken (`None`: only when woken).
+    At(Option<Instant>),
+}
 
 /// Spawns the engine's scheduler on the current tokio runtime; it stops when
 /// the engine closes or is dropped.
-pub(super) fn spawn(engine: &Arc<Engine>) {
-    let weak: Weak<Engine> = Arc::downgrade(engine);
-    let wake = engine.wake.clone();
+pub(super) fn spawn<E: Timed>(engine: &Arc<E>) {
+    let weak: Weak<E> = Arc::downgrade(engine);
+    let wake = engine.wake();
     tokio::spawn(async move {
         loop {
             let next = {
                 let Some(engine) = weak.upgrade() else {
                     return;
                 };
-                let mut st = engine.lock();
-                if st.closed.is_some() {
-                    return;
+                match engine.end_due() {
+                    Next::Stop => return,
+                    Next::At(next) => next,
                 }
-                let now = Instant::now();
-                engine.reap(&mut st, now);
-                engine.end_grace_if_due(&mut st, now);
-                let next = st.next_deadline();
-                st.scheduler_wakes_at = next;
-                next
             };
             match next {
                 Some(at) => {

@@ -1,7 +1,7 @@
 //! Acquiring a key on etcd, first come first served by create revision.
 //!
-//! Each caller writes an entry into the key's line, attached to an etcd
-//! lease of its own; it holds the key while its entry is among the first
+//! Each caller writes an entry into the key's line, attached to the
+//! client's shared etcd lease for its TTL (sessions.rs); it holds the key while its entry is among the first
 //! `limit` by create revision (1 for a lock), and otherwise watches the line
 //! for deletions. At the grant it writes its entry again in a transaction
 //! conditioned on the entry still existing: the revision of that write is
@@ -9,23 +9,24 @@
 //! the line is empty, joining and granting are one transaction.
 //!
 //! Giving up (the future dropped, a wait that ran out, `try_acquire` finding
-//! the key taken) revokes the caller's etcd lease, which deletes its entry;
-//! a give-up that crosses the grant revokes the granted lease the same way.
+//! the key taken) deletes the caller's entry; a give-up that crosses the
+//! grant deletes the granted entry the same way (guard.rs).
 
 use super::call::retry;
 use super::epoch;
 use super::guard::Guard;
-use super::layout::{limit_value, parse_limit};
-use super::session::{self, Session};
-use super::table::Held;
-use super::Inner;
-use crate::engine::{Grant, Request};
-use crate::error::{Error, Result};
+use super::layout::{entry_value, parse_limit};
+use super::shared::Inner;
+use super::table::KeptLease;
+use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
+use crate::vocab::Grant;
+use crate::vocab::Request;
 use etcd_client::{
     Compare, CompareOp, GetOptions, KeyValue, PutOptions, SortOrder, SortTarget, Txn, TxnOp,
     TxnOpResponse, TxnResponse, WatchFilterType, WatchOptions,
 };
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::AbortHandle;
@@ -45,17 +46,12 @@ pub(crate) async fn acquire(
     waits: bool,
 ) -> Result<Option<Grant>> {
     inner.check_open()?;
-    let session = Session::grant(&inner.client, request.ttl).await?;
-    let entry = inner.layout.entry(&request.key, session.id);
-    let guard = Guard::new(session, request.key.to_string(), entry);
-    let mut place = Place {
-        inner: inner.clone(),
-        guard,
-        task: None,
-        armed: true,
-        mine: 0,
+    let (mut place, mut seen) = match join(inner, &request).await {
+        // The shared etcd lease ran out just before the entry was written
+        // to it: the next try grants another.
+        Err(err) if err.code() == Code::LeaseLost => join(inner, &request).await?,
+        joined => joined?,
     };
-    let mut seen = place.join(&request).await?;
     let from = match &seen {
         Seen::Granted { revision, .. } | Seen::Line { revision, .. } => revision + 1,
     };
@@ -79,22 +75,56 @@ pub(crate) async fn acquire(
             place.give_up().await;
             return Ok(None);
         }
-        if request.key.fenced() {
+        if request.key().fenced() {
             // A lock waits for the one entry ahead of it, as etcd's own
             // lock does: a release wakes one waiter, not the whole line.
             place.wait_for_turn(&request).await?;
             seen = place.grant(&request).await?;
         } else {
-            let line = inner.layout.line(&request.key);
+            let line = inner.layout.line(request.key());
             place.wait_for_deletion(&line, true, revision + 1).await?;
             seen = place.look(&request).await?;
         }
     }
 }
 
-/// A place in a key's line: revoked when dropped unless it became a lease.
+/// Writes a new entry into the line of the request's key, on the shared
+/// etcd lease for its TTL.
+async fn join(inner: &Arc<Inner>, request: &Request) -> Result<(Place, Seen)> {
+    let session = inner.sessions.take(&inner.client, request.ttl()).await?;
+    let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+    let key = request.key();
+    let entry = inner.layout.entry(key, session.id, id);
+    let leader = key.is_election().then(|| inner.layout.leader(key.name()));
+    let guard = Guard::new(session, key.to_string(), entry, leader);
+    let mut place = Place {
+        inner: inner.clone(),
+        id,
+        guard,
+        task: None,
+        armed: true,
+        mine: 0,
+    };
+    match place.join(request).await {
+        Ok(seen) => Ok((place, seen)),
+        Err(err) => {
+            if err.code() == Code::LeaseLost {
+                // etcd no longer has the shared lease: the entry was not
+                // written, and the lease must not be used again.
+                place.armed = false;
+                place.guard.session.lose(err.clone());
+            }
+            Err(err)
+        }
+    }
+}
+
+/// A place in a key's line: its entry is deleted when it is dropped, unless
+/// it became a lease.
 struct Place {
     inner: Arc<Inner>,
+    /// The lease's id in this client.
+    id: u64,
     guard: Arc<Guard>,
     task: Option<AbortHandle>,
     armed: bool,
@@ -106,21 +136,23 @@ impl Place {
     /// Writes our entry; grants at once when the line was empty.
     async fn join(&mut self, request: &Request) -> Result<Seen> {
         let layout = &self.inner.layout;
-        let line = layout.line(&request.key);
+        let line = layout.line(request.key());
         let put = TxnOp::put(
             self.guard.entry.as_str(),
-            limit_value(request.limit),
+            entry_value(request),
             Some(PutOptions::new().with_lease(self.guard.session.id)),
         );
+        let mut granting = vec![put.clone(), TxnOp::get(layout.epoch(), None)];
+        granting.extend(self.leader_put(request));
         let txn = Txn::new()
             .when([Compare::create_revision(line.as_str(), CompareOp::Equal, 0).with_prefix()])
-            .and_then([put.clone(), TxnOp::get(layout.epoch(), None)])
+            .and_then(granting)
             .or_else([
                 put,
-                TxnOp::get(line.as_str(), Some(first_of_line(request.limit))),
+                TxnOp::get(line.as_str(), Some(first_of_line(request.limit()))),
                 TxnOp::get(self.guard.entry.as_str(), None),
             ]);
-        let what = format!("joining the line of {} on etcd", request.key);
+        let what = format!("joining the line of {} on etcd", request.key());
         let reply = self.txn(&what, txn).await?;
         let revision = revision_of(&reply);
         let mut gets = gets(&reply).into_iter();
@@ -134,15 +166,29 @@ impl Place {
         Ok(Seen::Line { revision, first })
     }
 
+    /// For a campaign, the write that names it the election's leader, in
+    /// the grant's transaction (its revision is the term's count) and on
+    /// its etcd lease (it goes when the leadership does).
+    fn leader_put(&self, request: &Request) -> Option<TxnOp> {
+        let key = request.key();
+        key.is_election().then(|| {
+            TxnOp::put(
+                self.inner.layout.leader(key.name()),
+                request.value().unwrap_or_default(),
+                Some(PutOptions::new().with_lease(self.guard.session.id)),
+            )
+        })
+    }
+
     /// Reads the first `limit` entries of the line again.
     async fn look(&self, request: &Request) -> Result<Seen> {
         self.check_still_waiting()?;
-        let line = self.inner.layout.line(&request.key);
-        let what = format!("reading the line of {} on etcd", request.key);
+        let line = self.inner.layout.line(request.key());
+        let what = format!("reading the line of {} on etcd", request.key());
         let client = &self.inner.client;
         let mut reply = retry(client, &what, || {
             let (mut kv, line) = (client.kv_client(), line.clone());
-            async move { kv.get(line, Some(first_of_line(request.limit))).await }
+            async move { kv.get(line, Some(first_of_line(request.limit()))).await }
         })
         .await?;
         let revision = reply.header().map(|h| h.revision()).unwrap_or(0);
@@ -157,17 +203,18 @@ impl Place {
         self.check_still_waiting()?;
         let entry = self.guard.entry.as_str();
         let layout = &self.inner.layout;
-        let limit = limit_value(request.limit);
+        let mut granting = vec![
+            TxnOp::put(
+                entry,
+                entry_value(request),
+                Some(PutOptions::new().with_lease(self.guard.session.id)),
+            ),
+            TxnOp::get(layout.epoch(), None),
+        ];
+        granting.extend(self.leader_put(request));
         let txn = Txn::new()
             .when([Compare::create_revision(entry, CompareOp::Greater, 0)])
-            .and_then([
-                TxnOp::put(
-                    entry,
-                    limit,
-                    Some(PutOptions::new().with_lease(self.guard.session.id)),
-                ),
-                TxnOp::get(layout.epoch(), None),
-            ]);
+            .and_then(granting);
         let what = format!("granting {} on etcd", self.guard.what);
         let reply = self.txn(&what, txn).await?;
         if !reply.succeeded() {
@@ -188,8 +235,8 @@ impl Place {
 
     /// Waits until no entry is ahead of ours in a lock's line.
     async fn wait_for_turn(&self, request: &Request) -> Result<()> {
-        let line = self.inner.layout.line(&request.key);
-        let what = format!("reading the line of {} on etcd", request.key);
+        let line = self.inner.layout.line(request.key());
+        let what = format!("reading the line of {} on etcd", request.key());
         let client = &self.inner.client;
         let options = GetOptions::new()
             .with_prefix()
@@ -231,7 +278,7 @@ impl Place {
             async move { watch.watch(line, Some(options)).await }
         })
         .await?;
-        let mut lost = self.guard.signal();
+        let lost = self.guard.signal();
         let mut closed = self.inner.closed.subscribe();
         loop {
             self.check_still_waiting()?;
@@ -246,7 +293,7 @@ impl Place {
                         return Ok(());
                     }
                 },
-                _ = lost.changed() => {}
+                _ = lost.ended() => {}
                 _ = closed.changed() => {}
             }
         }
@@ -272,24 +319,20 @@ impl Place {
     /// Turns the place into a held lease.
     async fn hold(mut self, request: &Request, revision: i64, epoch: u64) -> Result<Grant> {
         let guard = self.guard.clone();
-        guard.set_renewing(request.keepalive);
-        if !request.keepalive {
-            // Without renewals the lease runs out a TTL after its grant.
-            let _ = guard.renew().await;
-        }
+        guard.granted(revision, request.keepalive());
         let task = match self.task.take() {
             Some(task) => task,
             None => guard.spawn(self.inner.client.clone(), revision + 1),
         };
-        let id = guard.session.id as u64;
+        let id = self.id;
         let fence = request
-            .key
+            .key()
             .fenced()
             .then(|| Fence::new(epoch, revision as u64));
         let lost = guard.signal();
         self.inner.table.insert(
             id,
-            Held {
+            KeptLease {
                 guard: guard.clone(),
                 task,
             },
@@ -304,8 +347,8 @@ impl Place {
         if let Some(task) = self.task.take() {
             task.abort();
         }
-        let _ = self.guard.session.revoke().await;
-        // Dropped before this line, the place revokes again from `Drop`.
+        let _ = self.guard.delete(&self.inner.client).await;
+        // Dropped before this line, the place deletes again from `Drop`.
         self.armed = false;
     }
 }
@@ -318,9 +361,9 @@ impl Drop for Place {
         if !self.armed {
             return;
         }
-        let (client, id) = (self.inner.client.clone(), self.guard.session.id);
+        let (client, guard) = (self.inner.client.clone(), self.guard.clone());
         self.inner.runtime.spawn(async move {
-            let _ = session::revoke(&client, id).await;
+            let _ = guard.delete(&client).await;
         });
     }
 }
@@ -328,14 +371,15 @@ impl Drop for Place {
 /// A semaphore's limit belongs to the key while it has holders: the first
 /// entry's limit is the key's.
 fn check_limit(request: &Request, first: &[KeyValue]) -> Result<()> {
-    let Some(oldest) = first.first() else {
+    let Some(oldest) = first.first().filter(|_| !request.key().is_election()) else {
         return Ok(());
     };
     match parse_limit(oldest.value()) {
-        Some(limit) if limit == request.limit => Ok(()),
+        Some(limit) if limit == request.limit() => Ok(()),
         Some(limit) => Err(Error::invalid(format!(
             "{} has limit {limit} while it has holders; it was asked with limit {}",
-            request.key, request.limit
+            request.key(),
+            request.limit()
         ))),
         None => Err(Error::new(
             crate::error::Code::Corrupt,

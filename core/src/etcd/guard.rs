@@ -1,70 +1,90 @@
-//! The guard of one etcd lease, from the moment its entry is written until
-//! it is released: a task that renews it every ttl/3 while it should be kept
-//! alive (always while waiting; after the grant only when the request asked
-//! for it) and tells the holder the lease is lost when
+//! The guard of one lease, from the moment its entry is written until it is
+//! released: a task that tells the holder the lease is lost when
 //!
-//! - a renewal answers that etcd's lease ran out,
-//! - no renewal was confirmed for a whole TTL (etcd unreachable), or
-//! - its entry disappears from etcd (it ran out there, or someone deleted it).
+//! - the shared etcd lease its entry is attached to is lost (etcd says it
+//!   ran out, or confirmed no renewal for 9/10 of its TTL: session.rs), which
+//!   loses every lease on it together,
+//! - a lease held without renewals was not renewed for its TTL (the task
+//!   then deletes its entry: the shared etcd lease lives on for the others),
+//! - its entry disappears from etcd (someone deleted it): told by a watch
+//!   opened a second after the entry was written, which also tells a
+//!   deletion made before it opened.
+//!
+//! Ending one lease alone deletes its entry (and, for an election, the
+//! leader key its grant wrote), never the shared etcd lease.
 
+use super::call::retry;
 use super::members::Members;
 use super::session::Session;
-use crate::engine::LostSignal;
-use crate::error::{Code, Error, Result};
-use etcd_client::{EventType, GetOptions, WatchFilterType, WatchOptions, WatchStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::error::{Error, Result};
+use crate::vocab::{lost_signal, LostSender, LostSignal};
+use etcd_client::{
+    Compare, CompareOp, EventType, GetOptions, Txn, TxnOp, TxnOpResponse, WatchFilterType,
+    WatchOptions, WatchStream,
+};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::Notify;
 use tokio::task::AbortHandle;
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 
 /// What the guard task and the holder share about one lease.
 pub(crate) struct Guard {
-    pub(crate) session: Session,
+    pub(crate) session: Arc<Session>,
     /// The key as the holder knows it, e.g. `lock summaries/42`.
     pub(crate) what: String,
     /// The entry's etcd key.
     pub(crate) entry: String,
+    /// For a campaign, the election's leader key, which its grant writes.
+    pub(crate) leader: Option<String>,
+    /// The revision of the grant, once granted.
+    granted: AtomicI64,
     renewing: AtomicBool,
+    /// For a lease held without renewals: a TTL after its grant or its
+    /// last `renew()`.
     deadline: Mutex<Instant>,
-    lost: watch::Sender<Option<Error>>,
+    /// Wakes the task when the grant changed `renewing`.
+    granting: Notify,
+    lost: LostSender,
 }
 
 impl Guard {
-    /// A guard for `session`'s entry `entry`, renewing until told otherwise.
-    pub(crate) fn new(session: Session, what: String, entry: String) -> Arc<Guard> {
+    /// A guard for entry `entry` on `session`, which it leaves when dropped.
+    pub(crate) fn new(
+        session: Arc<Session>,
+        what: String,
+        entry: String,
+        leader: Option<String>,
+    ) -> Arc<Guard> {
         let deadline = Instant::now() + session.ttl;
         Arc::new(Guard {
             session,
             what,
             entry,
+            leader,
+            granted: AtomicI64::new(0),
             renewing: AtomicBool::new(true),
             deadline: Mutex::new(deadline),
-            lost: watch::channel(None).0,
+            granting: Notify::new(),
+            lost: lost_signal().0,
         })
     }
 
-    /// Starts the task that keeps the lease and watches its entry from etcd
-    /// revision `from` on. Abort it before revoking.
+    /// Starts the task that watches the lease from etcd revision `from` on.
+    /// Abort it before ending the lease.
     pub(crate) fn spawn(self: &Arc<Guard>, client: Members, from: i64) -> AbortHandle {
         tokio::spawn(run(self.clone(), client, from)).abort_handle()
     }
 
     /// Ends the lease for its holder with `reason`, once.
     pub(crate) fn lose(&self, reason: Error) {
-        self.lost.send_if_modified(|lost| {
-            let first = lost.is_none();
-            if first {
-                *lost = Some(reason);
-            }
-            first
-        });
+        self.lost.tell(reason);
     }
 
     /// Why it was lost, if it was.
     pub(crate) fn lost(&self) -> Option<Error> {
-        self.lost.borrow().clone()
+        self.lost.reason()
     }
 
     /// The signal a `Grant` carries.
@@ -72,74 +92,149 @@ impl Guard {
         self.lost.subscribe()
     }
 
-    /// Whether the task renews the lease every ttl/3.
-    pub(crate) fn set_renewing(&self, on: bool) {
-        self.renewing.store(on, Ordering::SeqCst);
+    /// Records the grant: held from now, at etcd revision `revision`; kept
+    /// by the shared etcd lease with `renewing`, else for a TTL from now
+    /// unless `renew()` is called.
+    pub(crate) fn granted(&self, revision: i64, renewing: bool) {
+        self.granted.store(revision, Ordering::SeqCst);
+        *self.deadline.lock().unwrap_or_else(|p| p.into_inner()) =
+            Instant::now() + self.session.ttl;
+        self.renewing.store(renewing, Ordering::SeqCst);
+        self.granting.notify_one();
     }
 
     fn deadline(&self) -> Instant {
         *self.deadline.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Renews the lease now and moves its deadline a TTL on; a renewal that
-    /// etcd refuses loses the lease.
+    /// Renews the shared etcd lease now and moves this lease's deadline a
+    /// TTL on; a renewal that etcd refuses loses the lease (and every other
+    /// on the same etcd lease).
     pub(crate) async fn renew(&self) -> Result<()> {
         if let Some(reason) = self.lost() {
             return Err(reason);
         }
         let started = Instant::now();
-        match tokio::time::timeout(self.session.ttl, self.session.refresh()).await {
-            Ok(Ok(())) => {
+        let within = self
+            .session
+            .deadline()
+            .saturating_duration_since(started)
+            .max(Duration::from_millis(50));
+        match self.session.refresh(within).await {
+            Ok(()) => {
                 *self.deadline.lock().unwrap_or_else(|p| p.into_inner()) =
                     started + self.session.ttl;
                 Ok(())
             }
-            Ok(Err(err)) if err.code() == Code::LeaseLost => {
-                let reason = Error::lease_lost(format!(
-                    "the lease on {} ran out on etcd: {}",
-                    self.what,
-                    err.message()
-                ));
-                self.lose(reason.clone());
-                Err(reason)
-            }
-            Ok(Err(err)) => Err(err),
-            Err(_) => Err(Error::new(
-                Code::Unavailable,
-                format!(
-                    "renewing the lease on {} got no answer from etcd within {:?}",
-                    self.what, self.session.ttl
-                ),
-            )),
+            Err(err) => match self.session.lost() {
+                Some(reason) => {
+                    let reason = self.lost_with(&reason);
+                    self.lose(reason.clone());
+                    Err(reason)
+                }
+                None => Err(err),
+            },
         }
+    }
+
+    fn lost_with(&self, session_lost: &Error) -> Error {
+        Error::lease_lost(format!(
+            "the lease on {} is lost: {}",
+            self.what,
+            session_lost.message()
+        ))
+    }
+
+    /// Deletes the entry (and the leader key its grant wrote): ends this
+    /// lease on etcd. Whether the entry was still there.
+    pub(crate) async fn delete(&self, client: &Members) -> Result<bool> {
+        let what = format!("deleting entry {} on etcd", self.entry);
+        let entry = self.entry.as_str();
+        let Some(leader) = self.leader.as_deref() else {
+            let deleted = retry(client, &what, || {
+                let mut kv = client.kv_client();
+                async move { kv.delete(entry, None).await }
+            })
+            .await?;
+            return Ok(deleted.deleted() > 0);
+        };
+        let mut granted = self.granted.load(Ordering::SeqCst);
+        if granted == 0 {
+            // A campaign that gave up may have crossed its grant: the
+            // entry's last write is the grant's, if there was one.
+            let got = retry(client, &what, || {
+                let mut kv = client.kv_client();
+                async move {
+                    kv.get(entry, Some(GetOptions::new().with_keys_only()))
+                        .await
+                }
+            })
+            .await?;
+            match got.kvs().first() {
+                Some(kv) => granted = kv.mod_revision(),
+                None => return Ok(false),
+            }
+        }
+        // The leader key goes only if this grant wrote it.
+        let txn = Txn::new()
+            .when([Compare::mod_revision(leader, CompareOp::Equal, granted)])
+            .and_then([TxnOp::delete(entry, None), TxnOp::delete(leader, None)])
+            .or_else([TxnOp::delete(entry, None)]);
+        let reply = retry(client, &what, || {
+            let (mut kv, txn) = (client.kv_client(), txn.clone());
+            async move { kv.txn(txn).await }
+        })
+        .await?;
+        Ok(matches!(
+            reply.op_responses().first(),
+            Some(TxnOpResponse::Delete(d)) if d.deleted() > 0
+        ))
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.session.leave();
     }
 }
 
 async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
     let ttl = guard.session.ttl;
-    let mut ticks = tokio::time::interval((ttl / 3).max(Duration::from_millis(50)));
-    ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    ticks.tick().await;
+    let session_lost = guard.session.subscribe();
     let mut stream: Option<WatchStream> = None;
     let mut member = client.current();
+    // The watch of the entry opens a second (or a third of the TTL, if
+    // less) after the entry was written: short holds are released before,
+    // and need none. Opened from revision `from`, it still tells a deletion
+    // made before it opened.
+    let mut open_at = Instant::now() + (ttl / 3).min(Duration::from_secs(1));
     loop {
         if guard.lost().is_some() {
             return;
         }
-        if stream.is_none() {
+        if let Some(reason) = guard.session.lost() {
+            guard.lose(guard.lost_with(&reason));
+            return;
+        }
+        let renewing = guard.renewing.load(Ordering::SeqCst);
+        let watching = stream.is_some();
+        if !watching {
             member = client.current();
-            stream = open(&client, &guard.entry, from, ttl / 3).await;
-            if stream.is_none() {
-                client.failed(member);
-            }
         }
         tokio::select! {
+            opened = open(&client, &guard.entry, from, ttl / 3, open_at), if !watching => {
+                stream = opened;
+                if stream.is_none() {
+                    client.failed(member);
+                    open_at = Instant::now() + Duration::from_millis(100);
+                }
+            }
             message = next(&mut stream) => match message {
                 Ok(Some(reply)) => {
                     if reply.events().iter().any(|e| e.event_type() == EventType::Delete) {
                         guard.lose(Error::lease_lost(format!(
                             "the lease on {} ended on etcd: its entry {} was deleted \
-                             (its etcd lease ran out or was revoked)",
+                             (its etcd lease ran out or was revoked, or someone deleted it)",
                             guard.what, guard.entry
                         )));
                         return;
@@ -163,27 +258,35 @@ async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
                 Ok(None) | Err(_) => {
                     stream = None;
                     client.failed(member);
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    open_at = Instant::now() + Duration::from_millis(100);
                 }
             },
-            _ = ticks.tick() => {
-                if guard.renewing.load(Ordering::SeqCst) {
-                    let _ = guard.renew().await;
-                }
-                if guard.lost().is_none() && Instant::now() >= guard.deadline() {
+            _ = session_lost.ended() => {}
+            _ = guard.granting.notified() => {}
+            _ = tokio::time::sleep_until(guard.deadline()), if !renewing => {
+                if Instant::now() >= guard.deadline() {
                     guard.lose(Error::lease_lost(format!(
-                        "the lease on {} is lost: etcd confirmed no renewal within its ttl of {ttl:?}",
+                        "the lease on {} is lost: it was not renewed within its ttl of {ttl:?}",
                         guard.what
                     )));
+                    let _ = guard.delete(&client).await;
+                    return;
                 }
             }
         }
     }
 }
 
-/// Watches `entry` for its deletion from revision `from` on; `None` when
-/// etcd did not answer `within`.
-async fn open(client: &Members, entry: &str, from: i64, within: Duration) -> Option<WatchStream> {
+/// Watches `entry` for its deletion from revision `from` on, from `at`;
+/// `None` when etcd did not answer `within`.
+async fn open(
+    client: &Members,
+    entry: &str,
+    from: i64,
+    within: Duration,
+    at: Instant,
+) -> Option<WatchStream> {
+    tokio::time::sleep_until(at).await;
     let options = WatchOptions::new()
         .with_start_revision(from)
         .with_filters([WatchFilterType::NoPut]);

@@ -2,15 +2,23 @@
 //!
 //! - `/P/epoch`: the epoch, decimal milliseconds, set once.
 //! - `/P/lock/NAME/KEY/LEASE` and `/P/semaphore/NAME/KEY/LEASE`: one entry
-//!   per caller waiting for or holding KEY, attached to its own etcd lease
-//!   (LEASE, 16 hex digits). Its value is the limit it asked for. The line
+//!   per caller waiting for or holding KEY, attached to its client's shared
+//!   etcd lease for its TTL; LEASE is that etcd lease's id (16 hex digits),
+//!   a dash and the lease's number in its client. Its value is the limit it asked for. The line
 //!   is the entries in the order of their create revisions; the first
 //!   `limit` hold the key.
 //!
+//! - `/P/election/NAME/line/LEASE`: the line of the election NAME, as a
+//!   lock's line; an entry's value is its campaign's value.
+//! - `/P/election/NAME/leader`: the leader's value, written by the grant's
+//!   transaction (so its mod revision is the term's count) and attached to
+//!   the leader's (shared) etcd lease, so it goes with it; a leadership that
+//!   ends alone deletes it with its entry (guard.rs).
+//!
 //! In KEY, `%` is written `%25` and `/` is written `%2F`, so that no key's
-//! entries fall under another key's directory.
+//! entries fall under another key's directory. NAME never holds a `/`.
 
-use crate::engine::KeyId;
+use crate::vocab::{KeyId, Request};
 
 /// The etcd key names of one store.
 #[derive(Debug, Clone)]
@@ -38,6 +46,9 @@ impl Layout {
 
     /// The directory of one key's line.
     pub(crate) fn line(&self, key: &KeyId) -> String {
+        if key.is_election() {
+            return format!("{}line/", self.election(key.name()));
+        }
         format!(
             "{}{}/{}/",
             self.lines(key.fenced()),
@@ -46,9 +57,40 @@ impl Layout {
         )
     }
 
-    /// The entry of the caller whose etcd lease is `lease` in `key`'s line.
-    pub(crate) fn entry(&self, key: &KeyId, lease: i64) -> String {
-        format!("{}{lease:016x}", self.line(key))
+    /// The directory of everything of the election `name`: its line and
+    /// its leader.
+    pub(crate) fn election(&self, name: &str) -> String {
+        format!("{}/election/{name}/", self.root)
+    }
+
+    /// The key holding the value of the leader of the election `name`.
+    pub(crate) fn leader(&self, name: &str) -> String {
+        format!("{}leader", self.election(name))
+    }
+
+    /// The directory of every election (for status).
+    pub(crate) fn elections(&self) -> String {
+        format!("{}/election/", self.root)
+    }
+
+    /// The election a key listed under `elections()` belongs to, and
+    /// whether it is the election's leader key (else an entry of its line).
+    pub(crate) fn parse_election(&self, key: &[u8]) -> Option<(String, bool)> {
+        let rest = std::str::from_utf8(key)
+            .ok()?
+            .strip_prefix(&self.elections())?;
+        let (name, what) = rest.split_once('/')?;
+        match what {
+            "leader" => Some((name.to_string(), true)),
+            _ if what.starts_with("line/") => Some((name.to_string(), false)),
+            _ => None,
+        }
+    }
+
+    /// The entry in `key`'s line of the lease numbered `id` in a client
+    /// whose shared etcd lease (of that lease's TTL) is `lease`.
+    pub(crate) fn entry(&self, key: &KeyId, lease: i64, id: u64) -> String {
+        format!("{}{lease:016x}-{id}", self.line(key))
     }
 
     /// The name and key of an entry listed under `lines(fenced)`.
@@ -69,9 +111,13 @@ fn kind(fenced: bool) -> &'static str {
     }
 }
 
-/// The value of an entry: the limit it asked for.
-pub(crate) fn limit_value(limit: u32) -> String {
-    limit.to_string()
+/// The value of an entry: the limit it asked for; a campaign's value in an
+/// election's line.
+pub(crate) fn entry_value(request: &Request) -> String {
+    match request.value() {
+        Some(value) if request.key().is_election() => value.to_string(),
+        _ => request.limit().to_string(),
+    }
 }
 
 /// Reads an entry's value back as a limit.
@@ -106,16 +152,37 @@ mod tests {
     #[test]
     fn keys_with_slashes_get_lines_of_their_own() {
         let layout = Layout::new("p");
-        let key = |k: &str| KeyId::new(true, "n", k);
+        let key = |k: &str| KeyId::new(true, "n", k).unwrap();
         let a = layout.line(&key("a"));
         let b = layout.line(&key("a/b"));
         assert_eq!(a, "/p/lock/n/a/");
         assert!(!b.starts_with(&a), "{b} falls under {a}");
-        let entry = layout.entry(&key("50%/x"), 255);
-        assert_eq!(entry, "/p/lock/n/50%25%2Fx/00000000000000ff");
+        let entry = layout.entry(&key("50%/x"), 255, 7);
+        assert_eq!(entry, "/p/lock/n/50%25%2Fx/00000000000000ff-7");
         assert_eq!(
             layout.parse_entry(true, entry.as_bytes()),
             Some(("n".into(), "50%/x".into()))
         );
+    }
+
+    #[test]
+    fn an_election_has_a_directory_of_its_own_with_its_line_and_leader() {
+        let layout = Layout::new("p");
+        let election = KeyId::election("n").unwrap();
+        assert_eq!(layout.line(&election), "/p/election/n/line/");
+        assert_eq!(layout.leader("n"), "/p/election/n/leader");
+        assert!(layout.line(&election).starts_with(&layout.election("n")));
+        assert!(!layout.leader("n").starts_with(&layout.line(&election)));
+        assert!(!layout.election("n").starts_with(&layout.lines(true)));
+        let entry = layout.entry(&election, 255, 1);
+        assert_eq!(
+            layout.parse_election(entry.as_bytes()),
+            Some(("n".into(), false))
+        );
+        assert_eq!(
+            layout.parse_election(layout.leader("n").as_bytes()),
+            Some(("n".into(), true))
+        );
+        assert_eq!(layout.parse_election(b"/p/lock/n/a/00"), None);
     }
 }

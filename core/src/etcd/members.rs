@@ -3,8 +3,8 @@
 //! the leader), then the next. Choosing here, rather than in the gRPC
 //! balancer, makes a dead member cost one failed call, not a share of all.
 
-use super::call;
-use super::EtcdAddress;
+use super::address::EtcdAddress;
+use super::error_map;
 use crate::error::Result;
 use etcd_client::{Client, ConnectOptions, KvClient, LeaseClient, WatchClient};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,7 +37,9 @@ impl Members {
         for endpoint in address.endpoints() {
             let client = Client::connect([endpoint.as_str()], Some(options.clone()))
                 .await
-                .map_err(|e| call::map(&format!("connecting to {endpoint} of {address}"), e))?;
+                .map_err(|e| {
+                    error_map::map(&format!("connecting to {endpoint} of {address}"), e)
+                })?;
             clients.push(client);
         }
         Ok(Members {

@@ -3,77 +3,55 @@
 //! cluster and prefix. `Store::connect("etcd://HOST:PORT[,HOST:PORT...]/PREFIX")`
 //! opens one; this module exists only with the cargo feature `etcd`.
 //!
-//! - [`address`]: parsing `etcd://` addresses.
+//! - `address`: parsing `etcd://` addresses.
 //! - `layout`: the etcd keys of a store, under `/PREFIX`.
 //! - `epoch`: the epoch kept at `/PREFIX/epoch`.
-//! - `session`: one etcd lease per acquire, with the TTL rounded up to
-//!   whole seconds.
+//! - `session`: an etcd lease shared by this client's leases of one TTL,
+//!   rounded up to whole seconds; `sessions`: one per TTL, each kept alive
+//!   by a task.
 //! - `acquire`: lines by create revision, the grant, giving up.
-//! - `guard`: renewing held leases and telling holders they lost them.
-//! - `table`: the leases this client holds.
+//! - `elect`: elections (a campaign is an acquire of the election's line):
+//!   who leads, and observers fed by a watch.
+//! - `guard`: watching one lease, telling its holder it lost it, ending it.
+//! - `table`: the leases this client holds; `shared`: what every part
+//!   shares (the members, the layout, the table, whether closed).
 //! - `status`: a snapshot of the lines.
-//! - `call`: error mapping and retries.
+//! - `error_map`: etcd's errors as tinystore's codes; `call`: retries.
 //!
 //! docs/etcd.md says what a fence from etcd promises.
 
 mod acquire;
-pub mod address;
+mod address;
 mod call;
+mod elect;
 mod epoch;
+mod error_map;
 mod guard;
 mod layout;
 mod members;
 mod session;
+mod sessions;
+mod shared;
 mod status;
 mod table;
 
-pub use address::EtcdAddress;
+pub(crate) use address::EtcdAddress;
 
 use crate::backend::Backend;
-use crate::engine::{Grant, LeaseId, Request};
-use crate::error::{Code, Error, Result};
+use crate::election::{Leader, Observer};
+use crate::error::{Error, Result};
 use crate::status::Status;
+use crate::vocab::Request;
+use crate::vocab::{Grant, LeaseId};
 use layout::Layout;
 use members::Members;
+use shared::Inner;
 use std::path::Path;
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
-use table::Table;
+use table::EtcdLeases;
 use tokio::sync::watch;
-
-/// What every part of the etcd backend shares.
-pub(crate) struct Inner {
-    pub(crate) client: Members,
-    pub(crate) address: EtcdAddress,
-    pub(crate) layout: Layout,
-    pub(crate) table: Table,
-    /// True once the store was closed.
-    pub(crate) closed: watch::Sender<bool>,
-    /// Where revocations from `Drop` run.
-    pub(crate) runtime: tokio::runtime::Handle,
-}
-
-impl Inner {
-    pub(crate) fn check_open(&self) -> Result<()> {
-        if *self.closed.borrow() {
-            return Err(Error::closed(format!(
-                "the store at {} was closed",
-                self.address
-            )));
-        }
-        Ok(())
-    }
-
-    /// Tells a lease's holder `reason` and revokes it from a background
-    /// task: what a `Drop` can do.
-    fn end_in_background(&self, held: table::Held, reason: Error) {
-        held.end(reason);
-        let (client, lease) = (self.client.clone(), held.guard.session.id);
-        self.runtime.spawn(async move {
-            let _ = session::revoke(&client, lease).await;
-        });
-    }
-}
 
 /// A store on etcd, as a `Backend`.
 pub(crate) struct Etcd {
@@ -91,7 +69,9 @@ pub(crate) async fn open(address: &str) -> Result<Etcd> {
             client,
             address,
             layout,
-            table: Table::default(),
+            table: EtcdLeases::default(),
+            sessions: sessions::Sessions::default(),
+            next_id: AtomicU64::new(1),
             closed: watch::channel(false).0,
             runtime: tokio::runtime::Handle::current(),
         }),
@@ -148,12 +128,12 @@ impl Backend for Etcd {
             "the lease on {} was released",
             held.guard.what
         )));
-        match held.guard.session.revoke().await {
-            Err(err) if err.code() == Code::LeaseLost => Err(Error::lease_lost(format!(
+        match held.guard.delete(&self.inner.client).await? {
+            true => Ok(()),
+            false => Err(Error::lease_lost(format!(
                 "the lease on {} had run out on etcd before its release",
                 held.guard.what
             ))),
-            other => other,
         }
     }
 
@@ -165,9 +145,9 @@ impl Backend for Etcd {
         }
     }
 
-    async fn status(&self) -> Result<Status> {
+    async fn status(&self, page: crate::status::StatusPage) -> Result<Status> {
         self.inner.check_open()?;
-        status::status(&self.inner).await
+        Ok(status::status(&self.inner).await?.cut(page))
     }
 
     async fn backup(&self, _dest: &Path) -> Result<()> {
@@ -178,18 +158,32 @@ impl Backend for Etcd {
         )))
     }
 
+    async fn campaign(&self, request: Request) -> Result<Grant> {
+        let waiting = acquire::acquire(&self.inner, request.clone(), true);
+        request
+            .within_wait(waiting, "to lead", "without leading")
+            .await?
+            .ok_or_else(|| Error::internal("an etcd campaign ended without a leadership"))
+    }
+
+    async fn leader(&self, name: &str) -> Result<Option<Leader>> {
+        elect::leader(&self.inner, name).await
+    }
+
+    async fn observe(&self, name: &str) -> Result<Observer> {
+        elect::observe(&self.inner, name).await
+    }
+
     async fn close(&self) -> Result<()> {
         if self.inner.closed.send_replace(true) {
             return Ok(());
         }
         let reason = Error::closed(format!("the store at {} was closed", self.inner.address));
-        let mut revocations = tokio::task::JoinSet::new();
         for held in self.inner.table.drain() {
             held.end(reason.clone());
-            let (client, lease) = (self.inner.client.clone(), held.guard.session.id);
-            revocations.spawn(async move { session::revoke(&client, lease).await });
         }
-        while revocations.join_next().await.is_some() {}
+        // Revoking the shared etcd leases deletes every entry of this client.
+        self.inner.sessions.close(reason).await;
         Ok(())
     }
 }
@@ -199,7 +193,11 @@ impl Drop for Etcd {
         self.inner.closed.send_replace(true);
         let reason = Error::closed(format!("the store at {} was dropped", self.inner.address));
         for held in self.inner.table.drain() {
-            self.inner.end_in_background(held, reason.clone());
+            held.end(reason.clone());
         }
+        let sessions = self.inner.sessions.clone();
+        self.inner
+            .runtime
+            .spawn(async move { sessions.close(reason).await });
     }
 }

@@ -1,9 +1,11 @@
 //! A snapshot of a store on etcd: its epoch, and each line's holders (the
-//! first `limit` entries by create revision) and waiters.
+//! first `limit` entries by create revision) and waiters, and each
+//! election's leader and campaigners in line.
 
 use super::call::retry;
+use super::epoch;
 use super::layout::parse_limit;
-use super::{epoch, Inner};
+use super::shared::Inner;
 use crate::error::Result;
 use crate::fence::Fence;
 use crate::status::{HeldStatus, Status, WaitingStatus};
@@ -53,6 +55,7 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
                     ttl_ms,
                     left_ms,
                     renewing: false,
+                    leader: None,
                 });
             }
             if line.len() > limit {
@@ -64,15 +67,72 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
             }
         }
     }
+    elections(inner, epoch, &mut held, &mut waiting).await?;
     let last_fence = held.iter().filter_map(|h| h.fence).max();
     Ok(Status {
         epoch,
         fences_given: 0,
         last_fence,
         grace_left_ms: None,
+        held_total: held.len(),
+        waiting_total: waiting.len(),
+        more: false,
         held,
         waiting,
     })
+}
+
+/// Adds each election's leadership (its leader key: name, no key, the
+/// leader's value and term) to `held`, and its other campaigners to
+/// `waiting` (all of them while a hand-over is under way).
+async fn elections(
+    inner: &Inner,
+    epoch: u64,
+    held: &mut Vec<HeldStatus>,
+    waiting: &mut Vec<WaitingStatus>,
+) -> Result<()> {
+    let client = &inner.client;
+    let all = inner.layout.elections();
+    let mut got = retry(client, "listing the elections on etcd", || {
+        let (mut kv, all) = (client.kv_client(), all.clone());
+        async move { kv.get(all, Some(GetOptions::new().with_prefix())).await }
+    })
+    .await?;
+    let mut seen: Vec<(String, bool, KeyValue)> = got
+        .take_kvs()
+        .into_iter()
+        .filter_map(|kv| {
+            let (name, leader) = inner.layout.parse_election(kv.key())?;
+            Some((name, leader, kv))
+        })
+        .collect();
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    for election in seen.chunk_by(|a, b| a.0 == b.0) {
+        let name = &election[0].0;
+        let leader = election.iter().find(|(_, leader, _)| *leader);
+        let in_line = election.iter().filter(|(_, leader, _)| !leader).count();
+        if let Some((_, _, kv)) = leader {
+            let (ttl_ms, left_ms) = lease_times(inner, kv.lease()).await;
+            held.push(HeldStatus {
+                name: name.clone(),
+                key: String::new(),
+                fence: Some(Fence::new(epoch, kv.mod_revision() as u64)),
+                ttl_ms,
+                left_ms,
+                renewing: false,
+                leader: Some(String::from_utf8_lossy(kv.value()).into_owned()),
+            });
+        }
+        let waiters = in_line.saturating_sub(usize::from(leader.is_some()));
+        if waiters > 0 {
+            waiting.push(WaitingStatus {
+                name: name.clone(),
+                key: String::new(),
+                waiters,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The granted TTL and the time left of etcd lease `id`, in ms.

@@ -2,19 +2,19 @@
 //! each with its guard and the task that keeps it.
 
 use super::guard::Guard;
-use crate::engine::LeaseId;
 use crate::error::{Error, Result};
+use crate::vocab::LeaseId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::task::AbortHandle;
 
 /// One held lease.
-pub(crate) struct Held {
+pub(crate) struct KeptLease {
     pub(crate) guard: Arc<Guard>,
     pub(crate) task: AbortHandle,
 }
 
-impl Held {
+impl KeptLease {
     /// Stops keeping the lease and tells its holder `reason`.
     pub(crate) fn end(&self, reason: Error) {
         self.task.abort();
@@ -24,16 +24,16 @@ impl Held {
 
 /// The held leases.
 #[derive(Default)]
-pub(crate) struct Table {
-    held: Mutex<HashMap<LeaseId, Held>>,
+pub(crate) struct EtcdLeases {
+    held: Mutex<HashMap<LeaseId, KeptLease>>,
 }
 
-impl Table {
-    fn lock(&self) -> MutexGuard<'_, HashMap<LeaseId, Held>> {
+impl EtcdLeases {
+    fn lock(&self) -> MutexGuard<'_, HashMap<LeaseId, KeptLease>> {
         self.held.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(crate) fn insert(&self, id: LeaseId, held: Held) {
+    pub(crate) fn insert(&self, id: LeaseId, held: KeptLease) {
         self.lock().insert(id, held);
     }
 
@@ -46,12 +46,12 @@ impl Table {
     }
 
     /// Takes a lease out of the table.
-    pub(crate) fn take(&self, id: LeaseId) -> Result<Held> {
+    pub(crate) fn take(&self, id: LeaseId) -> Result<KeptLease> {
         self.lock().remove(&id).ok_or_else(|| not_held(id))
     }
 
     /// Takes every lease out of the table.
-    pub(crate) fn drain(&self) -> Vec<Held> {
+    pub(crate) fn drain(&self) -> Vec<KeptLease> {
         self.lock().drain().map(|(_, h)| h).collect()
     }
 }

@@ -1,22 +1,27 @@
 //! The leases and waits of one connection. Lease ids are scoped to the
 //! connection: another connection's id is simply not found here.
 
-use crate::engine::LeaseId;
 use crate::error::{Code, Error, Result};
-use crate::wire::{MAX_LEASES_PER_CONNECTION, MAX_WAITERS_PER_CONNECTION};
+use crate::vocab::LeaseId;
+use crate::wire::{
+    MAX_LEASES_PER_CONNECTION, MAX_OBSERVERS_PER_CONNECTION, MAX_WAITERS_PER_CONNECTION,
+};
 use std::collections::{HashMap, HashSet};
 use tokio::sync::oneshot;
 
 /// Everything a connection holds or waits for; guarded by its mutex.
 #[derive(Default)]
-pub(super) struct Leases {
+pub(super) struct ConnectionLeases {
     closed: bool,
     /// The engine ids of the leases held; a lease's wire id is its decimal.
     held: HashSet<LeaseId>,
     pending: HashMap<u64, oneshot::Sender<()>>,
+    /// The observers of elections, by the id of their `observe`; dropping
+    /// the sender (a cancel, the connection's end) stops one.
+    observing: HashMap<u64, oneshot::Sender<()>>,
 }
 
-impl Leases {
+impl ConnectionLeases {
     /// Whether the connection is gone (or the server shutting down).
     pub fn is_closed(&self) -> bool {
         self.closed
@@ -24,18 +29,13 @@ impl Leases {
 
     /// Whether nothing is held or waited for.
     pub fn is_empty(&self) -> bool {
-        self.held.is_empty() && self.pending.is_empty()
+        self.held.is_empty() && self.pending.is_empty() && self.observing.is_empty()
     }
 
     /// Records a waiting acquire `id`; the receiver fires when it is
     /// cancelled or the connection closes.
     pub fn add_pending(&mut self, id: u64) -> Result<oneshot::Receiver<()>> {
-        if self.pending.contains_key(&id) {
-            return Err(Error::new(
-                Code::Invalid,
-                format!("request id {id} is already used by an acquire that is waiting"),
-            ));
-        }
+        self.check_id_free(id)?;
         if self.pending.len() >= MAX_WAITERS_PER_CONNECTION {
             return Err(Error::new(
                 Code::Limit,
@@ -50,6 +50,54 @@ impl Leases {
         Ok(rx)
     }
 
+    /// Fails with `invalid` when request id `id` names an acquire that is
+    /// waiting: its reply is still to come, and two replies with one id
+    /// could not be told apart.
+    pub fn check_id_free(&self, id: u64) -> Result<()> {
+        if self.pending.contains_key(&id) {
+            return Err(Error::new(
+                Code::Invalid,
+                format!("request id {id} is already used by an acquire that is waiting"),
+            ));
+        }
+        if self.observing.contains_key(&id) {
+            return Err(Error::new(
+                Code::Invalid,
+                format!("request id {id} is already used by an observe that goes on"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Records the observer `id`; the receiver fires when it is cancelled
+    /// or the connection closes.
+    pub fn add_observer(&mut self, id: u64) -> Result<oneshot::Receiver<()>> {
+        self.check_id_free(id)?;
+        if self.observing.len() >= MAX_OBSERVERS_PER_CONNECTION {
+            return Err(Error::new(
+                Code::Limit,
+                format!(
+                    "a connection may have at most {MAX_OBSERVERS_PER_CONNECTION} observers of \
+                     elections at once"
+                ),
+            ));
+        }
+        let (tx, rx) = oneshot::channel();
+        self.observing.insert(id, tx);
+        Ok(rx)
+    }
+
+    /// Whether the observer `id` goes on.
+    pub fn is_observing(&self, id: u64) -> bool {
+        self.observing.contains_key(&id)
+    }
+
+    /// Forgets the observer `id`, which ended by itself; false if it was
+    /// cancelled meanwhile.
+    pub fn end_observer(&mut self, id: u64) -> bool {
+        self.observing.remove(&id).is_some()
+    }
+
     /// Fails with `limit` when the connection holds as many leases as allowed.
     pub fn check_room(&self) -> Result<()> {
         if self.held.len() >= MAX_LEASES_PER_CONNECTION {
@@ -61,24 +109,20 @@ impl Leases {
         Ok(())
     }
 
-    /// Whether an acquire with request id `id` is waiting.
-    pub fn is_pending(&self, id: u64) -> bool {
-        self.pending.contains_key(&id)
-    }
-
     /// Ends the wait `id` as answered; false if it was cancelled meanwhile.
     pub fn finish_pending(&mut self, id: u64) -> bool {
         self.pending.remove(&id).is_some()
     }
 
-    /// Cancels the wait `id`; false if no such acquire waits.
+    /// Cancels the wait or the observer `id`; false if no such acquire
+    /// waits and no such observer goes on.
     pub fn cancel(&mut self, id: u64) -> bool {
         match self.pending.remove(&id) {
             Some(tx) => {
                 let _ = tx.send(());
                 true
             }
-            None => false,
+            None => self.observing.remove(&id).is_some(),
         }
     }
 
@@ -107,6 +151,7 @@ impl Leases {
     pub fn close(&mut self) -> Vec<LeaseId> {
         self.closed = true;
         self.pending.clear();
+        self.observing.clear();
         self.held.drain().collect()
     }
 }

@@ -1,16 +1,23 @@
-//! Binding the socket and accepting connections, up to the limit.
+//! Binding the sockets and accepting connections, as the gate allows.
 
-use super::connection::{self, Transport};
+use super::connection::Transport;
+use super::gate::{Gate, Pass};
+use super::metrics::Metrics;
+use super::session;
 use super::shutdown::Shutdown;
 use crate::embedded::Embedded;
 use crate::error::{Code, Error, Result};
-use crate::wire::{Reply, ServerFrame, MAX_CONNECTIONS};
+use crate::wire::{Reply, ServerFrame, MAX_CONNECTIONS, MAX_STRANGERS};
+use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::net::{TcpListener, UnixListener};
-use tokio::sync::{mpsc, watch, Semaphore};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream, UnixListener};
+use tokio::sync::{mpsc, watch};
+use tracing::Instrument;
 
 /// What every connection of one server shares.
 #[derive(Clone)]
@@ -21,7 +28,10 @@ pub(super) struct Shared {
     /// shutdown can wait for all of them.
     #[allow(dead_code)]
     pub done: mpsc::Sender<()>,
-    pub slots: Arc<Semaphore>,
+    pub gate: Arc<Gate>,
+    pub metrics: Arc<Metrics>,
+    /// The number the next connection gets in the logs.
+    connections: Arc<AtomicU64>,
 }
 
 impl Shared {
@@ -29,17 +39,44 @@ impl Shared {
         embedded: Arc<Embedded>,
         shutdown: watch::Sender<bool>,
         done: mpsc::Sender<()>,
+        metrics: Arc<Metrics>,
     ) -> Shared {
         Shared {
             embedded,
             shutdown,
             done,
-            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            gate: Arc::default(),
+            metrics,
+            connections: Arc::default(),
         }
     }
 
-    fn shutdown(&self) -> Shutdown {
+    pub(super) fn shutdown(&self) -> Shutdown {
         Shutdown::new(self.shutdown.subscribe())
+    }
+
+    fn next_connection(&self) -> u64 {
+        self.connections.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+/// Raises this process's soft limit on open files, if it is lower, to what
+/// a full server needs (both sockets' caps and the strangers', with room to
+/// spare), or to the hard limit if that is lower: a server that runs out of
+/// descriptors can accept nobody, whichever cap has room.
+pub(super) fn raise_fd_limit() {
+    let wanted = (2 * MAX_CONNECTIONS + MAX_STRANGERS + 256) as libc::rlim_t;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit on this process, with a valid struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 || limit.rlim_cur >= wanted {
+            return;
+        }
+        limit.rlim_cur = wanted.min(limit.rlim_max);
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
     }
 }
 
@@ -75,7 +112,7 @@ pub(super) fn spawn_unix(listener: UnixListener, shared: Shared) {
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => admit(stream, Transport::Unix, shared.clone()),
+                    Ok((stream, _)) => admit_unix(stream, shared.clone()),
                     Err(_) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
                 },
                 _ = shutdown.recv() => return,
@@ -88,14 +125,28 @@ pub(super) fn spawn_unix(listener: UnixListener, shared: Shared) {
 /// `token` before anything is served.
 pub(super) fn spawn_tcp(listener: TcpListener, shared: Shared, token: String) {
     let token: Arc<str> = token.into();
+    let to = shared.clone();
+    accept_tcp(listener, shared, move |stream, peer, pass| {
+        let transport = Transport::Tcp(token.clone());
+        admit(stream, transport, pass, Some(peer), to.clone());
+    });
+}
+
+/// Accepts TCP connections until shutdown, each with a stranger's pass,
+/// and gives them to `serve`.
+pub(super) fn accept_tcp(
+    listener: TcpListener,
+    shared: Shared,
+    serve: impl Fn(TcpStream, SocketAddr, Pass) + Send + 'static,
+) {
     tokio::spawn(async move {
         let mut shutdown = shared.shutdown();
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
+                    Ok((stream, peer)) => {
                         let _ = stream.set_nodelay(true);
-                        admit(stream, Transport::Tcp(token.clone()), shared.clone());
+                        serve(stream, peer, shared.gate.tcp());
                     }
                     Err(_) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
                 },
@@ -105,27 +156,70 @@ pub(super) fn spawn_tcp(listener: TcpListener, shared: Shared, token: String) {
     });
 }
 
-/// Serves a new connection if there is room; otherwise tells it `limit`
-/// and closes it.
-fn admit<S>(mut stream: S, transport: Transport, shared: Shared)
+/// Serves a new Unix connection if there is room; otherwise tells it
+/// `limit` and closes it.
+fn admit_unix<S>(stream: S, shared: Shared)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
-        tokio::spawn(async move {
-            let err = Error::new(
-                Code::Limit,
-                format!("the server serves at most {MAX_CONNECTIONS} connections at once"),
-            );
-            let line = ServerFrame::Reply(Reply::err(None, &err)).encode() + "\n";
-            let _ = stream.write_all(line.as_bytes()).await;
-        });
-        return;
-    };
+    match shared.gate.unix() {
+        Ok(pass) => admit(stream, Transport::Unix, pass, None, shared),
+        Err(err) => refuse(stream, err),
+    }
+}
+
+/// Serves a connection that has its pass, in a span that names it (its
+/// number, transport and peer), with a log line when it opens and closes.
+pub(super) fn admit<S>(
+    stream: S,
+    transport: Transport,
+    pass: Pass,
+    peer: Option<SocketAddr>,
+    shared: Shared,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let shutdown = shared.shutdown();
-    tokio::spawn(async move {
-        connection::serve(stream, transport, shared.embedded.clone(), shutdown).await;
-        drop(slot);
+    let number = shared.next_connection();
+    let label = transport.label();
+    let span = match peer {
+        Some(peer) => tracing::info_span!("connection", n = number, transport = label, %peer),
+        None => tracing::info_span!("connection", n = number, transport = label),
+    };
+    let task = async move {
+        tracing::info!("connection opened");
+        let _open = shared.metrics.connection(label);
+        let metrics = shared.metrics.clone();
+        session::serve(
+            stream,
+            transport,
+            pass,
+            shared.embedded.clone(),
+            metrics,
+            shutdown,
+        )
+        .await;
+        tracing::info!("connection closed");
         drop(shared);
+    };
+    tokio::spawn(task.instrument(span));
+}
+
+/// Tells a connection why it is not served, and closes it: after reading
+/// what it sent (for a second at most), since closing with unread bytes
+/// resets the connection, which can lose the reply.
+pub(super) fn refuse<S>(mut stream: S, err: Error)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    tokio::spawn(async move {
+        let line = ServerFrame::Reply(Reply::err(None, &err)).encode() + "\n";
+        let _ = stream.write_all(line.as_bytes()).await;
+        let _ = stream.shutdown().await;
+        let mut sink = [0u8; 4096];
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+        })
+        .await;
     });
 }

@@ -1,33 +1,51 @@
 //! `tinystore serve`: owns a store and serves it to other processes on
 //! `DIR/tinystore.sock` (mode 0600) and, when asked, on TCP with a token.
 //!
-//! - [`listener`] accepts connections, up to [`crate::wire::MAX_CONNECTIONS`].
-//! - [`connection`] speaks the wire on one connection; [`ops`] does each
-//!   operation; [`leases`] keeps the leases of one connection and
-//!   [`waits`] its acquires waiting in line.
+//! - [`listener`] accepts connections as [`gate`] allows: capped per
+//!   socket, with TCP strangers (not yet authenticated) capped apart.
+//! - [`session`] is one connection's task: it speaks the wire and hands
+//!   each request to [`ops`], which does the operation on the
+//!   [`connection`] (its shared half); [`leases`] keeps the leases of one
+//!   connection and [`waits`] its acquires waiting in line.
+//! - [`tls`] wraps the TCP listener in TLS (mutual TLS with a client CA).
+//! - [`metrics`] counts (and [`process`] reads the process's figures);
+//!   [`scrape`] serves them as Prometheus text on a listener of their own.
 //! - Shutdown is one idea, as in mini-redis: one signal every task watches.
 
 mod auth;
 mod connection;
+mod elect;
+mod gate;
 mod leases;
 mod listener;
+mod metrics;
+mod observers;
 mod ops;
+mod process;
+mod scrape;
+mod session;
 mod shutdown;
+mod tls;
 mod waits;
 
 use crate::disk::SOCKET;
 use crate::embedded::Embedded;
 use crate::error::{Error, Result};
 use crate::options::DEFAULT_TTL;
-use crate::store::StoreOptions;
+use crate::store_options::StoreOptions;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
+pub use crate::wire::{
+    HELLO_TIMEOUT, MAX_CONNECTIONS, MAX_LEASES_PER_CONNECTION, MAX_OBSERVERS_PER_CONNECTION,
+    MAX_STRANGER_FRAME_BYTES, MAX_WAITERS_PER_CONNECTION, STRANGER_TIMEOUT,
+};
 pub use auth::read_token_file;
-pub use connection::HELLO_TIMEOUT;
+pub use metrics::MAX_NAMES;
+pub use tls::TlsOptions;
 
 /// How long shutdown waits for connections to send their last frames.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(2);
@@ -37,8 +55,12 @@ const FLUSH_TIMEOUT: Duration = Duration::from_secs(2);
 pub struct TcpOptions {
     /// `HOST:PORT`; port 0 picks a free port (see [`Server::tcp_addr`]).
     pub addr: String,
-    /// The shared secret every TCP client sends in `hello`.
+    /// The shared secret every TCP client sends in `hello`; with TLS and a
+    /// client CA, a client's certificate stands in its place (and this is
+    /// not asked).
     pub token: String,
+    /// Speak TLS on this listener (and only TLS).
+    pub tls: Option<TlsOptions>,
 }
 
 /// How a store is served.
@@ -47,10 +69,15 @@ pub struct ServeOptions {
     /// Serve on TCP too, with a token; `None` serves the Unix socket only.
     pub tcp: Option<TcpOptions>,
     /// The wait before the first grant after an unclean stop; `None` is the
-    /// default TTL (15 s).
+    /// one the last server recorded, else the default TTL (15 s). It is
+    /// recorded in `kv.db` as the grace every next owner waits after an
+    /// unclean stop of this server.
     pub grace: Option<Duration>,
     /// The store's options (clock); its `grace` is replaced by the above.
     pub store: StoreOptions,
+    /// Serve Prometheus metrics at `HOST:PORT` (`GET /metrics`), on a
+    /// listener of their own.
+    pub metrics: Option<String>,
 }
 
 /// A running server. Dropping it without [`Server::shutdown`] stops
@@ -59,6 +86,7 @@ pub struct Server {
     embedded: Arc<Embedded>,
     socket: PathBuf,
     tcp_addr: Option<SocketAddr>,
+    metrics_addr: Option<SocketAddr>,
     shutdown: watch::Sender<bool>,
     done: mpsc::Receiver<()>,
 }
@@ -69,32 +97,47 @@ impl Server {
     pub async fn start(dir: impl AsRef<Path>, options: ServeOptions) -> Result<Server> {
         let dir = dir.as_ref();
         let mut store_options = options.store.clone();
-        store_options.grace = Some(options.grace.unwrap_or(DEFAULT_TTL));
+        store_options.grace = options.grace;
         let embedded = Arc::new(Embedded::open(dir, &store_options)?);
+        embedded.mark_served(options.grace.unwrap_or(DEFAULT_TTL))?;
         let socket = dir.join(SOCKET);
+        listener::raise_fd_limit();
         let unix = listener::bind_unix(&socket)?;
+        let tls = match options.tcp.as_ref().and_then(|t| t.tls.as_ref()) {
+            Some(tls) => Some(tls::Tls::new(tls)?),
+            None => None,
+        };
         let tcp = match &options.tcp {
             Some(tcp) => Some(listener::bind_tcp(&tcp.addr).await?),
             None => None,
         };
-        let tcp_addr = match &tcp {
-            Some(l) => Some(
-                l.local_addr()
-                    .map_err(|e| Error::io("cannot read the TCP address", e))?,
-            ),
+        let tcp_addr = tcp.as_ref().map(local_addr).transpose()?;
+        let scrape = match &options.metrics {
+            Some(addr) => Some(scrape::bind(addr).await?),
             None => None,
         };
+        let metrics_addr = scrape.as_ref().map(local_addr).transpose()?;
         let (shutdown, _) = watch::channel(false);
         let (done_tx, done) = mpsc::channel(1);
-        let shared = listener::Shared::new(embedded.clone(), shutdown.clone(), done_tx);
+        let metrics = Arc::new(metrics::Metrics::new(embedded.engine().epoch()));
+        embedded.engine().set_tally(metrics.clone());
+        let shared =
+            listener::Shared::new(embedded.clone(), shutdown.clone(), done_tx, metrics.clone());
+        if let Some(scrape) = scrape {
+            let engine = embedded.engine().clone();
+            scrape::spawn(scrape, metrics, engine, shared.shutdown());
+        }
         listener::spawn_unix(unix, shared.clone());
-        if let (Some(tcp), Some(opts)) = (tcp, options.tcp) {
-            listener::spawn_tcp(tcp, shared, opts.token);
+        match (tcp, options.tcp, tls) {
+            (Some(tcp), Some(opts), Some(tls)) => tls::spawn_tls(tcp, shared, opts.token, tls),
+            (Some(tcp), Some(opts), None) => listener::spawn_tcp(tcp, shared, opts.token),
+            _ => {}
         }
         Ok(Server {
             embedded,
             socket,
             tcp_addr,
+            metrics_addr,
             shutdown,
             done,
         })
@@ -108,6 +151,11 @@ impl Server {
     /// The TCP address bound, when serving TCP.
     pub fn tcp_addr(&self) -> Option<SocketAddr> {
         self.tcp_addr
+    }
+
+    /// The metrics address bound, when serving metrics.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
     }
 
     /// The store's epoch.
@@ -135,6 +183,12 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.shutdown.send(true);
     }
+}
+
+fn local_addr(listener: &tokio::net::TcpListener) -> Result<SocketAddr> {
+    listener
+        .local_addr()
+        .map_err(|e| Error::io("cannot read a listener's address", e))
 }
 
 /// Serves `dir` until `signal` resolves, then shuts down cleanly.

@@ -1,23 +1,19 @@
 //! The operations a greeted connection may ask for, one function each.
 
-use super::connection::{Conn, Transport};
+use super::connection::{Connection, Transport};
 use crate::backend::Backend;
-use crate::engine::{Granted, KeyId, LostTo, Request};
 use crate::error::{Code, Error, Result};
-use crate::group::MAX_LIMIT;
-use crate::names::{check_key, check_name};
-use crate::options::{check_ttl, DEFAULT_TTL};
+use crate::poll::poll_now;
+use crate::status::{StatusPage, DEFAULT_STATUS_LIMIT};
+use crate::vocab::Granted;
+use crate::vocab::{LostTo, Request};
 use crate::wire::{Op, Reply, WireKey};
-use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// The longest `wait_ms` an acquire may ask for: 30 days.
-pub const MAX_WAIT: Duration = Duration::from_secs(30 * 24 * 3600);
+use std::task::Poll;
 
 /// Answers one request (some answers come later, from a task).
-pub(super) fn handle(conn: &Arc<Conn>, id: Option<u64>, op: Op) {
+pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
     let Some(id) = id else {
         let err = Error::new(
             Code::Invalid,
@@ -49,18 +45,22 @@ pub(super) fn handle(conn: &Arc<Conn>, id: Option<u64>, op: Op) {
             });
             Ok(())
         }
-        Op::Status {} => {
-            conn.reply(Reply {
-                status: Some(conn.engine.status()),
-                ..Reply::ok(Some(id))
-            });
-            Ok(())
-        }
+        Op::Status { limit, offset } => status(conn, id, limit, offset),
         Op::Backup { path } => backup(conn, id, path),
         Op::Ping {} => {
             conn.reply(Reply::ok(Some(id)));
             Ok(())
         }
+        Op::Campaign {
+            name,
+            value,
+            ttl_ms,
+            wait_ms,
+        } => Request::election_from_wire(&name, &value, ttl_ms, wait_ms)
+            .and_then(|request| queue(conn, id, told(conn, request))),
+        Op::Resign { lease } => release(conn, id, &lease),
+        Op::Leader { name } => super::elect::leader(conn, id, &name),
+        Op::Observe { name } => super::elect::observe(conn, id, &name),
         Op::Hello { .. } => Err(Error::new(Code::Invalid, "hello was already said")),
     };
     if let Err(err) = result {
@@ -72,38 +72,24 @@ pub(super) fn handle(conn: &Arc<Conn>, id: Option<u64>, op: Op) {
 /// connection never keep themselves alive (the client renews them), and
 /// their ends are told through the connection's one lost channel.
 fn request(
-    conn: &Conn,
+    conn: &Connection,
     name: &str,
     key: &WireKey,
     limit: Option<u32>,
     ttl_ms: Option<u64>,
+    wait_ms: Option<u64>,
 ) -> Result<Request> {
-    check_name(name)?;
-    let key = key.text();
-    check_key(name, &key)?;
-    if let Some(limit) = limit {
-        if !(1..=MAX_LIMIT).contains(&limit) {
-            return Err(Error::new(
-                Code::Invalid,
-                format!(
-                    "semaphore {name} has limit {limit}; a limit must be from 1 to {MAX_LIMIT}"
-                ),
-            ));
-        }
-    }
-    let ttl = ttl_ms.map_or(DEFAULT_TTL, Duration::from_millis);
-    check_ttl(ttl)?;
-    Ok(Request {
-        key: Arc::new(KeyId::new(limit.is_none(), name, &key)),
-        limit: limit.unwrap_or(1),
-        ttl,
-        keepalive: false,
-        lost_to: LostTo::Channel(conn.lost_to.clone()),
-    })
+    let request = Request::from_wire(name, &key.text(), limit, ttl_ms, wait_ms)?;
+    Ok(told(conn, request))
+}
+
+/// `request`, its lease's end told through the connection's lost channel.
+fn told(conn: &Connection, request: Request) -> Request {
+    request.told_through(LostTo::Channel(conn.lost_to.clone()))
 }
 
 fn acquire(
-    conn: &Arc<Conn>,
+    conn: &Arc<Connection>,
     id: u64,
     name: &str,
     key: &WireKey,
@@ -111,21 +97,22 @@ fn acquire(
     ttl_ms: Option<u64>,
     wait_ms: Option<u64>,
 ) -> Result<()> {
-    let request = request(conn, name, key, limit, ttl_ms)?;
-    let wait = wait_ms.map(Duration::from_millis);
-    if wait.is_some_and(|w| w > MAX_WAIT) {
-        return Err(Error::new(
-            Code::Invalid,
-            format!("wait_ms {} is over the most, 30 days", wait_ms.unwrap_or(0)),
-        ));
-    }
+    let request = request(conn, name, key, limit, ttl_ms, wait_ms)?;
+    queue(conn, id, request)
+}
+
+/// Waits first come first served for `request` (an acquire's or a
+/// campaign's), answering request `id` when it is granted or gives up.
+fn queue(conn: &Arc<Connection>, id: u64, request: Request) -> Result<()> {
+    let wait = request.wait();
     // A free key is granted at once, with nothing to wait for or cancel
-    // (unless `id` is a waiting acquire's, which add_pending refuses).
-    if !conn.state().is_pending(id) && grant_if_free(conn, id, &request)? {
+    // (unless `id` is in use by a wait or an observer: refused).
+    conn.state().check_id_free(id)?;
+    if grant_if_free(conn, id, &request)? {
         return Ok(());
     }
     let cancelled = conn.state().add_pending(id)?;
-    let key = request.key.clone();
+    let key = request.key().clone();
     let what = key.to_string();
     let engine = conn.engine.clone();
     let mut waiting = Box::pin(async move {
@@ -134,9 +121,11 @@ fn acquire(
             got = async {
                 match wait {
                     Some(w) => tokio::time::timeout(w, acquiring).await.unwrap_or_else(|_| {
-                        Err(Error::new(Code::Timeout, format!(
-                            "waited {w:?} for {} without getting it", key
-                        )))
+                        Err(Error::new(Code::Timeout, if key.is_election() {
+                            format!("waited {w:?} to lead {key} without leading")
+                        } else {
+                            format!("waited {w:?} for {key} without getting it")
+                        }))
                     }),
                     None => acquiring.await,
                 }
@@ -149,26 +138,21 @@ fn acquire(
     // Polled once here, the acquire takes its place in line before the next
     // request of this connection is read: a connection's acquires queue in
     // the order they were sent. A free key is granted without a task.
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match waiting.as_mut().poll(&mut cx) {
-        std::task::Poll::Ready(outcome) => finish_acquire(conn, id, &what, outcome),
-        std::task::Poll::Pending => {
-            let overflow = conn.waits().push((id, what), waiting);
-            if let Some(((id, what), waiting)) = overflow {
-                let conn = conn.clone();
-                tokio::spawn(async move {
-                    let outcome = waiting.await;
-                    finish_acquire(&conn, id, &what, outcome);
-                });
-            }
-        }
+    match poll_now(waiting.as_mut()) {
+        Poll::Ready(outcome) => finish_acquire(conn, id, &what, outcome),
+        Poll::Pending => conn.waits().push((id, what), waiting),
     }
     Ok(())
 }
 
 /// Answers an acquire: with its grant, unless it was cancelled meanwhile or
 /// the connection closed (then the grant is released).
-pub(super) fn finish_acquire(conn: &Arc<Conn>, id: u64, what: &str, outcome: Result<Granted>) {
+pub(super) fn finish_acquire(
+    conn: &Arc<Connection>,
+    id: u64,
+    what: &str,
+    outcome: Result<Granted>,
+) {
     let mut st = conn.state();
     let still_wanted = st.finish_pending(id) && !st.is_closed();
     match outcome {
@@ -185,19 +169,22 @@ pub(super) fn finish_acquire(conn: &Arc<Conn>, id: u64, what: &str, outcome: Res
                 conn.fail(Some(id), &err);
             }
         }
+        // A closed connection is told nothing more.
+        Err(_) if st.is_closed() => {}
         Err(err) => conn.fail(Some(id), &err),
     }
 }
 
 fn try_acquire(
-    conn: &Arc<Conn>,
+    conn: &Arc<Connection>,
     id: u64,
     name: &str,
     key: &WireKey,
     limit: Option<u32>,
     ttl_ms: Option<u64>,
 ) -> Result<()> {
-    let request = request(conn, name, key, limit, ttl_ms)?;
+    let request = request(conn, name, key, limit, ttl_ms, None)?;
+    conn.state().check_id_free(id)?;
     if !grant_if_free(conn, id, &request)? {
         conn.reply(Reply {
             granted: Some(false),
@@ -209,7 +196,7 @@ fn try_acquire(
 
 /// Grants `request` and answers request `id` with the lease if the key is
 /// free now and the connection has room; false (nothing answered) if not.
-fn grant_if_free(conn: &Arc<Conn>, id: u64, request: &Request) -> Result<bool> {
+fn grant_if_free(conn: &Arc<Connection>, id: u64, request: &Request) -> Result<bool> {
     conn.state().check_room()?;
     match conn.engine.try_acquire(request)? {
         Some(grant) => {
@@ -222,7 +209,12 @@ fn grant_if_free(conn: &Arc<Conn>, id: u64, request: &Request) -> Result<bool> {
 
 /// Records a grant and answers with it. The reply goes out under the
 /// connection's lock, so a `lost` event for the lease always comes after it.
-fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Granted) {
+fn granted(
+    conn: &Arc<Connection>,
+    st: &mut super::leases::ConnectionLeases,
+    id: u64,
+    grant: Granted,
+) {
     let lease = super::leases::wire_id(grant.id);
     st.hold(grant.id);
     conn.reply(Reply {
@@ -234,21 +226,21 @@ fn granted(conn: &Arc<Conn>, st: &mut super::leases::Leases, id: u64, grant: Gra
 }
 
 /// Tells the client its lease ended, unless it released it itself.
-pub(super) fn tell_lost(conn: &Conn, lease: &str, reason: &Error) {
+pub(super) fn tell_lost(conn: &Connection, lease: &str, reason: &Error) {
     let mut st = conn.state();
     if st.take(lease).is_ok() {
         conn.lost(lease, reason);
     }
 }
 
-fn renew(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
+fn renew(conn: &Arc<Connection>, id: u64, lease: &str) -> Result<()> {
     let engine_id = conn.state().get(lease)?;
     conn.engine.renew(engine_id).map_err(|e| about(e, lease))?;
     conn.reply(Reply::ok(Some(id)));
     Ok(())
 }
 
-fn release(conn: &Arc<Conn>, id: u64, lease: &str) -> Result<()> {
+fn release(conn: &Arc<Connection>, id: u64, lease: &str) -> Result<()> {
     let held = conn.state().take(lease)?;
     conn.engine.release(held).map_err(|e| about(e, lease))?;
     conn.reply(Reply::ok(Some(id)));
@@ -266,7 +258,22 @@ fn about(err: Error, lease: &str) -> Error {
     err
 }
 
-fn backup(conn: &Arc<Conn>, id: u64, path: String) -> Result<()> {
+/// Answers `status` with at most `limit` held leases and lines of waiters,
+/// after the first `offset`.
+fn status(conn: &Arc<Connection>, id: u64, limit: Option<u32>, offset: Option<u64>) -> Result<()> {
+    let page = StatusPage {
+        offset: offset.map_or(0, |o| usize::try_from(o).unwrap_or(usize::MAX)),
+        limit: limit.map_or(DEFAULT_STATUS_LIMIT, |l| l as usize),
+    };
+    page.check()?;
+    conn.reply(Reply {
+        status: Some(Box::new(conn.engine.status(page))),
+        ..Reply::ok(Some(id))
+    });
+    Ok(())
+}
+
+fn backup(conn: &Arc<Connection>, id: u64, path: String) -> Result<()> {
     if matches!(conn.transport, Transport::Tcp(_)) {
         return Err(Error::new(
             Code::Unauthorized,

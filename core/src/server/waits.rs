@@ -1,59 +1,69 @@
-//! Futures a connection's own task polls: its acquires waiting in line. A
-//! grant then wakes that task directly, with no task of its own; closing
-//! the connection drops them (a dropped wait gives up its place without
-//! leaking).
+//! A connection's acquires waiting in line, as futures its own task polls.
+//! A grant wakes that task, which polls only the futures that were woken,
+//! so a connection with thousands waiting costs nothing per wake beyond the
+//! one granted. Closing the connection drops them in batches (a dropped
+//! wait gives up its place without leaking), yielding between batches so
+//! that other connections are served meanwhile.
 
-use crate::engine::Granted;
+use crate::engine::Engine;
 use crate::error::Result;
+use crate::vocab::Granted;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-/// The most futures of one kind a connection's task polls itself; past it,
-/// each further one gets a task of its own, so that a wake never polls more
-/// than this many.
-pub(super) const POLLED_HERE: usize = 32;
+/// How many waits a closing connection drops before letting other tasks run.
+const DROPPED_AT_ONCE: usize = 64;
 
 /// A boxed future the connection polls.
 pub(super) type Boxed<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// Futures keyed by `K`, polled by the connection's task.
-pub(super) struct Polled<K, T> {
-    pending: Vec<(K, Boxed<T>)>,
+/// What a waiting acquire is: its request id and what it waits for.
+pub(super) type WaitFor = (u64, String);
+
+/// The acquires of one connection waiting in line.
+#[derive(Default)]
+pub(super) struct Waits {
+    pending: FuturesUnordered<Boxed<(WaitFor, Result<Granted>)>>,
 }
 
-impl<K, T> Default for Polled<K, T> {
-    fn default() -> Self {
-        Polled {
-            pending: Vec::new(),
-        }
-    }
-}
-
-/// An acquire waiting: its request id and what it waits for.
-pub(super) type Waits = Polled<(u64, String), Result<Granted>>;
-
-impl<K, T> Polled<K, T> {
-    /// Adds a future; gives it back when `POLLED_HERE` are polled here
-    /// already. The caller polls it once before (or spawns it).
-    pub fn push(&mut self, key: K, future: Boxed<T>) -> Option<(K, Boxed<T>)> {
-        if self.pending.len() >= POLLED_HERE {
-            return Some((key, future));
-        }
-        self.pending.push((key, future));
-        None
+impl Waits {
+    /// Adds a waiting acquire. The caller polled it once already, so it
+    /// holds its place in line; it is polled again on the next
+    /// [`Waits::poll_next`].
+    pub fn push(&mut self, what: WaitFor, waiting: Boxed<Result<Granted>>) {
+        self.pending
+            .push(Box::pin(async move { (what, waiting.await) }));
     }
 
-    /// Polls every future; ready with the first that finished. Pending (with
-    /// no waker kept) when there are none: new ones come only from the
-    /// connection's own task, which polls again after adding one.
-    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<(K, T)> {
-        for i in 0..self.pending.len() {
-            if let Poll::Ready(out) = self.pending[i].1.as_mut().poll(cx) {
-                let (key, _) = self.pending.swap_remove(i);
-                return Poll::Ready((key, out));
+    /// Ready with the next acquire that finished. Pending (with no waker
+    /// kept) when none waits: new ones come only from the connection's own
+    /// task, which polls again after adding one.
+    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<(WaitFor, Result<Granted>)> {
+        match self.pending.poll_next_unpin(cx) {
+            Poll::Ready(Some(done)) => Poll::Ready(done),
+            Poll::Ready(None) | Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Gives up every wait, a batch at a time: a batch leaves its lines
+    /// under one short hold of the engine's lock, and other tasks run
+    /// between batches, so the lock is never held long.
+    pub async fn give_up(self, engine: &Engine) {
+        let mut waits = self.pending.into_iter();
+        loop {
+            let mut dropped = 0;
+            engine.leave_together(|| {
+                for waiting in waits.by_ref().take(DROPPED_AT_ONCE) {
+                    drop(waiting);
+                    dropped += 1;
+                }
+            });
+            if dropped < DROPPED_AT_ONCE {
+                return;
             }
+            tokio::task::yield_now().await;
         }
-        Poll::Pending
     }
 }

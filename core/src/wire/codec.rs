@@ -7,7 +7,9 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 pub enum FrameRead {
     /// A whole line, newline (and a `\r` before it) removed.
     Line(Vec<u8>),
-    /// A line longer than the limit, skipped up to and including its newline.
+    /// A line longer than the limit: skipped up to and including its
+    /// newline, or for a reader made with [`FrameReader::stopping`], the
+    /// bytes read of it when it went over (the stream is then out of step).
     TooLong(usize),
     /// The peer closed its side.
     End,
@@ -22,6 +24,9 @@ pub struct FrameReader {
     limit: usize,
     line: Vec<u8>,
     skipped: usize,
+    /// Whether an over-long line is reported as soon as it goes over,
+    /// rather than read to its end.
+    stop: bool,
 }
 
 impl FrameReader {
@@ -31,7 +36,25 @@ impl FrameReader {
             limit,
             line: Vec::new(),
             skipped: 0,
+            stop: false,
         }
+    }
+
+    /// A reader of lines of at most `limit` bytes that reports an over-long
+    /// line as soon as it goes over, without reading on to its newline: for
+    /// a peer that is closed when it sends one.
+    pub fn stopping(limit: usize) -> FrameReader {
+        FrameReader {
+            stop: true,
+            ..FrameReader::new(limit)
+        }
+    }
+
+    /// From now on, lines of at most `limit` bytes, over-long ones skipped
+    /// to their end. A partial line read so far is kept.
+    pub fn relax(&mut self, limit: usize) {
+        self.limit = limit;
+        self.stop = false;
     }
 
     /// The next frame from `reader`.
@@ -52,6 +75,9 @@ impl FrameReader {
             } else {
                 self.skipped += self.line.len() + chunk.len();
                 self.line.clear();
+                if self.stop {
+                    return Ok(FrameRead::TooLong(std::mem::take(&mut self.skipped)));
+                }
             }
             let used = found.map_or(chunk.len(), |at| at + 1);
             reader.consume(used);

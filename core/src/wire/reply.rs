@@ -1,11 +1,12 @@
 //! What the server sends: replies to requests and pushed events.
 
+use crate::election::Leader;
 use crate::error::{Code, Error};
 use crate::fence::Fence;
 use crate::status::Status;
 use serde::{Deserialize, Serialize};
 
-/// An error as it travels: a DESIGN.md code and a message.
+/// An error as it travels: an error code and a message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WireError {
     /// The code's spelling, e.g. `"lease_lost"`.
@@ -64,7 +65,15 @@ pub struct Reply {
     pub cancelled: Option<bool>,
     /// `status`: the store's state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<Status>,
+    pub status: Option<Box<Status>>,
+    /// `leader`, `observe`: the leader now; `Some(None)` (`null` on the
+    /// wire) when nobody leads.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
+    pub leader: Option<Option<WireLeader>>,
     /// When `ok` is false: what went wrong.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<WireError>,
@@ -102,25 +111,99 @@ impl Reply {
     }
 }
 
+/// A field given, even as `null`: `Some(None)`; a field left out is
+/// `None` (by `default`).
+fn given<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// An election's leader as it travels: its value and its term.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireLeader {
+    /// What the leader said it is.
+    pub value: String,
+    /// Its term, a decimal string.
+    pub fence: Fence,
+}
+
+impl From<Leader> for WireLeader {
+    fn from(leader: Leader) -> WireLeader {
+        WireLeader {
+            value: leader.value,
+            fence: leader.fence,
+        }
+    }
+}
+
+impl From<WireLeader> for Leader {
+    fn from(leader: WireLeader) -> Leader {
+        Leader {
+            value: leader.value,
+            fence: leader.fence,
+        }
+    }
+}
+
 /// An event the server pushes without being asked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Event {
-    /// The event's kind: `"lost"`.
-    pub event: String,
-    /// The lease it is about.
-    pub lease: String,
-    /// Why: a DESIGN.md code, `lease_lost` or `closed`.
-    pub code: String,
-    /// The reason in words.
-    pub message: String,
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A lease of this connection ended without the client releasing it.
+    Lost {
+        /// The lease it is about.
+        lease: String,
+        /// Why: an error code, `lease_lost` or `closed`.
+        code: String,
+        /// The reason in words.
+        message: String,
+    },
+    /// The leader of an observed election changed.
+    Leader {
+        /// The id of the `observe` request.
+        observe: u64,
+        /// The new leader; `null` when nobody leads.
+        leader: Option<WireLeader>,
+    },
+    /// An observer ended without the client cancelling it: `closed` (the
+    /// server is shutting down) or `limit` (it fell too far behind).
+    ObserveEnd {
+        /// The id of the `observe` request.
+        observe: u64,
+        /// Why, an error code.
+        code: String,
+        /// The reason in words.
+        message: String,
+    },
 }
 
 impl Event {
     /// The event telling that `lease` ended for `reason`.
     pub fn lost(lease: &str, reason: &Error) -> Event {
-        Event {
-            event: "lost".into(),
+        Event::Lost {
             lease: lease.to_string(),
+            code: reason.code().as_str().to_string(),
+            message: reason.message().to_string(),
+        }
+    }
+
+    /// The event telling observer `observe` its election's leader is now
+    /// `leader`.
+    pub fn leader(observe: u64, leader: Option<Leader>) -> Event {
+        Event::Leader {
+            observe,
+            leader: leader.map(WireLeader::from),
+        }
+    }
+
+    /// The event telling observer `observe` it ended for `reason`.
+    pub fn observe_end(observe: u64, reason: &Error) -> Event {
+        Event::ObserveEnd {
+            observe,
             code: reason.code().as_str().to_string(),
             message: reason.message().to_string(),
         }

@@ -1,148 +1,9 @@
 //! Requests: what a client sends. Each is a JSON object with `op`, and
 //! (after `hello`) an `id` the reply echoes.
 
+use super::frame::{Op, RequestFrame};
 use crate::error::Error;
-use serde::{Deserialize, Serialize};
-
-/// One request as sent: its id and its operation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestFrame {
-    /// The client-chosen id echoed in the reply; `hello` may omit it.
-    pub id: Option<u64>,
-    /// What is asked.
-    pub op: Op,
-}
-
-/// A key on the wire: text, or an integer that stands for its decimal text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum WireKey {
-    /// A key given as text.
-    Text(String),
-    /// A key given as an integer.
-    Int(i64),
-    /// A key given as a non-negative integer above `i64::MAX`.
-    UInt(u64),
-}
-
-impl WireKey {
-    /// The key's text.
-    pub fn text(&self) -> String {
-        match self {
-            WireKey::Text(t) => t.clone(),
-            WireKey::Int(i) => i.to_string(),
-            WireKey::UInt(u) => u.to_string(),
-        }
-    }
-}
-
-impl From<&str> for WireKey {
-    fn from(text: &str) -> WireKey {
-        WireKey::Text(text.to_string())
-    }
-}
-
-/// The operations, each with its fields as on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Op {
-    /// The first frame: the protocol version, and the token on TCP.
-    Hello {
-        /// The protocol version the client speaks.
-        version: u32,
-        /// The shared secret; required on TCP.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        token: Option<String>,
-    },
-    /// Waits first come first served for a key.
-    Acquire {
-        /// The group's name.
-        name: String,
-        /// The key.
-        key: WireKey,
-        /// Holders allowed at once: absent for a lock, set for a semaphore.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        limit: Option<u32>,
-        /// The lease's TTL in milliseconds (default 15000).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        ttl_ms: Option<u64>,
-        /// How long to wait in milliseconds; absent waits until cancelled.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        wait_ms: Option<u64>,
-    },
-    /// Takes a key if it is free now.
-    TryAcquire {
-        /// The group's name.
-        name: String,
-        /// The key.
-        key: WireKey,
-        /// Holders allowed at once: absent for a lock, set for a semaphore.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        limit: Option<u32>,
-        /// The lease's TTL in milliseconds (default 15000).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        ttl_ms: Option<u64>,
-    },
-    /// Extends a lease this connection holds by its TTL.
-    Renew {
-        /// The lease id from the acquire's reply.
-        lease: String,
-    },
-    /// Releases a lease this connection holds.
-    Release {
-        /// The lease id from the acquire's reply.
-        lease: String,
-    },
-    /// Gives up a pending acquire of this connection.
-    Cancel {
-        /// The id of the acquire request.
-        target: u64,
-    },
-    /// The store's epoch, fences, holders and waiters.
-    Status {},
-    /// Writes a consistent copy of `kv.db` to a path on the server's machine.
-    Backup {
-        /// An absolute path on the server's machine.
-        path: String,
-    },
-    /// Answers at once; for liveness checks.
-    Ping {},
-}
-
-impl Op {
-    /// The operation's name on the wire.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Op::Hello { .. } => "hello",
-            Op::Acquire { .. } => "acquire",
-            Op::TryAcquire { .. } => "try_acquire",
-            Op::Renew { .. } => "renew",
-            Op::Release { .. } => "release",
-            Op::Cancel { .. } => "cancel",
-            Op::Status {} => "status",
-            Op::Backup { .. } => "backup",
-            Op::Ping {} => "ping",
-        }
-    }
-}
-
-impl RequestFrame {
-    /// The frame as one line of JSON, without the newline.
-    pub fn encode(&self) -> String {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            #[serde(skip_serializing_if = "Option::is_none")]
-            id: Option<u64>,
-            #[serde(flatten)]
-            op: &'a Op,
-        }
-        let out = Out {
-            id: self.id,
-            op: &self.op,
-        };
-        serde_json::to_string(&out).expect("a request always serializes")
-    }
-}
+use serde::Deserialize;
 
 /// Decodes one line into a request. On failure it gives the `invalid` error
 /// naming what was wrong, with the request's `id` when one could be read, so
@@ -171,6 +32,14 @@ pub(super) fn decode_carefully(
             )),
         ));
     };
+    if let Some(twice) = repeated_field(line) {
+        return Err((
+            None,
+            Error::invalid(format!(
+                "the field {twice:?} is given twice; each field may appear once"
+            )),
+        ));
+    }
     let id = match map.remove("id") {
         None => None,
         Some(v) => match v.as_u64() {
@@ -185,6 +54,12 @@ pub(super) fn decode_carefully(
             }
         },
     };
+    if let Some(err) = map
+        .iter()
+        .find_map(|(field, value)| check_field(field, value))
+    {
+        return Err((id, err));
+    }
     let op = match map.get("op") {
         None => return Err((id, Error::invalid("the frame has no \"op\""))),
         Some(serde_json::Value::String(_)) => serde_json::from_value::<Op>(map.into()),
@@ -199,6 +74,95 @@ pub(super) fn decode_carefully(
         Ok(op) => Ok(RequestFrame { id, op }),
         Err(e) => Err((id, Error::invalid(format!("bad request: {e}")))),
     }
+}
+
+/// The first field name given twice in the JSON object on `line`, if any
+/// (a JSON parser would otherwise keep the last silently).
+fn repeated_field(line: &[u8]) -> Option<String> {
+    struct Repeated(Option<String>);
+    impl<'de> Deserialize<'de> for Repeated {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Repeated, D::Error> {
+            struct Fields;
+            impl<'de> serde::de::Visitor<'de> for Fields {
+                type Value = Repeated;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Repeated, A::Error> {
+                    let mut seen = std::collections::HashSet::new();
+                    let mut repeated = None;
+                    while let Some(field) = map.next_key::<String>()? {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        if !seen.insert(field.clone()) && repeated.is_none() {
+                            repeated = Some(field);
+                        }
+                    }
+                    Ok(Repeated(repeated))
+                }
+            }
+            d.deserialize_map(Fields)
+        }
+    }
+    serde_json::from_slice::<Repeated>(line).ok()?.0
+}
+
+/// What each field of a request must be: its kind in words, and for a
+/// whole number the largest it may be (beyond what its own check allows).
+fn field_kind(field: &str) -> Option<(&'static str, Option<u64>)> {
+    Some(match field {
+        "name" | "lease" | "path" | "token" | "value" => ("a string", None),
+        "key" => ("a string or an integer", None),
+        "limit" => ("a whole number", Some(u64::from(u32::MAX))),
+        "ttl_ms" => (
+            "a whole number of milliseconds from 10 to 86400000 (10 ms to 24 h)",
+            None,
+        ),
+        "wait_ms" => (
+            "a whole number of milliseconds from 0 to 2592000000 (30 days)",
+            None,
+        ),
+        "target" => (
+            "the id of a waiting acquire or campaign or of an observe, a whole number",
+            None,
+        ),
+        "offset" => ("a whole number", None),
+        "version" => ("a whole number", Some(u64::from(u32::MAX))),
+        _ => return None,
+    })
+}
+
+/// Whether `value` suits `field`; the `invalid` error naming the field if
+/// not. `null` suits no field: a field is given with a value or left out.
+fn check_field(field: &str, value: &serde_json::Value) -> Option<Error> {
+    use serde_json::Value;
+    let (what, max) = field_kind(field)?;
+    let fits = match (field, value) {
+        ("key", Value::String(_)) => true,
+        ("key", Value::Number(n)) => n.is_i64() || n.is_u64(),
+        (_, Value::String(_)) => what == "a string",
+        (_, Value::Number(n)) => {
+            what != "a string" && n.as_u64().is_some_and(|n| max.is_none_or(|max| n <= max))
+        }
+        _ => false,
+    };
+    if fits {
+        return None;
+    }
+    let mut shown = value.to_string();
+    if shown.len() > 40 {
+        let cut = (0..=40)
+            .rev()
+            .find(|&i| shown.is_char_boundary(i))
+            .unwrap_or(0);
+        shown.truncate(cut);
+        shown.push_str("...");
+    }
+    Some(Error::invalid(format!(
+        "{field:?} must be {what}, not {shown}"
+    )))
 }
 
 fn kind(value: &serde_json::Value) -> &'static str {

@@ -135,3 +135,101 @@ impl Drop for Killed {
         cluster("restart", self.0);
     }
 }
+
+/// A TCP proxy in front of every member, that the test can cut: once cut,
+/// it forwards nothing more, in either direction, on the connections it
+/// has or on new ones (which it accepts and leaves silent), as a network
+/// that drops every packet would; healed, it forwards new connections. A client given `members()` of the proxy
+/// reaches the cluster only through it.
+pub struct Proxy {
+    /// `HOST:PORT,...` of the proxy, one per member, in the members' order.
+    pub members: String,
+    /// Whether each member's proxy is cut.
+    cut: Vec<tokio::sync::watch::Sender<bool>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Proxy {
+    /// Starts a proxy in front of each member of the test cluster.
+    pub async fn start() -> Proxy {
+        let mut cuts = Vec::new();
+        let mut listening = Vec::new();
+        let mut tasks = Vec::new();
+        for member in members().split(',') {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            listening.push(listener.local_addr().unwrap().to_string());
+            let cut = tokio::sync::watch::channel(false).0;
+            cuts.push(cut.clone());
+            let member = member.to_string();
+            tasks.push(tokio::spawn(async move {
+                let mut held = Vec::new();
+                while let Ok((inbound, _)) = listener.accept().await {
+                    if *cut.borrow() {
+                        // Silent: neither forwarded nor closed.
+                        held.push(inbound);
+                        continue;
+                    }
+                    let (member, cut) = (member.clone(), cut.subscribe());
+                    tokio::spawn(forward(inbound, member, cut));
+                }
+            }));
+        }
+        Proxy {
+            members: listening.join(","),
+            cut: cuts,
+            tasks,
+        }
+    }
+
+    /// The address of a store with `prefix` reached through the proxy.
+    pub fn address(&self, prefix: &str) -> String {
+        format!("etcd://{}/{prefix}", self.members)
+    }
+
+    /// Stops forwarding, on every connection to every member.
+    pub fn cut(&self) {
+        for cut in &self.cut {
+            cut.send_replace(true);
+        }
+    }
+
+    /// Stops forwarding to member `n` (0-based, in the members' order).
+    pub fn cut_member(&self, n: usize) {
+        self.cut[n].send_replace(true);
+    }
+
+    /// Forwards new connections again; those open during the cut stay
+    /// silent, for the client to give up on.
+    pub fn heal(&self) {
+        for cut in &self.cut {
+            cut.send_replace(false);
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Copies bytes both ways between `inbound` and `member` until `cut`; then
+/// keeps both sockets open and silent.
+async fn forward(
+    mut inbound: tokio::net::TcpStream,
+    member: String,
+    mut cut: tokio::sync::watch::Receiver<bool>,
+) {
+    let Ok(mut outbound) = tokio::net::TcpStream::connect(&member).await else {
+        return;
+    };
+    tokio::select! {
+        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+        _ = async { drop(cut.wait_for(|cut| *cut).await) } => {
+            // Hold both ends open without a byte more, as a partition does.
+            std::future::pending::<()>().await;
+        }
+    }
+}

@@ -125,7 +125,7 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// save is the seed's fenced update: it saves only when fence (40 digits) is
+// save is the fenced update of docs/fences.md: it saves only when fence (40 digits) is
 // larger than the fence kept with the summary, and gives the rows changed.
 func save(ctx context.Context, db execer, chat int64, summary, fence string) (int64, error) {
 	res, err := db.ExecContext(ctx, "update chats set summary = ?, summary_fence = ? where id = ? and summary_fence < ?",

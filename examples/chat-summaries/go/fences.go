@@ -10,7 +10,7 @@ import (
 	"tinystore.dev/go/locks"
 )
 
-// vectors is ../shared/vectors/fences.json, the parts this program reads.
+// vectors is vectors/fences.json (the --vectors path), the parts this program reads.
 type vectors struct {
 	Cases []struct {
 		Value string `json:"value"`

@@ -75,7 +75,7 @@ func (a *args) millis(flag string, def int64) (time.Duration, error) {
 // openStore opens a store directory (or reaches it through its socket when
 // served), or connects to an address.
 func openStore(target string) (*tinystore.Store, error) {
-	for _, p := range []string{"unix:", "tcp://", "etcd://"} {
+	for _, p := range []string{"unix:", "tcp://", "tls://", "etcd://"} {
 		if strings.HasPrefix(target, p) {
 			return tinystore.Connect(target)
 		}
@@ -83,7 +83,7 @@ func openStore(target string) (*tinystore.Store, error) {
 	return tinystore.Open(target)
 }
 
-// text is the fence's 40-digit text, as the seed writes it.
+// text is the fence's 40-digit text, as docs/fences.md writes it.
 func text(f locks.Fence) string { return fmt.Sprintf("%040s", f) }
 
 func summarize(history []string, by string) string {

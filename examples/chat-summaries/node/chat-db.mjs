@@ -1,4 +1,4 @@
-// chat.db: the migrations, some chats with messages, and the seed's fenced
+// chat.db: the migrations, some chats with messages, and the fenced
 // conditional update, over better-sqlite3.
 
 import Database from 'better-sqlite3'
@@ -60,7 +60,7 @@ export function history(db, chat) {
 }
 
 /**
- * The seed's fenced update: saves only when `fence` (40 digits) is larger
+ * The fenced update of docs/fences.md: saves only when `fence` (40 digits) is larger
  * than the fence kept with the summary. Returns the rows changed.
  * @param {Database.Database} db
  * @param {number} chat

@@ -15,7 +15,7 @@ const COMMANDS = 'migrate, work, scene, hold-and-save, torture, fences'
 
 class UsageError extends Error {}
 
-/** @param {bigint} fence the 40-digit text, as the seed writes it */
+/** @param {bigint} fence the 40-digit text, as docs/fences.md writes it */
 const text = fence => fence.toString().padStart(40, '0')
 
 /** @param {string[]} argv */
@@ -55,7 +55,7 @@ function parseArgs(argv) {
  * @param {string} target
  */
 function openStore(target) {
-  return ['unix:', 'tcp://', 'etcd://'].some(p => target.startsWith(p)) ? connect(target) : open(target)
+  return ['unix:', 'tcp://', 'tls://', 'etcd://'].some(p => target.startsWith(p)) ? connect(target) : open(target)
 }
 
 /** @param {string[]} messages @param {string} by */

@@ -1,4 +1,4 @@
-"""chat.db: the migrations, some chats with messages, and the seed's fenced
+"""chat.db: the migrations, some chats with messages, and the fenced
 conditional update, over the standard library's sqlite3."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def history(conn: sqlite3.Connection, chat: int) -> list[str]:
 
 
 def save(conn: sqlite3.Connection, chat: int, summary: str, fence: str) -> int:
-    """The seed's fenced update: saves only when ``fence`` (40 digits) is
+    """The fenced update of docs/fences.md: saves only when ``fence`` (40 digits) is
     larger than the fence kept with the summary. Returns the rows changed."""
     return conn.execute(
         "update chats set summary = ?, summary_fence = ? where id = ? and summary_fence < ?",

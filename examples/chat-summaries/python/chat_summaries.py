@@ -64,7 +64,7 @@ def parse_args(argv: list[str]) -> Args:
 def open_store(target: str) -> tinystore.Store:
     """A store directory is opened (or reached through its socket when
     served); an address is connected to."""
-    if target.startswith(("unix:", "tcp://", "etcd://")):
+    if target.startswith(("unix:", "tcp://", "tls://", "etcd://")):
         return tinystore.connect(target)
     return tinystore.open(target)
 

@@ -1,4 +1,4 @@
-"""The seed's scene across processes and languages, against one server: for
+"""The README's scene across processes and languages, against one server: for
 every ordered pair, worker A in the first language is stopped with SIGSTOP
 past its TTL, worker B in the second takes the key and saves, A is resumed
 and its late save is refused. The fences one language writes compare right

@@ -1,4 +1,4 @@
-//! chat.db: the migrations, some chats with messages, and the seed's fenced
+//! chat.db: the migrations, some chats with messages, and the fenced
 //! conditional update.
 
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
@@ -73,7 +73,7 @@ pub fn history(conn: &Connection, chat: i64) -> rusqlite::Result<Vec<String>> {
     rows.collect()
 }
 
-/// The seed's fenced update: saves only when `fence` (40 digits) is larger
+/// The fenced update of docs/fences.md: saves only when `fence` (40 digits) is larger
 /// than the fence kept with the summary. Returns the rows changed.
 pub fn save(conn: &Connection, chat: i64, summary: &str, fence: &str) -> rusqlite::Result<usize> {
     conn.execute(

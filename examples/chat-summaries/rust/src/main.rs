@@ -66,7 +66,7 @@ impl Args {
 /// A store directory is opened (or reached through its socket when served);
 /// an address is connected to.
 fn open_store(target: &str) -> tinystore::Result<Store> {
-    if ["unix:", "tcp://", "etcd://"]
+    if ["unix:", "tcp://", "tls://", "etcd://"]
         .iter()
         .any(|p| target.starts_with(p))
     {

@@ -2,11 +2,9 @@
 //! `invalid` error, never a panic; every request survives encode and decode;
 //! lines cut into any chunks are read back whole, over-long ones skipped.
 
+use crate::wire::{decode_request, FrameRead, FrameReader, Op, RequestFrame, ServerFrame, WireKey};
+use crate::Code;
 use proptest::prelude::*;
-use tinystore::wire::{
-    decode_request, FrameRead, FrameReader, Op, RequestFrame, ServerFrame, WireKey,
-};
-use tinystore::Code;
 
 fn key() -> impl Strategy<Value = WireKey> {
     prop_oneof![
@@ -46,8 +44,20 @@ fn op() -> impl Strategy<Value = Op> {
         ".{0,10}".prop_map(|lease| Op::Renew { lease }),
         ".{0,10}".prop_map(|lease| Op::Release { lease }),
         any::<u64>().prop_map(|target| Op::Cancel { target }),
-        Just(Op::Status {}),
+        (any::<Option<u32>>(), any::<Option<u64>>())
+            .prop_map(|(limit, offset)| Op::Status { limit, offset }),
         Just(Op::Ping {}),
+        (name, ".{0,12}", any::<Option<u64>>(), any::<Option<u64>>()).prop_map(
+            |(name, value, ttl_ms, wait_ms)| Op::Campaign {
+                name,
+                value,
+                ttl_ms,
+                wait_ms
+            }
+        ),
+        ".{0,10}".prop_map(|lease| Op::Resign { lease }),
+        name.prop_map(|name| Op::Leader { name }),
+        name.prop_map(|name| Op::Observe { name }),
     ]
 }
 

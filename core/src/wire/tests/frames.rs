@@ -2,11 +2,12 @@
 //! with bad ones), reading lines under a size limit, and replies, events
 //! and errors as they travel.
 
-use tinystore::wire::{
-    decode_request, Event, FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, WireError,
-    WireKey, MAX_FRAME_BYTES,
+use crate::wire::reply::WireError;
+use crate::wire::{
+    decode_request, Event, FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, WireKey,
+    MAX_FRAME_BYTES,
 };
-use tinystore::{Code, Error, Fence};
+use crate::{Code, Error, Fence};
 
 #[test]
 fn requests_decode_with_their_ids_and_fields() {
@@ -69,6 +70,18 @@ fn bad_requests_say_what_is_wrong_and_keep_the_id_when_it_can_be_read() {
             Some(3),
             "-1",
         ),
+        (br#"{"id":3,"op":"campaign","name":"e"}"#, Some(3), "value"),
+        (
+            br#"{"id":3,"op":"campaign","name":"e","value":null}"#,
+            Some(3),
+            "\"value\" must be a string",
+        ),
+        (
+            br#"{"id":3,"op":"campaign","name":"e","value":"v","key":"k"}"#,
+            Some(3),
+            "key",
+        ),
+        (br#"{"id":3,"op":"observe"}"#, Some(3), "name"),
     ];
     for (line, id, mentions) in cases {
         let (got_id, err) = decode_request(line).unwrap_err();
@@ -98,7 +111,27 @@ fn requests_encode_to_what_decodes_back() {
         },
         Op::Release { lease: "9".into() },
         Op::Cancel { target: 4 },
-        Op::Status {},
+        Op::Campaign {
+            name: "scheduler".into(),
+            value: "worker-7".into(),
+            ttl_ms: Some(300),
+            wait_ms: None,
+        },
+        Op::Resign { lease: "9".into() },
+        Op::Leader {
+            name: "scheduler".into(),
+        },
+        Op::Observe {
+            name: "scheduler".into(),
+        },
+        Op::Status {
+            limit: None,
+            offset: None,
+        },
+        Op::Status {
+            limit: Some(5),
+            offset: Some(10),
+        },
     ] {
         let frame = RequestFrame { id: Some(5), op };
         let line = frame.encode();
@@ -133,6 +166,34 @@ async fn lines_over_the_limit_are_skipped_and_the_stream_stays_in_step() {
     );
     assert_eq!(frames.next(&mut reader).await.unwrap(), FrameRead::End);
     assert_eq!(MAX_FRAME_BYTES, 64 * 1024);
+}
+
+#[tokio::test]
+async fn a_stopping_reader_reports_a_long_line_before_its_end_comes() {
+    // The peer sends 100 bytes and then nothing (no newline, not closed):
+    // the reader says so at once instead of waiting for the rest.
+    let (mut peer, ours) = tokio::io::duplex(1024);
+    tokio::io::AsyncWriteExt::write_all(&mut peer, &[b'x'; 100])
+        .await
+        .unwrap();
+    let mut reader = tokio::io::BufReader::with_capacity(16, ours);
+    let mut frames = FrameReader::stopping(10);
+    match frames.next(&mut reader).await.unwrap() {
+        FrameRead::TooLong(seen) => assert!(seen > 10 && seen <= 100, "{seen}"),
+        other => panic!("{other:?}"),
+    }
+    // Relaxed, the same reader skips long lines and keeps in step.
+    let mut frames = FrameReader::stopping(10);
+    frames.relax(1000);
+    tokio::io::AsyncWriteExt::write_all(&mut peer, b"\n")
+        .await
+        .unwrap();
+    drop(peer);
+    let rest = frames.next(&mut reader).await.unwrap();
+    assert!(
+        matches!(rest, FrameRead::Line(ref l) if l.iter().all(|&b| b == b'x')),
+        "{rest:?}"
+    );
 }
 
 #[test]
@@ -184,9 +245,61 @@ fn lost_events_are_told_apart_from_replies() {
         r#"{"event":"lost","lease":"7","code":"lease_lost","message":"ran out"}"#
     );
     match ServerFrame::decode(line.as_bytes()).unwrap() {
-        ServerFrame::Event(e) => {
-            assert_eq!((e.lease.as_str(), e.code.as_str()), ("7", "lease_lost"))
+        ServerFrame::Event(Event::Lost { lease, code, .. }) => {
+            assert_eq!((lease.as_str(), code.as_str()), ("7", "lease_lost"))
         }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn leader_events_say_who_leads_or_null_and_come_back_the_same() {
+    let fence = Fence::new(7, 3);
+    let leader = crate::Leader {
+        value: "worker-7".into(),
+        fence,
+    };
+    let led = ServerFrame::Event(Event::leader(4, Some(leader.clone())));
+    assert_eq!(
+        led.encode(),
+        format!(
+            r#"{{"event":"leader","observe":4,"leader":{{"value":"worker-7","fence":"{fence}"}}}}"#
+        )
+    );
+    let nobody = ServerFrame::Event(Event::leader(4, None));
+    assert_eq!(
+        nobody.encode(),
+        r#"{"event":"leader","observe":4,"leader":null}"#
+    );
+    let ended = ServerFrame::Event(Event::observe_end(4, &Error::new(Code::Limit, "behind")));
+    assert_eq!(
+        ended.encode(),
+        r#"{"event":"observe_end","observe":4,"code":"limit","message":"behind"}"#
+    );
+    for frame in [led, nobody, ended] {
+        assert_eq!(
+            ServerFrame::decode(frame.encode().as_bytes()).unwrap(),
+            frame
+        );
+    }
+}
+
+#[test]
+fn a_leader_reply_tells_nobody_as_null_and_other_replies_leave_it_out() {
+    let nobody = Reply {
+        leader: Some(None),
+        ..Reply::ok(Some(2))
+    };
+    let line = ServerFrame::Reply(nobody.clone()).encode();
+    assert_eq!(line, r#"{"id":2,"ok":true,"leader":null}"#);
+    assert_eq!(
+        ServerFrame::decode(line.as_bytes()).unwrap(),
+        ServerFrame::Reply(nobody)
+    );
+    let plain = ServerFrame::Reply(Reply::ok(Some(3)));
+    assert_eq!(plain.encode(), r#"{"id":3,"ok":true}"#);
+    match ServerFrame::decode(plain.encode().as_bytes()).unwrap() {
+        ServerFrame::Reply(reply) => assert_eq!(reply.leader, None),
         other => panic!("{other:?}"),
     }
 }

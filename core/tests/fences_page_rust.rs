@@ -1,4 +1,4 @@
-//! The seed's Rust snippet (shared/seed/fences.md), compiled and run as
+//! The Rust snippet of the fences page, compiled and run as
 //! written against `tinystore::blocking`, with the application's own pieces
 //! (`AppError`, `model`, `history`, `db`, `sql!`) supplied around it. Worker A
 //! pauses inside its body past its TTL; worker B takes the key and saves; A's

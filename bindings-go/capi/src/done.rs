@@ -1,0 +1,192 @@
+//! How a call that waits for a reply completes without blocking a caller's
+//! thread. The call polls its future once on the caller's thread; when that
+//! is not enough, the future goes on as a task of the runtime, which at its
+//! end puts the caller's token and result in one process-wide queue and,
+//! when the queue was empty, makes an eventfd readable. The Go side reads
+//! the eventfd through its netpoller (no thread of its own waits for it)
+//! and drains the queue with `ts_done_take`.
+//!
+//! A call that finds no other call of the process waiting blocks its own
+//! thread instead: one caller alone gains nothing from the queue, and the
+//! thread is woken straight from the runtime, without the hops through the
+//! eventfd, the netpoller and a second goroutine.
+
+use crate::error::{fill, quiet, Failure, Outcome, TsCode, TsError};
+use crate::runtime::runtime;
+use std::future::Future;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::task::Poll;
+
+/// A finished call: the token its caller gave, and how it ended (`ok`
+/// false with `err` filled on failure; free `err` with `ts_error_clear`).
+#[repr(C)]
+pub struct TsDone {
+    pub token: u64,
+    pub ok: bool,
+    pub err: TsError,
+}
+
+static QUEUE: Mutex<Vec<(u64, Outcome)>> = Mutex::new(Vec::new());
+static FD: OnceLock<Result<OwnedFd, String>> = OnceLock::new();
+/// How many calls wait now, blocked on their thread or going on in the
+/// runtime.
+static WAITING: AtomicUsize = AtomicUsize::new(0);
+
+/// One call waiting, counted in `WAITING` until dropped.
+struct Waiting;
+
+impl Waiting {
+    /// Counts one more waiting call; `true` when it is the only one.
+    fn begin() -> (Waiting, bool) {
+        (Waiting, WAITING.fetch_add(1, Ordering::SeqCst) == 0)
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        WAITING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn queue() -> MutexGuard<'static, Vec<(u64, Outcome)>> {
+    QUEUE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The eventfd, made at first use (non-blocking, closed on exec).
+fn eventfd() -> Outcome<&'static OwnedFd> {
+    let fd = FD.get_or_init(|| {
+        // SAFETY: makes a new descriptor, owned from here on.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error().to_string());
+        }
+        // SAFETY: `fd` is a new descriptor nothing else owns.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    });
+    fd.as_ref().map_err(|e| {
+        Failure::new(
+            TsCode::Io,
+            format!("cannot make the completion eventfd: {e}"),
+        )
+    })
+}
+
+/// Puts the end of the call `token` in the queue, and makes the eventfd
+/// readable when the queue was empty (a reader drains it all after each
+/// read, so one write per batch is enough).
+fn report(token: u64, result: Outcome) {
+    let was_empty = {
+        let mut queue = queue();
+        let was_empty = queue.is_empty();
+        queue.push((token, result));
+        was_empty
+    };
+    if was_empty {
+        if let Ok(fd) = eventfd() {
+            let one = 1u64;
+            // SAFETY: writes 8 bytes from a live u64 to an eventfd. A full
+            // counter (EAGAIN) already means readable.
+            unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        }
+    }
+}
+
+/// Runs `future`: polled once now, on this thread (a future that is ready
+/// at once costs no thread switch); if pending, to its end on this thread
+/// when no other call waits, else as a task of the runtime that reports
+/// its end with `token`. `Some` with the result when it ended here; `None`
+/// when it goes on.
+pub fn finish<F>(token: u64, future: F) -> Outcome<Option<Outcome>>
+where
+    F: Future<Output = Outcome> + Send + 'static,
+{
+    let rt = runtime()?;
+    eventfd()?;
+    let mut future = Box::pin(future);
+    let polled = {
+        let _entered = rt.enter();
+        tinystore::poll_now(future.as_mut())
+    };
+    match polled {
+        Poll::Ready(result) => Ok(Some(result)),
+        Poll::Pending => block_or_report(token, future),
+    }
+}
+
+/// Waits for `future` on this thread when no other call waits (`Some`
+/// with its output), else reports `token` from a task of the runtime once
+/// it ends (`None`).
+pub fn block_or_report<F>(token: u64, future: F) -> Outcome<Option<Outcome>>
+where
+    F: Future<Output = Outcome> + Send + 'static,
+{
+    let rt = runtime()?;
+    eventfd()?;
+    let (waiting, alone) = Waiting::begin();
+    if alone {
+        let output = rt.block_on(future);
+        drop(waiting);
+        return Ok(Some(output));
+    }
+    rt.spawn(async move {
+        let result = future.await;
+        drop(waiting);
+        report(token, result)
+    });
+    Ok(None)
+}
+
+/// The eventfd that is readable when the queue has calls that ended: read
+/// it (8 bytes) and then drain the queue with `ts_done_take`. -1 with `err`
+/// filled when it cannot be made.
+///
+/// # Safety
+/// `err` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_done_fd(err: *mut TsError) -> i32 {
+    match eventfd() {
+        Ok(fd) => fd.as_raw_fd(),
+        Err(failure) => {
+            // SAFETY: forwarded from the caller.
+            unsafe { fill(err, failure) };
+            -1
+        }
+    }
+}
+
+/// Writes up to `cap` calls that ended to `out`, without waiting, and
+/// returns how many (0 when none, or when `out` is NULL or `cap` is 0).
+///
+/// # Safety
+/// `out` is NULL or points to `cap` writable `TsDone`s.
+#[no_mangle]
+pub unsafe extern "C" fn ts_done_take(out: *mut TsDone, cap: usize) -> usize {
+    quiet(0, || {
+        if out.is_null() || cap == 0 {
+            return 0;
+        }
+        let mut queue = queue();
+        let n = queue.len().min(cap);
+        for (i, (token, result)) in queue.drain(..n).enumerate() {
+            // SAFETY: `i < cap`, promised writable by the caller.
+            let slot = unsafe { out.add(i) };
+            let mut done = TsDone {
+                token,
+                ok: result.is_ok(),
+                err: TsError {
+                    code: TsCode::Ok,
+                    message: std::ptr::null_mut(),
+                },
+            };
+            if let Err(failure) = result {
+                // SAFETY: a live local.
+                unsafe { fill(&mut done.err, failure) };
+            }
+            // SAFETY: as above.
+            unsafe { slot.write(done) };
+        }
+        n
+    })
+}

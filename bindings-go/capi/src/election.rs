@@ -1,0 +1,189 @@
+//! What an election adds to a group (`TsGroupKind::Election`, whose
+//! acquire is a campaign): `ts_election_leader`, the leader now, and
+//! `TsObserver`, every change of leader (the core's `Observing`), waited
+//! for on a caller's thread and closed from any other.
+
+use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
+use crate::fence::TsFence;
+use crate::group::TsGroup;
+use crate::runtime::{block_on, runtime};
+use crate::text::{free_handle, handle, put, put_handle};
+
+/// A leader, or none: its value (`value_len` bytes of UTF-8 the caller
+/// owns until `ts_leader_clear`) and its term.
+#[repr(C)]
+#[derive(Debug)]
+pub struct TsLeader {
+    /// False when nobody leads (then `value` is NULL).
+    pub has_leader: bool,
+    pub value: *mut u8,
+    pub value_len: usize,
+    pub fence: TsFence,
+}
+
+impl TsLeader {
+    fn none() -> TsLeader {
+        TsLeader {
+            has_leader: false,
+            value: std::ptr::null_mut(),
+            value_len: 0,
+            fence: TsFence::default(),
+        }
+    }
+
+    fn of(leader: Option<tinystore::Leader>) -> TsLeader {
+        let Some(leader) = leader else {
+            return TsLeader::none();
+        };
+        let value = leader.value.into_bytes().into_boxed_slice();
+        let value_len = value.len();
+        TsLeader {
+            has_leader: true,
+            value: Box::into_raw(value).cast(),
+            value_len,
+            fence: leader.fence.into(),
+        }
+    }
+}
+
+/// The election of a group handle, or an `invalid` failure for a group
+/// that is not one.
+fn election(group: &TsGroup) -> Outcome<&tinystore::Election> {
+    match group {
+        TsGroup::Election(election) => Ok(election),
+        _ => Err(Failure::new(
+            TsCode::Invalid,
+            "the group is not an election",
+        )),
+    }
+}
+
+/// Writes the leader of the election `group` now to `*out` (free it with
+/// `ts_leader_clear`). Waits for the reply on a connected store.
+///
+/// # Safety
+/// `group` is a live handle; `out` and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_election_leader(
+    group: *const TsGroup,
+    out: *mut TsLeader,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            put(out, TsLeader::none(), "leader")?;
+            let election = election(handle(group, "group")?)?;
+            let leader = block_on(election.leader())??;
+            put(out, TsLeader::of(leader), "leader")
+        })
+    }
+}
+
+/// Frees the value of a leader written by this library and empties it.
+/// NULL is ignored.
+///
+/// # Safety
+/// `leader` is NULL or a leader this library wrote, not cleared since.
+#[no_mangle]
+pub unsafe extern "C" fn ts_leader_clear(leader: *mut TsLeader) {
+    quiet((), || {
+        // SAFETY: promised by the caller.
+        let Some(leader) = (unsafe { leader.as_mut() }) else {
+            return;
+        };
+        if !leader.value.is_null() {
+            let raw = std::ptr::slice_from_raw_parts_mut(leader.value, leader.value_len);
+            // SAFETY: made by `TsLeader::of` as a boxed slice of this length.
+            drop(unsafe { Box::from_raw(raw) });
+        }
+        *leader = TsLeader::none();
+    })
+}
+
+/// An observer of an election: the core's `Observing`.
+pub struct TsObserver {
+    observing: tinystore::Observing,
+}
+
+/// Starts observing the election `group` and writes a new handle to
+/// `*out`: an embedded store's observer is subscribed on return, so no
+/// change made after this call is missed.
+///
+/// # Safety
+/// `group` is a live handle; `out` and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_election_observe(
+    group: *const TsGroup,
+    out: *mut *mut TsObserver,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            put(out, std::ptr::null_mut(), "observer")?;
+            let election = election(handle(group, "group")?)?;
+            let observing = {
+                let _entered = runtime()?.enter();
+                election.observing()
+            };
+            put_handle(out, TsObserver { observing }, "observer")
+        })
+    }
+}
+
+/// Blocks this thread until the next change of leader and writes it to
+/// `*out` (the leader now first, then each change; `has_leader` false
+/// when nobody leads; free it with `ts_leader_clear`), and true to
+/// `*more`. Once the observer ended (after `ts_observer_close`, or after
+/// the one failure that ends it: `TS_CODE_CLOSED` when the store closed,
+/// `TS_CODE_LIMIT` when it fell too far behind), writes false to `*more`.
+///
+/// # Safety
+/// `observer` is a live handle; `out`, `more` and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_observer_next(
+    observer: *const TsObserver,
+    out: *mut TsLeader,
+    more: *mut bool,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            put(out, TsLeader::none(), "leader")?;
+            put(more, false, "more")?;
+            let observer = handle(observer, "observer")?;
+            let Some(change) = block_on(observer.observing.next())? else {
+                return Ok(());
+            };
+            put(out, TsLeader::of(change?), "leader")?;
+            put(more, true, "more")
+        })
+    }
+}
+
+/// Stops observing: a `ts_observer_next` blocked on another thread, and
+/// every later one, returns with `*more` false. Idempotent.
+///
+/// # Safety
+/// `observer` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn ts_observer_close(observer: *const TsObserver) {
+    quiet((), || {
+        // SAFETY: forwarded from the caller.
+        if let Ok(observer) = unsafe { handle(observer, "observer") } {
+            observer.observing.close();
+        }
+    })
+}
+
+/// Stops observing and frees the handle. NULL is ignored.
+///
+/// # Safety
+/// `observer` is NULL or a live handle that no other call uses now or later.
+#[no_mangle]
+pub unsafe extern "C" fn ts_observer_free(observer: *mut TsObserver) {
+    // SAFETY: forwarded from the caller.
+    quiet((), || unsafe { free_handle(observer) })
+}

@@ -1,0 +1,16 @@
+//go:build linux && amd64
+
+package native
+
+// The Rust library for linux/amd64, inside the module. When it is missing
+// (a checkout where it was not built yet) the build stops with a message
+// saying what to run, instead of a linker error.
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../build/linux-amd64
+#cgo LDFLAGS: -L${SRCDIR}/../../build/linux-amd64 -ltinystore_capi -lgcc_s -lutil -lrt -lpthread -lm -ldl
+#if !__has_include("libtinystore_capi.a")
+#error "tinystore: the Rust library build/linux-amd64/libtinystore_capi.a is missing from the module tinystore.dev/go; in a checkout of tinystore run: make go-lib"
+#endif
+*/
+import "C"

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// Makes the npm tarballs of a release from a prebuilt addon:
+//   node scripts/pack.js ADDON OUTDIR
+// - `tinystore`: the JS layer, typings, bin, README and LICENSE; no tests,
+//   no Rust sources, no install script. It names the platform package in
+//   `optionalDependencies`, so npm installs the one for the machine.
+// - `@tinystore/linux-x64-gnu`: ADDON alone, with `os`, `cpu` and `libc`
+//   so that npm installs it on that platform only (napi-rs's convention).
+'use strict'
+const { execFileSync } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const pkg = path.resolve(__dirname, '..')
+const root = path.resolve(pkg, '..')
+const [addon, outArg] = process.argv.slice(2)
+if (!addon || !outArg) {
+  process.stderr.write('usage: node scripts/pack.js ADDON OUTDIR\n')
+  process.exit(2)
+}
+const out = path.resolve(outArg)
+const source = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'))
+const platform = { name: '@tinystore/linux-x64-gnu', os: ['linux'], cpu: ['x64'], libc: ['glibc'] }
+const addonFile = 'tinystore.linux-x64-gnu.node'
+
+/** Copies `files` (paths relative to `from`) into `to`. */
+function copy(from, files, to) {
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true })
+    fs.copyFileSync(path.join(from, file), path.join(to, file))
+  }
+}
+
+/** Writes `manifest` and `files` into a fresh folder and packs it into `out`; gives the tarball's path. */
+function pack(manifest, place) {
+  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'tinystore-pack-'))
+  try {
+    place(stage)
+    fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+    const json = execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8' })
+    return path.join(out, JSON.parse(json)[0].filename)
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true })
+  }
+}
+
+fs.mkdirSync(out, { recursive: true })
+const common = {
+  version: source.version,
+  license: source.license,
+  engines: source.engines,
+}
+const main = pack(
+  {
+    name: source.name,
+    description: source.description,
+    ...common,
+    main: source.main,
+    types: source.types,
+    exports: source.exports,
+    bin: source.bin,
+    files: ['lib/', 'bin/', 'index.d.ts', 'native.d.ts'],
+    optionalDependencies: { [platform.name]: source.version },
+  },
+  stage => {
+    const lib = fs.readdirSync(path.join(pkg, 'lib')).map(name => path.join('lib', name))
+    copy(pkg, [...lib, ...Object.values(source.bin), 'index.d.ts', 'native.d.ts', 'README.md'], stage)
+    copy(root, ['LICENSE'], stage)
+  },
+)
+const native = pack(
+  {
+    name: platform.name,
+    description: `The prebuilt addon of tinystore for ${platform.os[0]}-${platform.cpu[0]} (${platform.libc[0]})`,
+    ...common,
+    os: platform.os,
+    cpu: platform.cpu,
+    libc: platform.libc,
+    main: addonFile,
+    files: [addonFile],
+  },
+  stage => {
+    fs.copyFileSync(addon, path.join(stage, addonFile))
+    fs.writeFileSync(path.join(stage, 'README.md'), `# ${platform.name}\n\nThe prebuilt addon of the npm package \`tinystore\` for this platform; install \`tinystore\`, which depends on it.\n`)
+    copy(root, ['LICENSE'], stage)
+  },
+)
+process.stdout.write(`${main}\n${native}\n`)

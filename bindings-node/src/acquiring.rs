@@ -1,0 +1,96 @@
+//! `NativeLeaseAcquiring` and `NativePermitAcquiring`: the core's
+//! [`tinystore::Acquiring`] as JS sees it. JS takes the outcome once and
+//! calls `giveUp` when its AbortSignal aborts; the core closes the race of
+//! a grant with a give-up, so nothing leaks.
+//!
+//! The outcome is taken on the JS thread: polled once at once (an embedded
+//! store's free key is granted there), else waited for on the JS thread
+//! (see [`crate::later`]) and taken there when it is ready. A give-up that JS ran before
+//! that drops a lease granted meanwhile, and the outcome is `null`.
+
+use crate::election::NativeLeadership;
+use crate::error::to_napi;
+use crate::later::later;
+use crate::lease::{NativeLease, NativePermit};
+use napi::bindgen_prelude::{within_runtime_if_available, Either, PromiseRaw};
+use napi::Env;
+use napi_derive::napi;
+use std::task::Poll;
+
+/// The JS class over `Acquiring<$core>`, giving `$held`.
+macro_rules! acquiring_class {
+    ($doc:literal, $t:ident, $core:ty, $held:ty) => {
+        #[doc = $doc]
+        #[napi]
+        pub struct $t {
+            inner: tinystore::Acquiring<$core>,
+        }
+
+        impl From<tinystore::Acquiring<$core>> for $t {
+            fn from(inner: tinystore::Acquiring<$core>) -> $t {
+                $t { inner }
+            }
+        }
+
+        #[napi]
+        impl $t {
+            /// The outcome, taken once: the holding itself when it is
+            /// granted at once, else a promise of it; `null` when it was
+            /// given up (or taken already). Fails with the acquire's error.
+            #[napi]
+            pub fn outcome<'env>(
+                &self,
+                env: &'env Env,
+            ) -> napi::Result<Either<Option<$held>, PromiseRaw<'env, Option<$held>>>> {
+                let acquiring = self.inner.clone();
+                match within_runtime_if_available(|| acquiring.poll_now()) {
+                    Poll::Ready(outcome) => Ok(Either::A(taken(outcome)?)),
+                    Poll::Pending => {
+                        let promise = later(env, async move {
+                            acquiring.ready().await;
+                            match acquiring.poll_now() {
+                                Poll::Ready(outcome) => taken(outcome),
+                                Poll::Pending => Err(to_napi(tinystore::Error::new(
+                                    tinystore::Code::Internal,
+                                    "an acquire was ready, then pending",
+                                ))),
+                            }
+                        })?;
+                        Ok(Either::B(promise))
+                    }
+                }
+            }
+
+            /// Gives the acquire up: idempotent; a lease granted as it gave
+            /// up is released. Nothing once the outcome was taken.
+            #[napi]
+            pub fn give_up(&self) {
+                self.inner.give_up()
+            }
+        }
+    };
+}
+
+/// The JS value of a taken outcome.
+fn taken<C, H: From<C>>(outcome: tinystore::Result<Option<C>>) -> napi::Result<Option<H>> {
+    Ok(outcome.map_err(to_napi)?.map(H::from))
+}
+
+acquiring_class!(
+    "A lock's acquire under way.",
+    NativeLeaseAcquiring,
+    tinystore::Lease,
+    NativeLease
+);
+acquiring_class!(
+    "A semaphore's acquire under way.",
+    NativePermitAcquiring,
+    tinystore::Permit,
+    NativePermit
+);
+acquiring_class!(
+    "An election's campaign under way.",
+    NativeLeadershipAcquiring,
+    tinystore::Leadership,
+    NativeLeadership
+);

@@ -1,0 +1,165 @@
+//! `Election`, `Leadership` and `Observer`: the core's elections, with
+//! async (awaitable) and sync forms as locks have. A leader crosses to
+//! Python as the tuple `(value, fence)`; the package makes it a `Leader`.
+//! Everything else (waiting in line, the term, the lost signal, what a
+//! `lead` adds to its body's result) is the core's.
+
+use crate::args::options;
+use crate::errors::to_py;
+use crate::exit;
+use crate::lease::{holding_class, py_bool};
+use crate::ready::{awaitable, block_on, coroutine, runtime};
+use pyo3::prelude::*;
+use std::sync::{Arc, Mutex};
+
+/// A leader as Python gets it: `(value, fence)`.
+type PyLeader = (String, u128);
+
+fn py_leader(leader: Option<tinystore::Leader>) -> Option<PyLeader> {
+    leader.map(|l| (l.value, l.fence.get()))
+}
+
+/// The election called `name` of a store.
+#[pyclass(module = "tinystore._native", frozen)]
+pub(crate) struct Election {
+    inner: tinystore::Election,
+}
+
+impl Election {
+    pub(crate) fn new(inner: tinystore::Election) -> Election {
+        Election { inner }
+    }
+}
+
+#[pymethods]
+impl Election {
+    /// The election's name.
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// Waits first come first served until this caller leads with `value`
+    /// (awaitable); cancelling it gives the campaign up and leaks nothing.
+    #[pyo3(signature = (value, ttl=None, wait=None, renew=None))]
+    fn campaign<'py>(
+        &self,
+        py: Python<'py>,
+        value: String,
+        ttl: Option<f64>,
+        wait: Option<f64>,
+        renew: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (election, over) = (self.inner.clone(), options(ttl, wait, renew)?);
+        awaitable(py, async move {
+            election
+                .campaign_with(&value, over)
+                .await
+                .map(Leadership::new)
+        })
+    }
+
+    /// `campaign`, waiting with the GIL released.
+    #[pyo3(signature = (value, ttl=None, wait=None, renew=None))]
+    fn campaign_sync(
+        &self,
+        py: Python<'_>,
+        value: String,
+        ttl: Option<f64>,
+        wait: Option<f64>,
+        renew: Option<bool>,
+    ) -> PyResult<Leadership> {
+        let over = options(ttl, wait, renew)?;
+        let held = block_on(py, self.inner.campaign_with(&value, over)).map_err(to_py)?;
+        Ok(Leadership::new(held))
+    }
+
+    /// The leader now as `(value, fence)`, or None (awaitable).
+    fn leader<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let election = self.inner.clone();
+        awaitable(py, async move { election.leader().await.map(py_leader) })
+    }
+
+    /// `leader`, waiting with the GIL released.
+    fn leader_sync(&self, py: Python<'_>) -> PyResult<Option<PyLeader>> {
+        block_on(py, self.inner.leader())
+            .map(py_leader)
+            .map_err(to_py)
+    }
+
+    /// Starts observing now (an embedded store's observer is subscribed
+    /// on return); see the core's `Election::observing`.
+    fn observe(&self) -> Observer {
+        let _entered = runtime().enter();
+        Observer {
+            inner: self.inner.observing(),
+        }
+    }
+}
+
+holding_class!(
+    Leadership,
+    tinystore::Leadership,
+    "Leading an election: a lease with the leader's value; its fence is the term. Dropping it resigns.",
+    resign / resign_sync,
+    end_lead,
+    {
+        /// The value this leader campaigned with.
+        #[getter]
+        fn value(&self) -> &str {
+            self.inner.value()
+        }
+
+        /// The term, an int larger than every earlier leader's.
+        #[getter]
+        fn fence(&self) -> u128 {
+            self.inner.fence().get()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "Leadership(name={:?}, value={:?}, fence={}, held={})",
+                self.inner.name(),
+                self.inner.value(),
+                self.inner.fence(),
+                py_bool(self.inner.is_held())
+            )
+        }
+    }
+);
+
+/// Every change of an election's leader: `next` gives `(True, leader)`,
+/// `leader` a `(value, fence)` or None, and `(False, None)` once it ended.
+#[pyclass(module = "tinystore._native", frozen)]
+pub(crate) struct Observer {
+    inner: tinystore::Observing,
+}
+
+/// The next change of `observing` as Python gets it.
+async fn next_change(
+    observing: tinystore::Observing,
+) -> tinystore::Result<(bool, Option<PyLeader>)> {
+    match observing.next().await {
+        Some(change) => Ok((true, py_leader(change?))),
+        None => Ok((false, None)),
+    }
+}
+
+#[pymethods]
+impl Observer {
+    /// The next change (awaitable); cancelling it loses no change.
+    fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        awaitable(py, next_change(self.inner.clone()))
+    }
+
+    /// `next`, waiting with the GIL released.
+    fn next_sync(&self, py: Python<'_>) -> PyResult<(bool, Option<PyLeader>)> {
+        block_on(py, next_change(self.inner.clone())).map_err(to_py)
+    }
+
+    /// Stops observing: a `next` under way and every later one give the
+    /// end. Idempotent.
+    fn close(&self) {
+        self.inner.close()
+    }
+}

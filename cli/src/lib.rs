@@ -1,0 +1,86 @@
+//! `tinystore`: the command line, as a library so that every package can
+//! start the same command (the `tinystore` binary, the Python console script,
+//! the npm `bin`, the Go `cmd/tinystore`). One module per command.
+
+mod backup;
+mod demo;
+mod duration;
+mod elect;
+mod escape;
+mod hold;
+mod human;
+mod leader;
+mod logs;
+mod restore;
+mod serve;
+mod status;
+mod supervise;
+mod table;
+mod target;
+
+use clap::{Parser, Subcommand};
+
+/// A lock service whose every exclusive lease carries a fence.
+#[derive(Parser)]
+#[command(name = "tinystore", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Plays the README's scene with real fences on a store in a temporary
+    /// directory: a paused holder's late write is refused.
+    ///
+    /// Example: tinystore demo
+    Demo(demo::Args),
+    Serve(serve::Args),
+    Hold(hold::Args),
+    Elect(elect::Args),
+    Leader(leader::Args),
+    Status(status::Args),
+    Backup(backup::Args),
+    Restore(restore::Args),
+}
+
+/// Runs the command line on `args` (the first is the program's name, as in
+/// `std::env::args_os`) and gives the process's exit status. Help, version
+/// and usage errors are printed as clap prints them.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return err.exit_code();
+        }
+    };
+    exit_status(dispatch(cli))
+}
+
+fn dispatch(cli: Cli) -> Result<u8, Box<dyn std::error::Error>> {
+    match cli.command {
+        Command::Demo(args) => demo::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Hold(args) => hold::run(args),
+        Command::Elect(args) => elect::run(args),
+        Command::Leader(args) => leader::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Backup(args) => backup::run(args),
+        Command::Restore(args) => restore::run(args),
+    }
+}
+
+fn exit_status(result: Result<u8, Box<dyn std::error::Error>>) -> i32 {
+    match result {
+        Ok(code) => i32::from(code),
+        Err(err) => {
+            eprintln!("tinystore: {err}");
+            1
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Running CMD while something is held: a lock's lease (`hold`) or an
+//! election's leadership (`elect`). CMD gets the fence in its environment,
+//! runs in its own process group, is stopped when what is held is lost, and
+//! the exit status follows one rule for both commands.
+
+use std::future::Future;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::process::Stdio;
+use std::time::Duration;
+use tinystore::{Code, Error, Fence, Leadership, Lease};
+use tokio::process::{Child, Command};
+use tokio::signal::unix::{signal, SignalKind};
+
+/// The exit status when the wait for the lock (or to lead) ran out.
+pub const EXIT_WAIT_RAN_OUT: u8 = 75;
+/// The exit status when tinystore failed before CMD ran.
+pub const EXIT_ERROR: u8 = 70;
+/// The exit status when CMD could not be started.
+pub const EXIT_NOT_STARTED: u8 = 127;
+/// The exit status when what was held was lost before CMD ended (it ran
+/// out unrenewed, its store closed, its connection broke), whatever CMD's
+/// own.
+pub const EXIT_LOST: u8 = 76;
+
+/// The options of a command that runs CMD while something is held.
+#[derive(clap::Args)]
+pub struct Running {
+    /// The TTL of the lease (for elect: of the leadership), e.g. 15s.
+    #[arg(long, value_name = "D", default_value = "15s", value_parser = crate::duration::parse)]
+    pub ttl: Duration,
+    /// How long to wait for it (default: until it is granted), e.g. 30s.
+    #[arg(long, value_name = "D", value_parser = crate::duration::parse)]
+    pub wait: Option<Duration>,
+    /// How long CMD has between SIGTERM and SIGKILL once it is lost.
+    #[arg(long, value_name = "D", default_value = "5s", value_parser = crate::duration::parse)]
+    pub kill_after: Duration,
+    /// The command and its arguments.
+    #[arg(required = true, last = true, value_name = "CMD")]
+    pub cmd: Vec<String>,
+}
+
+impl Running {
+    /// The lease options these flags ask for: the TTL, and the wait if set.
+    pub fn options(&self) -> tinystore::Options {
+        tinystore::Options {
+            ttl: Some(self.ttl),
+            wait: self.wait,
+            ..Default::default()
+        }
+    }
+}
+
+/// This process's `fd` for CMD, as a copy that CMD gets in its place even
+/// when the host marked the original close-on-exec (Node does, for its
+/// standard streams, when `tinystore` runs inside it through `npx`).
+fn passed_on(fd: BorrowedFd<'_>) -> Stdio {
+    fd.try_clone_to_owned()
+        .map(Stdio::from)
+        .unwrap_or_else(|_| Stdio::inherit())
+}
+
+/// Runs the command `command` (`hold`, `elect`): gets what `get` gives,
+/// then runs CMD while it is held ([`run_while_held`]); the exit status.
+pub fn run<H: Held>(
+    command: &str,
+    running: &Running,
+    get: impl Future<Output = tinystore::Result<H>>,
+) -> Result<u8, Box<dyn std::error::Error>> {
+    let rt = crate::target::runtime()?;
+    Ok(rt.block_on(async {
+        match get.await {
+            Ok(held) => run_while_held(command, &held, &running.cmd, running.kill_after).await,
+            Err(err) => not_held(command, &err),
+        }
+    }))
+}
+
+/// What a command holds while CMD runs: a lease or a leadership.
+pub trait Held {
+    /// What it is, for messages: "the lease on jobs/42 (fence 1234)".
+    fn what(&self) -> String;
+    /// Its fence (a leadership's term).
+    fn fence(&self) -> Fence;
+    /// Whether it is still held.
+    fn is_held(&self) -> bool;
+    /// Resolves when it is lost, with why.
+    async fn lost(&self) -> Error;
+    /// Gives it up.
+    async fn release(&self) -> tinystore::Result<()>;
+}
+
+impl Held for Lease {
+    fn what(&self) -> String {
+        format!(
+            "the lease on {}/{} (fence {})",
+            self.name(),
+            self.key(),
+            self.fence()
+        )
+    }
+    fn fence(&self) -> Fence {
+        Lease::fence(self)
+    }
+    fn is_held(&self) -> bool {
+        Lease::is_held(self)
+    }
+    async fn lost(&self) -> Error {
+        Lease::lost(self).await
+    }
+    async fn release(&self) -> tinystore::Result<()> {
+        Lease::release(self).await
+    }
+}
+
+impl Held for Leadership {
+    fn what(&self) -> String {
+        format!(
+            "the leadership of election {} (term {})",
+            self.name(),
+            self.fence()
+        )
+    }
+    fn fence(&self) -> Fence {
+        Leadership::fence(self)
+    }
+    fn is_held(&self) -> bool {
+        Leadership::is_held(self)
+    }
+    async fn lost(&self) -> Error {
+        Leadership::lost(self).await
+    }
+    async fn release(&self) -> tinystore::Result<()> {
+        self.resign().await
+    }
+}
+
+/// The exit status for a failure to get what CMD needs held: `timeout`
+/// is [`EXIT_WAIT_RAN_OUT`], anything else [`EXIT_ERROR`].
+fn not_held(command: &str, err: &Error) -> u8 {
+    eprintln!("tinystore {command}: {err}");
+    if err.code() == Code::Timeout {
+        EXIT_WAIT_RAN_OUT
+    } else {
+        EXIT_ERROR
+    }
+}
+
+/// Runs `cmd` while `held` is held, for the command `command` (`hold`,
+/// `elect`): CMD gets TINYSTORE_FENCE (decimal) and TINYSTORE_FENCE_TEXT
+/// (40 digits), is stopped (SIGTERM, SIGKILL after `kill_after`) when
+/// `held` is lost, and `held` is released when CMD ends. Gives the exit
+/// status: CMD's own, or [`EXIT_LOST`], or [`EXIT_NOT_STARTED`].
+async fn run_while_held(
+    command: &str,
+    held: &impl Held,
+    cmd: &[String],
+    kill_after: Duration,
+) -> u8 {
+    let fence = held.fence();
+    let child = Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .env("TINYSTORE_FENCE", fence.to_string())
+        .env("TINYSTORE_FENCE_TEXT", fence.text())
+        .stdin(passed_on(std::io::stdin().as_fd()))
+        .stdout(passed_on(std::io::stdout().as_fd()))
+        .stderr(passed_on(std::io::stderr().as_fd()))
+        .process_group(0)
+        .spawn();
+    let child = match child {
+        Ok(child) => child,
+        Err(err) => {
+            eprintln!("tinystore {command}: cannot run {:?}: {err}", cmd[0]);
+            let _ = held.release().await;
+            return EXIT_NOT_STARTED;
+        }
+    };
+    match supervise(command, child, held, kill_after).await {
+        Ended::Lost => {
+            let _ = held.release().await;
+            EXIT_LOST
+        }
+        Ended::Exited(code) => release_after(command, held, code).await,
+    }
+}
+
+/// Releases `held` once CMD exited with `code`; the status to exit with:
+/// `code`, or [`EXIT_LOST`] when it had ended before (the command may not
+/// have seen it yet, e.g. when it was stopped itself).
+async fn release_after(command: &str, held: &impl Held, code: u8) -> u8 {
+    let still = held.is_held();
+    let lost = match held.release().await {
+        Err(err) if err.code() == Code::LeaseLost => err,
+        _ if !still => held.lost().await,
+        Err(err) => {
+            eprintln!("tinystore {command}: {err}");
+            return code;
+        }
+        Ok(()) => return code,
+    };
+    eprintln!(
+        "tinystore {command}: lost {} before the command ended: {lost}",
+        held.what()
+    );
+    EXIT_LOST
+}
+
+/// How supervising CMD ended.
+enum Ended {
+    /// CMD exited by itself (or by a signal passed on) with this status.
+    Exited(u8),
+    /// What was held was lost; CMD was stopped.
+    Lost,
+}
+
+/// Waits for CMD, stopping it when `held` is lost and passing on SIGTERM
+/// and SIGINT.
+async fn supervise(
+    command: &str,
+    mut child: Child,
+    held: &impl Held,
+    kill_after: Duration,
+) -> Ended {
+    let group = child.id().map(|pid| pid as i32);
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return Ended::Exited(exit_code(command, child.wait().await));
+    };
+    let lost = held.lost();
+    tokio::pin!(lost);
+    loop {
+        tokio::select! {
+            status = child.wait() => return Ended::Exited(exit_code(command, status)),
+            _ = term.recv() => send(group, libc::SIGTERM),
+            _ = int.recv() => send(group, libc::SIGINT),
+            reason = &mut lost => {
+                eprintln!(
+                    "tinystore {command}: lost {}: {reason}; stopping the command",
+                    held.what()
+                );
+                send(group, libc::SIGTERM);
+                if tokio::time::timeout(kill_after, child.wait()).await.is_err() {
+                    send(group, libc::SIGKILL);
+                    let _ = child.wait().await;
+                }
+                return Ended::Lost;
+            }
+        }
+    }
+}
+
+/// Sends `sig` to CMD's process group.
+fn send(group: Option<i32>, sig: i32) {
+    if let Some(pgid) = group {
+        // SAFETY: kill(2) with a process group id; no memory is shared.
+        unsafe {
+            libc::kill(-pgid, sig);
+        }
+    }
+}
+
+fn exit_code(command: &str, status: std::io::Result<std::process::ExitStatus>) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Ok(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => code as u8,
+            (None, Some(sig)) => 128 + sig as u8,
+            _ => EXIT_ERROR,
+        },
+        Err(err) => {
+            eprintln!("tinystore {command}: cannot wait for the command: {err}");
+            EXIT_ERROR
+        }
+    }
+}

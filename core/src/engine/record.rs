@@ -1,0 +1,53 @@
+//! `LeaseRecord`: what the engine keeps of one held lease, and `Lost`: where
+//! its end is told.
+
+use super::keys::KeySlot;
+use crate::error::Error;
+use crate::vocab::LeaseId;
+use crate::vocab::LostSender;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// A lease while it is held; kept small, since a server may hold millions.
+pub(super) struct LeaseRecord {
+    /// Where its key's state is; it stays there while the key is held.
+    pub key: KeySlot,
+    /// The count of its fence (the epoch is the engine's); 0 for a permit.
+    pub count: u64,
+    /// When it runs out, in nanoseconds since the engine started.
+    pub expires: u64,
+    pub lost: Lost,
+    /// Its TTL in milliseconds (at most a day).
+    pub ttl_ms: u32,
+    pub keepalive: bool,
+}
+
+impl LeaseRecord {
+    /// The lease's TTL.
+    pub fn ttl(&self) -> Duration {
+        Duration::from_millis(u64::from(self.ttl_ms))
+    }
+}
+
+/// Where a held lease's end is told.
+pub(super) enum Lost {
+    Watch(LostSender),
+    Channel(mpsc::UnboundedSender<(LeaseId, Error)>),
+}
+
+impl Lost {
+    /// Tells the holder the lease `id` ended with `reason`; `None` when
+    /// the holder released it, which it knows: nothing is told (a watch's
+    /// waits end when the record drops its sender).
+    pub fn tell(&self, id: LeaseId, reason: Option<Error>) {
+        match (self, reason) {
+            (Lost::Watch(signal), Some(reason)) => {
+                signal.tell(reason);
+            }
+            (Lost::Channel(channel), Some(reason)) => {
+                let _ = channel.send((id, reason));
+            }
+            (_, None) => {}
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! Counting what the engine does, for the server's metrics and logs: a
+//! [`Tally`] is told every grant and every end of a lease as it happens
+//! (under the engine's lock, so it must be quick; `Engine::set_tally`), and
+//! [`Totals`] is a snapshot of what is held and waiting now
+//! (`Engine::totals`, in status.rs).
+
+use crate::vocab::KeyId;
+use std::time::Duration;
+
+/// Told every grant and every end of a lease, in the engine's order, under
+/// its lock: it must not block nor call the engine.
+pub trait Tally: Send + Sync {
+    /// A lease on `key` was granted.
+    fn granted(&self, key: &KeyId);
+    /// A lease on `key` ended: `why` is `released`, `expired` (its TTL ran
+    /// out), `closed` (the store closed), `given up` or `not taken` (a
+    /// grant its waiter no longer wanted).
+    fn ended(&self, key: &KeyId, why: &str);
+}
+
+/// What the engine holds and waits for now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Totals {
+    /// Leases and permits held.
+    pub held: usize,
+    /// Acquires waiting in line, on every key.
+    pub waiters: usize,
+    /// The acquires waiting, by kind (`KeyId::kind`) and group name; only
+    /// names with waiters.
+    pub waiting_by_name: Vec<(&'static str, String, usize)>,
+    /// What is left of the grace after an unclean stop; zero once it passed.
+    pub grace_left: Duration,
+}

@@ -1,0 +1,44 @@
+//! A connection's observers of elections, as streams its own task polls.
+//!
+//! The connection's task polls them only between writes, so a client that
+//! does not read its socket stops being sent changes: they wait in the
+//! election's buffer of [`OBSERVE_BUFFER`](crate::OBSERVE_BUFFER), and an
+//! observer that falls further behind ends with `limit`, as an embedded
+//! one does. The server never buffers changes without bound.
+
+use crate::election::{Leader, Observer};
+use crate::error::Result;
+use futures_util::future::FutureExt;
+use futures_util::stream::{BoxStream, SelectAll, StreamExt};
+use std::task::{Context, Poll};
+use tokio::sync::oneshot;
+
+/// One change for the client: the id of the `observe` and what it saw.
+pub(super) type Change = (u64, Result<Option<Leader>>);
+
+/// The observers of one connection.
+#[derive(Default)]
+pub(super) struct Observers {
+    streams: SelectAll<BoxStream<'static, Change>>,
+}
+
+impl Observers {
+    /// Adds the observer of request `id`, whose first item was taken. It
+    /// stops when `stop` fires (a cancel, the connection's end).
+    pub fn push(&mut self, id: u64, observer: Observer, stop: oneshot::Receiver<()>) {
+        let changes = observer
+            .map(move |change| (id, change))
+            .take_until(stop.map(|_| ()));
+        self.streams.push(changes.boxed());
+    }
+
+    /// Ready with the next change of any observer. Pending (with no waker
+    /// kept) when none observes: new ones come only from the connection's
+    /// own task, which polls again after adding one.
+    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Change> {
+        match self.streams.poll_next_unpin(cx) {
+            Poll::Ready(Some(change)) => Poll::Ready(change),
+            Poll::Ready(None) | Poll::Pending => Poll::Pending,
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! `StoreOptions`: how a store directory is opened (clock, grace, audit log,
+//! whether a new store may be made).
+
+use crate::clock::{Clock, SystemClock};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a store is opened. The defaults: the system clock, the grace the
+/// store's last server kept, and a missing or empty directory made into a
+/// new store.
+#[derive(Clone)]
+pub struct StoreOptions {
+    /// The wall clock the epoch is read from.
+    pub clock: Arc<dyn Clock>,
+    /// How long to wait before the first grant when the store was served and
+    /// its last stop was not clean, so that holders from before it have run
+    /// out. `None`: the grace its last server recorded, else the default TTL
+    /// (15 s). A store that was never served (its holders died with its
+    /// process) or was closed cleanly waits no grace.
+    pub grace: Option<Duration>,
+    /// Whether a missing or empty directory is made into a new store (the
+    /// default); when false, such a directory is `invalid`.
+    pub create: bool,
+    /// A file to append every grant and end of a lease to (see
+    /// [`crate::engine::Audit`]); none by default.
+    pub audit: Option<std::path::PathBuf>,
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions {
+            clock: Arc::new(SystemClock),
+            grace: None,
+            create: true,
+            audit: None,
+        }
+    }
+}
+
+impl StoreOptions {
+    /// These options with `clock`.
+    pub fn clock(mut self, clock: impl Clock) -> StoreOptions {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// These options, refusing (`invalid`) a directory that holds no store
+    /// instead of making one.
+    pub fn existing(mut self) -> StoreOptions {
+        self.create = false;
+        self
+    }
+
+    /// These options with a grace after an unclean stop.
+    pub fn grace(mut self, grace: Duration) -> StoreOptions {
+        self.grace = Some(grace);
+        self
+    }
+
+    /// These options with an audit log appended to `path`.
+    pub fn audit(mut self, path: impl Into<std::path::PathBuf>) -> StoreOptions {
+        self.audit = Some(path.into());
+        self
+    }
+}

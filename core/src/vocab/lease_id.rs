@@ -1,0 +1,5 @@
+//! `LeaseId`: names one lease within one store (an engine, a server's
+//! connection, or an etcd session).
+
+/// Identifies a lease within one engine or backend.
+pub type LeaseId = u64;

@@ -1,0 +1,338 @@
+//! `Request`: what a caller asks of a store for one key, checked once. Every
+//! way in builds one: an embedded group, the server (from a wire frame),
+//! and through the group the remote and etcd backends. The engine takes
+//! only this type, so it never meets a bad name, key, limit, TTL or wait.
+
+use super::key_id::KeyId;
+use super::lost::LostTo;
+use crate::error::{Error, Result};
+use crate::options::{Options, MAX_TTL, MAX_WAIT, MIN_TTL};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The most holders a semaphore key may allow at once.
+pub const MAX_LIMIT: u32 = 1_000_000;
+
+/// A request for one key whose every field was checked.
+#[derive(Debug, Clone)]
+pub struct Request {
+    key: Arc<KeyId>,
+    limit: u32,
+    ttl: Duration,
+    wait: Option<Duration>,
+    keepalive: bool,
+    lost_to: LostTo,
+    /// The campaigner's value, for an election's key.
+    value: Option<Arc<str>>,
+}
+
+impl Request {
+    /// Checks a request of the group `name` (a semaphore's when `limit` is
+    /// given, else a lock's) for `key`, with `options` (unset fields take
+    /// the defaults). Fails with `invalid`, naming the field, on: a name
+    /// not 1 to 128 bytes of `A-Z a-z 0-9 . _ - :`; a key not 1 to 1024
+    /// bytes; a limit not from 1 to [`MAX_LIMIT`]; a TTL not from 10 ms to
+    /// 24 h; a wait over 30 days. Checked in that order.
+    pub fn new(name: &str, key: &str, limit: Option<u32>, options: Options) -> Result<Request> {
+        let key = KeyId::new(limit.is_none(), name, key)?;
+        let limit = check_limit(name, limit)?;
+        Ok(Request {
+            key: Arc::new(key),
+            limit,
+            ttl: options.checked_ttl()?,
+            wait: options.checked_wait()?,
+            keepalive: options.keeps_alive(),
+            lost_to: LostTo::Watch,
+            value: None,
+        })
+    }
+
+    /// Checks a campaign in the election `name` for the leader's `value`,
+    /// with `options`: `invalid`, naming the field, on a bad name, a value
+    /// over [`MAX_VALUE_BYTES`](crate::MAX_VALUE_BYTES), a bad TTL or wait,
+    /// checked in that order.
+    pub fn election(name: &str, value: &str, options: Options) -> Result<Request> {
+        let key = KeyId::election(name)?;
+        crate::names::check_value(name, value)?;
+        Ok(Request {
+            key: Arc::new(key),
+            limit: 1,
+            ttl: options.checked_ttl()?,
+            wait: options.checked_wait()?,
+            keepalive: options.keeps_alive(),
+            lost_to: LostTo::Watch,
+            value: Some(value.into()),
+        })
+    }
+
+    /// [`Request::new`] for a request that came over the wire, whose TTL
+    /// and wait are whole milliseconds: the same checks, with the errors
+    /// naming the fields as the wire does (`ttl_ms`, `wait_ms`). Its lease
+    /// does not renew itself: the client renews it.
+    pub fn from_wire(
+        name: &str,
+        key: &str,
+        limit: Option<u32>,
+        ttl_ms: Option<u64>,
+        wait_ms: Option<u64>,
+    ) -> Result<Request> {
+        let key = KeyId::new(limit.is_none(), name, key)?;
+        let limit = check_limit(name, limit)?;
+        let (ttl, wait) = wire_times(ttl_ms, wait_ms)?;
+        Ok(Request {
+            key: Arc::new(key),
+            limit,
+            ttl,
+            wait,
+            keepalive: false,
+            lost_to: LostTo::Watch,
+            value: None,
+        })
+    }
+
+    /// [`Request::election`] for a campaign that came over the wire: the
+    /// same checks, in the same order, with the errors naming the fields as
+    /// the wire does. Its leadership does not renew itself: the client
+    /// renews it.
+    pub(crate) fn election_from_wire(
+        name: &str,
+        value: &str,
+        ttl_ms: Option<u64>,
+        wait_ms: Option<u64>,
+    ) -> Result<Request> {
+        let key = KeyId::election(name)?;
+        crate::names::check_value(name, value)?;
+        let (ttl, wait) = wire_times(ttl_ms, wait_ms)?;
+        Ok(Request {
+            key: Arc::new(key),
+            limit: 1,
+            ttl,
+            wait,
+            keepalive: false,
+            lost_to: LostTo::Watch,
+            value: Some(value.into()),
+        })
+    }
+
+    /// This request, its lease's end told through `lost_to`.
+    pub(crate) fn told_through(self, lost_to: LostTo) -> Request {
+        Request { lost_to, ..self }
+    }
+
+    /// The key asked for.
+    pub fn key(&self) -> &Arc<KeyId> {
+        &self.key
+    }
+
+    /// Holders allowed at once: 1 for a lock.
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// The lease's TTL, from 10 ms to 24 h.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The TTL in whole milliseconds (at most a day, so it fits).
+    pub(crate) fn ttl_ms(&self) -> u32 {
+        u32::try_from(self.ttl.as_millis()).unwrap_or(u32::MAX)
+    }
+
+    /// How long acquire may wait; `None` until the caller gives up.
+    pub fn wait(&self) -> Option<Duration> {
+        self.wait
+    }
+
+    /// Whether the lease keeps itself alive until it is released.
+    pub fn keepalive(&self) -> bool {
+        self.keepalive
+    }
+
+    /// The campaigner's value, for an election; `None` for a lock or a
+    /// semaphore.
+    pub fn value(&self) -> Option<&str> {
+        self.value.as_deref()
+    }
+
+    /// This request with `wait` as its wait (checked already).
+    pub(crate) fn with_wait(self, wait: Option<Duration>) -> Request {
+        Request { wait, ..self }
+    }
+
+    /// Waits for `waiting` up to this request's `wait` (forever without
+    /// one); past it, `timeout` saying "waited W {doing} KEY {failed}".
+    pub(crate) async fn within_wait<T>(
+        &self,
+        waiting: impl std::future::Future<Output = Result<T>>,
+        doing: &str,
+        failed: &str,
+    ) -> Result<T> {
+        match self.wait {
+            None => waiting.await,
+            Some(wait) => tokio::time::timeout(wait, waiting).await.map_err(|_| {
+                Error::new(
+                    crate::error::Code::Timeout,
+                    format!("waited {wait:?} {doing} {} {failed}", self.key),
+                )
+            })?,
+        }
+    }
+
+    /// How the holder is told the lease ended.
+    pub(crate) fn lost_to(&self) -> &LostTo {
+        &self.lost_to
+    }
+}
+
+/// The TTL and wait of a request that came over the wire, in whole
+/// milliseconds; `invalid` naming `ttl_ms` or `wait_ms` when out of range.
+fn wire_times(ttl_ms: Option<u64>, wait_ms: Option<u64>) -> Result<(Duration, Option<Duration>)> {
+    let options = Options {
+        ttl: ttl_ms.map(Duration::from_millis),
+        wait: wait_ms.map(Duration::from_millis),
+        renew: Some(false),
+    };
+    let ttl = options.checked_ttl().map_err(|_| {
+        Error::invalid(format!(
+            "ttl_ms {} is out of range: it must be from {} to {} (10 ms to 24 h)",
+            options.ttl.unwrap_or_default().as_millis(),
+            MIN_TTL.as_millis(),
+            MAX_TTL.as_millis()
+        ))
+    })?;
+    let wait = options.checked_wait().map_err(|_| {
+        Error::invalid(format!(
+            "wait_ms {} is out of range: it must be from 0 to {} (30 days)",
+            wait_ms.unwrap_or(0),
+            MAX_WAIT.as_millis()
+        ))
+    })?;
+    Ok((ttl, wait))
+}
+
+/// A semaphore's limit (from 1 to [`MAX_LIMIT`]), or 1 for a lock.
+fn check_limit(name: &str, limit: Option<u32>) -> Result<u32> {
+    match limit {
+        None => Ok(1),
+        Some(limit) if (1..=MAX_LIMIT).contains(&limit) => Ok(limit),
+        Some(limit) => Err(Error::invalid(format!(
+            "semaphore {name} has limit {limit}; a limit must be from 1 to {MAX_LIMIT}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Request, MAX_LIMIT};
+    use crate::{Code, Options};
+    use std::time::Duration;
+
+    fn ms(n: u64) -> Option<Duration> {
+        Some(Duration::from_millis(n))
+    }
+
+    /// The `invalid` message of a request that must fail.
+    fn refused(request: crate::Result<Request>) -> String {
+        let err = request.expect_err("refused");
+        assert_eq!(err.code(), Code::Invalid, "{err}");
+        err.message().to_string()
+    }
+
+    #[test]
+    fn a_good_request_takes_the_defaults_it_was_not_given() {
+        let lock = Request::new("orders", "42", None, Options::default()).unwrap();
+        assert_eq!(lock.key().to_string(), "lock orders/42");
+        assert_eq!(
+            (lock.limit(), lock.ttl(), lock.wait(), lock.keepalive()),
+            (
+                1,
+                crate::DEFAULT_TTL,
+                crate::DEFAULT_WAIT,
+                crate::DEFAULT_RENEW
+            )
+        );
+        let options = Options {
+            ttl: ms(10),
+            wait: Some(crate::MAX_WAIT),
+            renew: Some(false),
+        };
+        let permit = Request::new("s", "k", Some(MAX_LIMIT), options).unwrap();
+        assert_eq!(permit.key().to_string(), "semaphore s/k");
+        assert_eq!((permit.limit(), permit.ttl_ms()), (MAX_LIMIT, 10));
+        assert!(!permit.keepalive());
+        let wire = Request::from_wire("s", "k", Some(3), Some(86_400_000), Some(0)).unwrap();
+        assert_eq!(
+            (wire.ttl_ms(), wire.wait(), wire.keepalive()),
+            (86_400_000, ms(0), false)
+        );
+    }
+
+    #[test]
+    fn each_bad_field_is_named_in_the_order_checked() {
+        let big = Options {
+            ttl: ms(5),
+            wait: Some(crate::MAX_WAIT + Duration::from_millis(1)),
+            ..Options::default()
+        };
+        let key = "k".repeat(1025);
+        for (request, says) in [
+            (
+                Request::new("", &key, Some(0), big),
+                "name \"\" must be 1 to 128 bytes, not 0",
+            ),
+            (Request::new("a/b", "k", None, big), "name \"a/b\" has '/'"),
+            (
+                Request::new("n", &key, Some(0), big),
+                "key of n must be 1 to 1024 bytes, not 1025",
+            ),
+            (
+                Request::new("n", "k", Some(0), big),
+                "semaphore n has limit 0; a limit must be from 1 to 1000000",
+            ),
+            (
+                Request::new("n", "k", None, big),
+                "ttl 5ms is out of range: it must be from 10ms to 24h",
+            ),
+            (
+                Request::new(
+                    "n",
+                    "k",
+                    None,
+                    Options {
+                        ttl: ms(86_400_001),
+                        ..Options::default()
+                    },
+                ),
+                "ttl 86400.001s is out of range",
+            ),
+            (
+                Request::new(
+                    "n",
+                    "k",
+                    None,
+                    Options {
+                        wait: big.wait,
+                        ..Options::default()
+                    },
+                ),
+                "wait 2592000.001s is out of range: it must be from 0 to 30 days",
+            ),
+            (
+                Request::from_wire("n", "k", None, Some(0), None),
+                "ttl_ms 0 is out of range: it must be from 10 to 86400000 (10 ms to 24 h)",
+            ),
+            (
+                Request::from_wire("n", "k", Some(MAX_LIMIT + 1), Some(0), None),
+                "semaphore n has limit 1000001; a limit must be from 1 to 1000000",
+            ),
+            (
+                Request::from_wire("n", "k", None, None, Some(2_592_000_001)),
+                "wait_ms 2592000001 is out of range: it must be from 0 to 2592000000 (30 days)",
+            ),
+        ] {
+            let message = refused(request);
+            assert!(message.contains(says), "{message:?} should say {says:?}");
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! A request frame as it travels: its id, its operation and a key on the
+//! wire, and the frame encoded as one line.
+
+use serde::{Deserialize, Serialize};
+
+/// One request as sent: its id and its operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestFrame {
+    /// The client-chosen id echoed in the reply; `hello` may omit it.
+    pub id: Option<u64>,
+    /// What is asked.
+    pub op: Op,
+}
+
+/// A key on the wire: text, or an integer that stands for its decimal text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum WireKey {
+    /// A key given as text.
+    Text(String),
+    /// A key given as an integer.
+    Int(i64),
+    /// A key given as a non-negative integer above `i64::MAX`.
+    UInt(u64),
+}
+
+impl WireKey {
+    /// The key's text.
+    pub fn text(&self) -> String {
+        match self {
+            WireKey::Text(t) => t.clone(),
+            WireKey::Int(i) => i.to_string(),
+            WireKey::UInt(u) => u.to_string(),
+        }
+    }
+}
+
+impl From<&str> for WireKey {
+    fn from(text: &str) -> WireKey {
+        WireKey::Text(text.to_string())
+    }
+}
+
+/// The operations, each with its fields as on the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Op {
+    /// The first frame: the protocol version, and the token on TCP.
+    Hello {
+        /// The protocol version the client speaks.
+        version: u32,
+        /// The shared secret; required on TCP.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+    },
+    /// Waits first come first served for a key.
+    Acquire {
+        /// The group's name.
+        name: String,
+        /// The key.
+        key: WireKey,
+        /// Holders allowed at once: absent for a lock, set for a semaphore.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+        /// The lease's TTL in milliseconds (default 15000).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ttl_ms: Option<u64>,
+        /// How long to wait in milliseconds; absent waits until cancelled.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wait_ms: Option<u64>,
+    },
+    /// Takes a key if it is free now.
+    TryAcquire {
+        /// The group's name.
+        name: String,
+        /// The key.
+        key: WireKey,
+        /// Holders allowed at once: absent for a lock, set for a semaphore.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+        /// The lease's TTL in milliseconds (default 15000).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ttl_ms: Option<u64>,
+    },
+    /// Extends a lease this connection holds by its TTL.
+    Renew {
+        /// The lease id from the acquire's reply.
+        lease: String,
+    },
+    /// Releases a lease this connection holds.
+    Release {
+        /// The lease id from the acquire's reply.
+        lease: String,
+    },
+    /// Gives up a pending acquire of this connection.
+    Cancel {
+        /// The id of the acquire request.
+        target: u64,
+    },
+    /// The store's epoch, fences, holders and waiters: at most `limit` held
+    /// leases and lines of waiters (default 1,000, at most 10,000), after
+    /// the first `offset` of each (default 0).
+    Status {
+        /// How many held leases, and lines of waiters, to show at most.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+        /// How many of each to pass over first, for the next page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<u64>,
+    },
+    /// Writes a consistent copy of `kv.db` to a path on the server's machine.
+    Backup {
+        /// An absolute path on the server's machine.
+        path: String,
+    },
+    /// Answers at once; for liveness checks.
+    Ping {},
+    /// Waits first come first served to lead an election; granted, it is a
+    /// lease like an acquire's (renewed with `renew`, ended with `resign`
+    /// or `release`), whose fence is the leader's term.
+    Campaign {
+        /// The election's name.
+        name: String,
+        /// What the leader says it is: text of at most 1,024 bytes.
+        value: String,
+        /// The leadership's TTL in milliseconds (default 15000).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ttl_ms: Option<u64>,
+        /// How long to wait in milliseconds; absent waits until cancelled.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wait_ms: Option<u64>,
+    },
+    /// Ends a leadership this connection holds: the next campaigner leads.
+    Resign {
+        /// The lease id from the campaign's reply.
+        lease: String,
+    },
+    /// The leader of an election now, or none.
+    Leader {
+        /// The election's name.
+        name: String,
+    },
+    /// Every change of an election's leader from now on, pushed as
+    /// `leader` events naming this request's id, until cancelled.
+    Observe {
+        /// The election's name.
+        name: String,
+    },
+}
+
+impl Op {
+    /// The operation's name on the wire.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Hello { .. } => "hello",
+            Op::Acquire { .. } => "acquire",
+            Op::TryAcquire { .. } => "try_acquire",
+            Op::Renew { .. } => "renew",
+            Op::Release { .. } => "release",
+            Op::Cancel { .. } => "cancel",
+            Op::Status { .. } => "status",
+            Op::Backup { .. } => "backup",
+            Op::Ping {} => "ping",
+            Op::Campaign { .. } => "campaign",
+            Op::Resign { .. } => "resign",
+            Op::Leader { .. } => "leader",
+            Op::Observe { .. } => "observe",
+        }
+    }
+}
+
+impl RequestFrame {
+    /// The frame as one line of JSON, without the newline.
+    pub fn encode(&self) -> String {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<u64>,
+            #[serde(flatten)]
+            op: &'a Op,
+        }
+        let out = Out {
+            id: self.id,
+            op: &self.op,
+        };
+        serde_json::to_string(&out).expect("a request always serializes")
+    }
+}

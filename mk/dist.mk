@@ -1,0 +1,37 @@
+# Release artifacts: `make dist` writes dist/ (the Python wheel and sdist,
+# the npm tarballs, the Go module: dist-python in python.mk, dist-node in
+# node.mk, dist-go in go.mk); `make test-dist` installs each outside the tree
+# with no cargo, rustc or protoc on the PATH and plays the scene with it.
+#
+# The native code is linked by zig (the `ziglang` Python package) against
+# glibc 2.17, so the wheel is manylinux2014 and the npm addon runs on the
+# same systems; the tools live in their own venv.
+
+DIST := $(CURDIR)/dist
+DIST_VENV := $(CURDIR)/.venv-dist
+DIST_TOOLS := $(DIST_VENV)/.tools
+DIST_TRIPLE := x86_64-unknown-linux-gnu
+DIST_GLIBC := 2.17
+# Runs a command with the venv's tools (maturin, cargo-zigbuild, zig) first.
+DIST_RUN := PATH="$(DIST_VENV)/bin:$$PATH"
+# Each zig build has its own target folder: zig links the build scripts and
+# proc macros too, through a wrapper named after the tool that runs it, so
+# sharing a folder with another build would rebuild everything each time.
+DIST_TARGET := $(CARGO_TARGET_DIR)/zig
+TESTS += test-dist
+
+.PHONY: dist test-dist
+
+dist:
+	$(MAKE) dist-python dist-node dist-go
+	@ls -l $(DIST)
+
+$(DIST_TOOLS):
+	python3 -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/python -m pip install -q --disable-pip-version-check ziglang 'maturin>=1.9,<2' cargo-zigbuild
+	touch $@
+
+test-dist: dist
+	tests/dist/python.sh $(DIST)
+	tests/dist/node.sh $(DIST)
+	tests/dist/go.sh $(DIST)

@@ -1,0 +1,56 @@
+#!/bin/sh
+# The npm packages as a user installs them: tests/dist/node.sh [DIST] checks
+# what the tarballs hold (no tests, no Rust sources, no install script; the
+# platform package's addon stripped, at most 10 MB); then, in a folder
+# outside the tree with no cargo, rustc or protoc on the PATH, installs both
+# with `npm install`, runs `npx tinystore --help`, imports every documented
+# name in ESM, and plays the page's scene across two processes through the
+# packaged `tinystore serve` (`npx tinystore serve DIR`).
+here=$(cd "$(dirname "$0")" && pwd)
+dist=$(cd "${1:-$here/../../dist}" && pwd)
+. "$here/common.sh"
+
+main=$dist/tinystore-0.1.0.tgz
+native=$dist/tinystore-linux-x64-gnu-0.1.0.tgz
+[ -f "$main" ] && [ -f "$native" ] || fail "no npm tarballs in $dist: $(ls "$dist")"
+cp "$main" "$native" "$here/worker.mjs" "$here/esm.mjs" "$work/"
+cd "$work"
+
+# What the tarballs hold.
+tar -tzf "$main" | sort >"$work/main.txt"
+if grep -E '\.(rs|ts)$|test|Cargo|scripts/' "$work/main.txt" | grep -v 'd\.ts$'; then fail "the tinystore tarball holds tests or sources"; fi
+for file in package/README.md package/LICENSE package/index.d.ts package/lib/index.js package/bin/tinystore.js; do
+  grep -qx "$file" "$work/main.txt" || fail "the tinystore tarball has no $file"
+done
+tar -xzf "$main" -C "$work" package/package.json
+grep -q '"install"' "$work/package/package.json" && fail "the tinystore package has an install script"
+grep -q '"@tinystore/linux-x64-gnu": "0.1.0"' "$work/package/package.json" || fail "tinystore names no platform package in optionalDependencies"
+rm -rf "$work/package"
+tar -xzf "$native" -C "$work"
+addon=$work/package/tinystore.linux-x64-gnu.node
+size=$(wc -c <"$addon")
+[ "$size" -le 10000000 ] || fail "the addon is $size bytes, over 10 MB"
+if objdump -h "$addon" | grep -q '\.debug_'; then fail "the addon carries debug info"; fi
+for field in '"os": \[' '"cpu": \[' '"libc": \['; do
+  grep -q "$field" "$work/package/package.json" || fail "the platform package.json has no $field"
+done
+rm -rf "$work/package"
+echo "tarballs: tinystore $(wc -c <"$main") bytes ($(wc -l <"$work/main.txt") files), @tinystore/linux-x64-gnu $(wc -c <"$native") bytes (addon $size bytes, stripped)"
+
+isolate node npm npx sqlite3
+echo '{ "name": "dist-test", "private": true }' >package.json
+npm install --no-audit --no-fund --loglevel=error "./$(basename "$main")" "./$(basename "$native")"
+[ -f node_modules/@tinystore/linux-x64-gnu/tinystore.linux-x64-gnu.node ] || fail "npm did not install the platform package"
+[ ! -e node_modules/tinystore/tinystore.node ] || fail "something built an addon inside the package"
+echo "npm installed tinystore and @tinystore/linux-x64-gnu"
+
+npx --no-install tinystore --help >"$work/help.txt" || fail "npx tinystore --help exited with $?"
+grep -q "serve" "$work/help.txt" || fail "npx tinystore --help names no serve: $(cat "$work/help.txt")"
+echo "npx tinystore --help: $(head -n 1 "$work/help.txt")"
+
+node esm.mjs
+
+serve "$work/node_modules/.bin/tinystore"
+scene node "$work/worker.mjs" "$work"
+stop_server
+echo "node: the npm packages work outside the tree"
