@@ -13,7 +13,7 @@ use crate::wire::{Event, FrameRead, FrameReader, Op, Reply, RequestFrame, Server
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
@@ -56,6 +56,10 @@ pub(crate) struct Link {
     /// Lines written by a task: from places that cannot wait (drops), and
     /// from callers that found another caller writing.
     out: mpsc::UnboundedSender<String>,
+    /// Lines sent to `out` and not yet written. A caller writes its own
+    /// line only when this is 0, so that lines go out in the order they
+    /// were issued (a give-up is never overtaken by a later request).
+    queued: AtomicUsize,
     next_id: AtomicU64,
     calls: Mutex<Calls>,
 }
@@ -144,6 +148,7 @@ impl OpenLink {
             table,
             writer: tokio::sync::Mutex::new(BufWriter::new(writer)),
             out,
+            queued: AtomicUsize::new(0),
             next_id: AtomicU64::new(1),
             calls: Mutex::new(Calls::default()),
         });
@@ -212,11 +217,15 @@ async fn next_frame<R: AsyncBufRead + Unpin>(
 async fn write_lines(link: Arc<Link>, mut rx: mpsc::UnboundedReceiver<String>) {
     while let Some(line) = rx.recv().await {
         let mut write = link.writer.lock().await;
-        if write.write_all(line.as_bytes()).await.is_err() {
+        let written = write.write_all(line.as_bytes()).await;
+        link.queued.fetch_sub(1, Ordering::AcqRel);
+        if written.is_err() {
             return;
         }
         while let Ok(line) = rx.try_recv() {
-            if write.write_all(line.as_bytes()).await.is_err() {
+            let written = write.write_all(line.as_bytes()).await;
+            link.queued.fetch_sub(1, Ordering::AcqRel);
+            if written.is_err() {
                 return;
             }
         }
@@ -377,7 +386,15 @@ impl Link {
     pub(crate) fn send_nowait(&self, op: Op) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let frame = RequestFrame { id: Some(id), op };
-        let _ = self.out.send(frame.encode() + "\n");
+        self.queue_line(frame.encode() + "\n");
+    }
+
+    /// Hands `line` to the writer task, behind every line queued before.
+    fn queue_line(&self, line: String) {
+        self.queued.fetch_add(1, Ordering::AcqRel);
+        if self.out.send(line).is_err() {
+            self.queued.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Releases a lease by its wire id, not waiting for the reply.
@@ -432,10 +449,16 @@ impl Link {
             cancels,
             done: false,
         };
-        // Write it now when nobody else is writing; otherwise the writer task
-        // sends it with the others queued meanwhile, in one write.
-        match self.writer.try_lock() {
-            Ok(mut write) => {
+        // Write it now when nobody else is writing and nothing queued waits
+        // to be written; otherwise the writer task sends it after the lines
+        // queued before it, with the others queued meanwhile, in one write.
+        let free = self
+            .writer
+            .try_lock()
+            .ok()
+            .filter(|_| self.queued.load(Ordering::Acquire) == 0);
+        match free {
+            Some(mut write) => {
                 let sent = match write.write_all(line.as_bytes()).await {
                     Ok(()) => write.flush().await,
                     Err(e) => Err(e),
@@ -448,9 +471,7 @@ impl Link {
                     ));
                 }
             }
-            Err(_) => {
-                let _ = self.out.send(line);
-            }
+            None => self.queue_line(line),
         }
         call.await
     }
