@@ -3,6 +3,8 @@
 //! fresh prefix per test, and a plain etcd client to look behind the store.
 #![allow(dead_code)]
 
+pub mod netns;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
