@@ -13,6 +13,10 @@ Checks:
 4. Every refused write was refused because a larger fence had been
    accepted before it.
 
+On etcd there is no audit log: check_saves applies the rules the saves
+alone can prove. Every hold saves once, so no fence may appear in two saves
+(a fence given twice would); checks 2 and 4 as above, minus "given for it".
+
 Usage: python check.py AUDIT_LOG CHAT_DB  (prints a JSON summary; exit 1 on a violation)
 """
 
@@ -55,15 +59,34 @@ def check(audit_path: str, db_path: str) -> dict[str, object]:
                 if holder.get(key) == ev["lease"]:
                     del holder[key]
 
+    accepted, refused, bad_saves = check_saves(db_path, given)
+    return {
+        "server_runs": opens,
+        "grants": grants,
+        "saves_accepted": accepted,
+        "saves_refused": refused,
+        "violations": violations + bad_saves,
+    }
+
+
+def check_saves(db_path: str, given: dict[str, set[int]] | None = None) -> tuple[int, int, list[str]]:
+    """Checks 2 and 4 from the resource's save_log, and that no fence was
+    saved twice; with `given` (from an audit log), that each saved fence was
+    given for its key. Returns the saves accepted, refused, and violations."""
+    violations: list[str] = []
     conn = sqlite3.connect(db_path)
     accepted = refused = 0
+    saved_by: dict[int, int] = {}
     last_accepted: dict[str, int] = {}
     for seq, chat, fence_text, worker, ok, kept in conn.execute(
         "select seq, chat, fence, worker, accepted, kept from save_log order by seq"
     ):
         key, fence = str(chat), int(fence_text)
-        if fence not in given[key]:
+        if given is not None and fence not in given[key]:
             violations.append(f"save {seq}: fence {fence} for chat {key} was never given for it")
+        if fence in saved_by:
+            violations.append(f"save {seq}: fence {fence} was saved before, by save {saved_by[fence]}: given twice")
+        saved_by[fence] = seq
         if ok:
             accepted += 1
             if fence <= last_accepted.get(key, -1):
@@ -75,13 +98,7 @@ def check(audit_path: str, db_path: str) -> dict[str, object]:
                 violations.append(f"save {seq}: chat {key} refused {fence} while it kept {kept!r}")
             if int(kept or 0) != last_accepted.get(key):
                 violations.append(f"save {seq}: chat {key} kept {kept} but the last accepted was {last_accepted.get(key)}")
-    return {
-        "server_runs": opens,
-        "grants": grants,
-        "saves_accepted": accepted,
-        "saves_refused": refused,
-        "violations": violations,
-    }
+    return accepted, refused, violations
 
 
 def main() -> int:

@@ -273,14 +273,15 @@ func run(ctx context.Context, argv []string) (bool, error) {
 		chats, err1 := a.number("chats", 4)
 		seconds, err2 := a.number("seconds", 10)
 		ttl, err3 := a.millis("ttl-ms", 300)
-		if err := errors.Join(err1, err2, err3); err != nil {
+		pause, err4 := a.millis("pause-ms", 20)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
 			return false, err
 		}
 		worker := a.flags["worker"]
 		if worker == "" {
 			worker = "go"
 		}
-		t, err := runTorture(ctx, store, a.db, worker, chats, seconds, ttl)
+		t, err := runTorture(ctx, store, a.db, worker, chats, seconds, ttl, pause)
 		if err != nil {
 			return false, err
 		}

@@ -35,9 +35,10 @@ func saveLogged(ctx context.Context, db *sql.DB, chat int64, fence, worker strin
 }
 
 // runTorture holds random chats among 1..chats and saves through the fenced
-// update until seconds pass, carrying on through lost leases and a server
-// that is down or restarting.
-func runTorture(ctx context.Context, store *tinystore.Store, path, worker string, chats int64, seconds int64, ttl time.Duration) (tally, error) {
+// update until seconds pass, pausing up to longestPause in each hold before
+// its save, carrying on through lost leases and a server that is down or
+// restarting.
+func runTorture(ctx context.Context, store *tinystore.Store, path, worker string, chats int64, seconds int64, ttl, longestPause time.Duration) (tally, error) {
 	var t tally
 	db, err := openDB(ctx, path)
 	if err != nil {
@@ -54,7 +55,7 @@ func runTorture(ctx context.Context, store *tinystore.Store, path, worker string
 	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
 	for time.Now().Before(deadline) {
 		chat := 1 + rand.Int64N(chats)
-		pause := time.Duration(rand.IntN(21)) * time.Millisecond
+		pause := time.Duration(rand.Int64N(int64(longestPause/time.Millisecond)+1)) * time.Millisecond
 		err := summaries.Hold(ctx, chat, func(ctx context.Context, lease *locks.Lease) error {
 			time.Sleep(pause)
 			if err := saveLogged(ctx, db, chat, fmt.Sprintf("%040s", lease.Fence), worker); err != nil {

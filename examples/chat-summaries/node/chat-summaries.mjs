@@ -208,6 +208,7 @@ async function run(argv) {
           args.number('chats', 4),
           args.number('seconds', 10),
           args.number('ttl-ms', 300),
+          args.number('pause-ms', 20),
         )
         console.log(`DONE saves=${t.saves} lost=${t.lost} errors=${t.errors}`)
         return true

@@ -18,9 +18,10 @@ const LOG = `create table if not exists save_log (
  * @param {number} chats
  * @param {number} seconds
  * @param {number} ttl milliseconds
+ * @param {number} longestPause milliseconds, the longest pause in a hold before its save
  * @returns {Promise<{saves: number, lost: number, errors: number}>}
  */
-export async function run(store, path, worker, chats, seconds, ttl) {
+export async function run(store, path, worker, chats, seconds, ttl, longestPause) {
   const db = openDb(path)
   db.exec(LOG)
   seed(db, chats)
@@ -39,7 +40,7 @@ export async function run(store, path, worker, chats, seconds, ttl) {
   const tally = { saves: 0, lost: 0, errors: 0 }
   while (Date.now() < deadline) {
     const chat = 1 + Math.floor(Math.random() * chats)
-    const pause = Math.floor(Math.random() * 21)
+    const pause = Math.floor(Math.random() * (longestPause + 1))
     try {
       await summaries.hold(chat, async lease => {
         await sleep(pause)

@@ -187,6 +187,7 @@ def run(argv: list[str]) -> bool:
                 args.number("chats", 4),
                 args.number("seconds", 10),
                 args.number("ttl-ms", 300) / 1000,
+                args.number("pause-ms", 20),
             )
             print(f"DONE saves={t.saves} lost={t.lost} errors={t.errors}")
         else:

@@ -47,8 +47,11 @@ def save_logged(conn: sqlite3.Connection, chat: int, fence: str, worker: str) ->
         raise
 
 
-def run(store: tinystore.Store, db: str, worker: str, chats: int, seconds: float, ttl: float) -> Tally:
-    """Runs until ``seconds`` pass."""
+def run(
+    store: tinystore.Store, db: str, worker: str, chats: int, seconds: float, ttl: float, longest_pause_ms: int
+) -> Tally:
+    """Runs until ``seconds`` pass, pausing in each hold up to
+    ``longest_pause_ms`` before its save."""
     conn = chat_db.open_db(db)
     conn.execute(LOG)
     chat_db.seed(conn, chats)
@@ -58,7 +61,7 @@ def run(store: tinystore.Store, db: str, worker: str, chats: int, seconds: float
     tally = Tally()
     while time.monotonic() < deadline:
         chat = rng.randint(1, chats)
-        pause = rng.randint(0, 20) / 1000
+        pause = rng.randint(0, longest_pause_ms) / 1000
         try:
             with summaries.hold(chat) as lease:
                 time.sleep(pause)

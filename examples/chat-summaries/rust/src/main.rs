@@ -249,6 +249,7 @@ fn run() -> Result<bool> {
             let worker = args.flags.get("worker").map_or("rust", String::as_str);
             let ttl = Duration::from_millis(args.number("ttl-ms", 300)? as u64);
             let seconds = args.number("seconds", 10)? as u64;
+            let pause = Duration::from_millis(args.number("pause-ms", 20)? as u64);
             let t = torture::run(
                 &store,
                 &args.db,
@@ -256,6 +257,7 @@ fn run() -> Result<bool> {
                 args.number("chats", 4)?,
                 seconds,
                 ttl,
+                pause,
             )?;
             println!("DONE saves={} lost={} errors={}", t.saves, t.lost, t.errors);
             true

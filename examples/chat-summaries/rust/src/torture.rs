@@ -41,7 +41,8 @@ fn save_logged(conn: &Connection, chat: i64, fence: &str, worker: &str) -> rusql
     }
 }
 
-/// Runs until `seconds` pass.
+/// Runs until `seconds` pass, pausing in each hold up to `longest_pause`
+/// before its save.
 pub fn run(
     store: &Store,
     db: &std::path::Path,
@@ -49,6 +50,7 @@ pub fn run(
     chats: i64,
     seconds: u64,
     ttl: Duration,
+    longest_pause: Duration,
 ) -> Result<Tally, Box<dyn std::error::Error + Send + Sync>> {
     let conn = chat_db::open(db)?;
     conn.execute_batch(LOG)?;
@@ -62,7 +64,7 @@ pub fn run(
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let chat = (rng % chats as u64) as i64 + 1;
-        let pause = Duration::from_millis(rng % 21);
+        let pause = Duration::from_millis(rng % (longest_pause.as_millis() as u64 + 1));
         let held = summaries.hold(
             chat,
             |lease| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
