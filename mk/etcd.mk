@@ -15,6 +15,8 @@ ETCD_CLUSTER := core/tests/etcd_cluster.sh
 etcd-deps: deps-rust
 	@command -v etcd >/dev/null || \
 	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
+	@command -v faketime >/dev/null || \
+	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y faketime; }
 
 # The tests that kill members (etcd_failover) run one at a time. The tests
 # that cut members off from each other (etcd_member_partitions) run on a
@@ -29,7 +31,7 @@ test-etcd: etcd-deps
 	  echo "etcd cluster $$TINYSTORE_ETCD in $$dir"; \
 	  $(CARGO) test -p tinystore --features etcd --lib etcd:: && \
 	  $(CARGO) test -p tinystore --features etcd --test etcd_locks --test etcd_processes --test etcd_elections --test etcd_partitions && \
-	  $(CARGO) test -p tinystore-cli --test etcd_target -- --include-ignored && \
+	  $(CARGO) test -p tinystore-cli --test etcd_target --test etcd_clock -- --include-ignored && \
 	  $(CARGO) test -p tinystore --features etcd --test etcd_failover -- --test-threads=1 && \
 	  $(MAKE) --no-print-directory test-etcd-netns test-torture-etcd; \
 	  rc=$$?; bash $(ETCD_CLUSTER) stop $$dir; rm -rf $$dir; exit $$rc
