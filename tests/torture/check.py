@@ -26,6 +26,7 @@ import json
 import sqlite3
 import sys
 from collections import defaultdict
+from typing import Any
 
 
 def check(audit_path: str, db_path: str) -> dict[str, object]:
@@ -59,20 +60,15 @@ def check(audit_path: str, db_path: str) -> dict[str, object]:
                 if holder.get(key) == ev["lease"]:
                     del holder[key]
 
-    accepted, refused, bad_saves = check_saves(db_path, given)
-    return {
-        "server_runs": opens,
-        "grants": grants,
-        "saves_accepted": accepted,
-        "saves_refused": refused,
-        "violations": violations + bad_saves,
-    }
+    saves = check_saves(db_path, given)
+    return {"server_runs": opens, "grants": grants, **saves, "violations": violations + saves["violations"]}
 
 
-def check_saves(db_path: str, given: dict[str, set[int]] | None = None) -> tuple[int, int, list[str]]:
+def check_saves(db_path: str, given: dict[str, set[int]] | None = None) -> dict[str, Any]:
     """Checks 2 and 4 from the resource's save_log, and that no fence was
     saved twice; with `given` (from an audit log), that each saved fence was
-    given for its key. Returns the saves accepted, refused, and violations."""
+    given for its key. Returns the saves accepted and refused, and the
+    violations."""
     violations: list[str] = []
     conn = sqlite3.connect(db_path)
     accepted = refused = 0
@@ -98,7 +94,7 @@ def check_saves(db_path: str, given: dict[str, set[int]] | None = None) -> tuple
                 violations.append(f"save {seq}: chat {key} refused {fence} while it kept {kept!r}")
             if int(kept or 0) != last_accepted.get(key):
                 violations.append(f"save {seq}: chat {key} kept {kept} but the last accepted was {last_accepted.get(key)}")
-    return accepted, refused, violations
+    return {"saves_accepted": accepted, "saves_refused": refused, "violations": violations}
 
 
 def main() -> int:

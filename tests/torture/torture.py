@@ -136,12 +136,36 @@ class Run:
         finally:
             proc.send_signal(signal.SIGCONT)
 
+    def kill_server(self, rng: random.Random) -> float:
+        """SIGKILLs the server and restarts it with its clock set back;
+        returns how long until the next outage."""
+        assert self.server is not None
+        self.server.send_signal(signal.SIGKILL)
+        self.server.wait()
+        self.faults["server_sigkill"] += 1
+        back = -rng.randrange(1_000, 3_600_000)
+        self.faults["clock_steps_back"] += 1
+        time.sleep(rng.uniform(0.05, 0.3))
+        self.start_server(clock_offset_ms=back)
+        return rng.uniform(3, 6)
+
+    def cut_member(self, rng: random.Random) -> float:
+        """Cuts an etcd member off for 1.5 to 3 s, then heals the cut;
+        returns how long until the next outage."""
+        assert self.etcd is not None
+        self.etcd.isolate(rng)
+        self.faults["etcd_member_cut_off"] += 1
+        time.sleep(rng.uniform(1.5, 3.0))
+        self.etcd.heal()
+        return rng.uniform(2, 4)
+
     def chaos(self) -> None:
         rng = random.Random(os.environ.get("TORTURE_SEED", "7"))
-        # On etcd a cut lasts 1.5 to 3 s and comes every 2 to 4 s after the last.
-        every = 5 if self.etcd is not None else 8
-        server_kills_due = max(1, int((self.deadline - time.monotonic()) / every))
-        next_server_kill = time.monotonic() + 2
+        # An outage: the server killed, or on etcd a member cut off.
+        outage = self.kill_server if self.etcd is None else self.cut_member
+        every = 8 if self.etcd is None else 5
+        outages_due = max(1, int((self.deadline - time.monotonic()) / every))
+        next_outage = time.monotonic() + 2
         while time.monotonic() < self.deadline - 2:
             time.sleep(rng.uniform(0.2, 0.6))
             i = rng.randrange(len(self.workers))
@@ -149,24 +173,10 @@ class Run:
             if proc is None or proc.poll() is not None:
                 continue
             roll = rng.random()
-            if self.etcd is not None and server_kills_due and time.monotonic() >= next_server_kill:
-                self.etcd.isolate(rng)
-                self.faults["etcd_member_cut_off"] += 1
-                time.sleep(rng.uniform(1.5, 3.0))
-                self.etcd.heal()
-                server_kills_due -= 1
-                next_server_kill = time.monotonic() + rng.uniform(2, 4)
-            elif server_kills_due and time.monotonic() >= next_server_kill:
-                assert self.server is not None
-                self.server.send_signal(signal.SIGKILL)
-                self.server.wait()
-                self.faults["server_sigkill"] += 1
-                back = -rng.randrange(1_000, 3_600_000)
-                self.faults["clock_steps_back"] += 1
-                time.sleep(rng.uniform(0.05, 0.3))
-                self.start_server(clock_offset_ms=back)
-                server_kills_due -= 1
-                next_server_kill = time.monotonic() + rng.uniform(3, 6)
+            if outages_due and time.monotonic() >= next_outage:
+                gap = outage(rng)
+                outages_due -= 1
+                next_outage = time.monotonic() + gap
             elif roll < 0.6:
                 self.faults["sigstop"] += 1
                 threading.Thread(target=self.pause, args=(proc,), daemon=True).start()
@@ -212,12 +222,10 @@ def main() -> int:
         run.chaos()
     finally:
         run.finish()
-    summary: dict[str, object]
     if run.etcd is None:
         summary = check.check(str(run.audit), str(run.db))
     else:
-        accepted, refused, violations = check.check_saves(str(run.db))
-        summary = {"saves_accepted": accepted, "saves_refused": refused, "violations": violations}
+        summary = check.check_saves(str(run.db))
     saves = sum(int(line.split("saves=")[1].split()[0]) for line in run.done_lines)
     report = {
         "seconds": args.seconds,
