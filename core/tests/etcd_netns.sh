@@ -17,7 +17,7 @@
 # Member N is 10.213.S.N on the bridge (S picked per cluster, so that two
 # clusters can run at once), clients on port 2379, peers on 2380. The test
 # process reaches the members from the host's namespace through the bridge
-# (10.213.S.254). Timings are short (heartbeat 50 ms, election 500 ms).
+# (10.213.S.254). The members' timings are those of etcd_members.sh.
 set -euo pipefail
 
 cmd=${1:?usage: etcd_netns.sh start|stop|isolate|heal|can-run DIR [N]}
@@ -40,26 +40,16 @@ ns() { echo "tse$(cat "$dir/id")m$1"; }
 address() { echo "10.213.$(cat "$dir/id").$1"; }
 bridge() { echo "tse$(cat "$dir/id")br"; }
 
-healthy() {
-	local reply
-	reply=$( (exec 3<>"/dev/tcp/$(address "$1")/2379" &&
-		printf 'GET /health HTTP/1.0\r\nHost: x\r\n\r\n' >&3 &&
-		timeout 2 cat <&3) 2>/dev/null || true)
-	[[ $reply == *'"health":"true"'* ]]
+client() { echo "$(address "$1"):2379"; }
+peer() { echo "$(address "$1"):2380"; }
+run_in() {
+	local n=$1
+	shift
+	exec ip netns exec "$(ns "$n")" "$@"
 }
 
-launch() {
-	local n=$1 a
-	a=$(address "$n")
-	ip netns exec "$(ns "$n")" setsid "$etcd" --name "m$n" --data-dir "$dir/m$n" \
-		--listen-client-urls "http://$a:2379" --advertise-client-urls "http://$a:2379" \
-		--listen-peer-urls "http://$a:2380" --initial-advertise-peer-urls "http://$a:2380" \
-		--initial-cluster "m1=http://$(address 1):2380,m2=http://$(address 2):2380,m3=http://$(address 3):2380" \
-		--initial-cluster-state new --initial-cluster-token "tinystore-netns-$(cat "$dir/id")" \
-		--heartbeat-interval 50 --election-timeout 500 \
-		--logger zap --log-outputs stderr >>"$dir/m$n.log" 2>&1 &
-	echo $! >"$dir/m$n.pid"
-}
+# shellcheck source=etcd_members.sh
+source "$(dirname "$0")/etcd_members.sh"
 
 # Drops, inside member N's namespace, every packet to member M (a blackhole
 # route: nothing is sent, nothing is answered).
@@ -87,31 +77,14 @@ start)
 		ip netns exec "$(ns "$n")" ip addr add "$(address "$n")/24" dev eth0
 		ip netns exec "$(ns "$n")" ip link set eth0 up
 	done
+	token="tinystore-netns-$id"
 	for n in 1 2 3; do launch "$n"; done
-	for _ in $(seq 1 200); do
-		healthy 1 && healthy 2 && healthy 3 && break
-		sleep 0.1
-	done
-	if ! (healthy 1 && healthy 2 && healthy 3); then
-		echo "etcd_netns.sh: members not healthy after 20 s; logs in $dir" >&2
-		for n in 1 2 3; do tail -5 "$dir/m$n.log" >&2 || true; done
-		exit 1
-	fi
-	echo "$(address 1):2379,$(address 2):2379,$(address 3):2379" >"$dir/endpoints"
+	wait_healthy 1 2 3
+	write_endpoints
 	;;
 stop)
 	[[ -f $dir/id ]] || exit 0
-	for n in 1 2 3; do
-		[[ -f $dir/m$n.pid ]] || continue
-		pid=$(cat "$dir/m$n.pid")
-		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 1 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-		rm -f "$dir/m$n.pid"
-	done
+	for n in 1 2 3; do stop_member "$n" TERM; done
 	for n in 1 2 3; do ip netns del "$(ns "$n")" 2>/dev/null || true; done
 	ip link del "$(bridge)" 2>/dev/null || true
 	;;
