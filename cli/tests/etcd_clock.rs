@@ -10,24 +10,16 @@
 //! TINYSTORE_ETCD to its members, installs faketime and runs them with
 //! `--include-ignored`.
 
+mod etcd_common;
+
+use etcd_common::fresh_address;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tinystore");
 
-/// A store address under a prefix no other run uses.
-fn fresh_address(test: &str) -> String {
-    let members = std::env::var("TINYSTORE_ETCD").expect(
-        "TINYSTORE_ETCD names the etcd members (HOST:PORT,...); `make test-etcd` starts a cluster and sets it",
-    );
-    let nanos = now().as_nanos();
-    format!(
-        "etcd://{members}/tests/clock-{test}-{}-{nanos}",
-        std::process::id()
-    )
-}
-
+/// The true wall clock, since 1970.
 fn now() -> Duration {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap()
 }

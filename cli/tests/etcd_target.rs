@@ -4,28 +4,15 @@
 //! The tests marked `ignore` need a running cluster: `make test-etcd` starts
 //! one, sets TINYSTORE_ETCD to its members and runs them with `--ignored`.
 
+mod etcd_common;
+
+use etcd_common::fresh_address;
 use std::process::{Command, Output};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tinystore");
 
 fn tinystore(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().unwrap()
-}
-
-/// A store address under a prefix no other run uses.
-fn fresh_address(test: &str) -> String {
-    let members = std::env::var("TINYSTORE_ETCD").expect(
-        "TINYSTORE_ETCD names the etcd members (HOST:PORT,...); `make test-etcd` starts a cluster and sets it",
-    );
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!(
-        "etcd://{members}/tests/cli-{test}-{}-{nanos}",
-        std::process::id()
-    )
 }
 
 /// Holds jobs/a at `address` while `script` runs in `sh -c` (with the
