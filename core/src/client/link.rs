@@ -54,7 +54,7 @@ pub(crate) struct Link {
     /// Callers write their requests themselves, under this lock.
     writer: tokio::sync::Mutex<BufWriter<Writer>>,
     /// Lines written by a task: from places that cannot wait (drops), and
-    /// from callers that found another caller writing.
+    /// from callers that found another caller writing or lines queued.
     out: mpsc::UnboundedSender<String>,
     /// Lines sent to `out` and not yet written. A caller writes its own
     /// line only when this is 0, so that lines go out in the order they
