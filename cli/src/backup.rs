@@ -31,6 +31,6 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
             }
         }
     })?;
-    eprintln!("tinystore backup: wrote {}", args.dest.display());
+    say!("tinystore backup: wrote {}", args.dest.display());
     Ok(0)
 }

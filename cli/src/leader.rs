@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
         match show(&args).await {
             Ok(()) => 0,
             Err(err) => {
-                eprintln!("tinystore leader: {err}");
+                say!("tinystore leader: {err}");
                 crate::supervise::EXIT_ERROR
             }
         }
@@ -62,14 +62,25 @@ async fn show(args: &Args) -> tinystore::Result<()> {
     };
     let election = store.election(&args.name);
     if !args.watch {
-        println!("{}", line(election.leader().await?.as_ref(), args.json));
+        print(&line(election.leader().await?.as_ref(), args.json));
         return Ok(());
     }
     let mut changes = election.observe().await?;
     while let Some(change) = changes.next().await {
-        println!("{}", line(change?.as_ref(), args.json));
+        if !print(&line(change?.as_ref(), args.json)) {
+            // Nobody reads any more (`--watch | head -1`): done.
+            return Ok(());
+        }
     }
     Ok(())
+}
+
+/// Writes one line to stdout now; false when stdout is closed (where
+/// `println!` would panic).
+fn print(line: &str) -> bool {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
 }
 
 /// A leader in JSON: both fields `null` when nobody leads.

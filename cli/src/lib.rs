@@ -2,6 +2,9 @@
 //! start the same command (the `tinystore` binary, the Python console script,
 //! the npm `bin`, the Go `cmd/tinystore`). One module per command.
 
+#[macro_use]
+mod say;
+
 mod backup;
 mod demo;
 mod duration;
@@ -79,7 +82,7 @@ fn exit_status(result: Result<u8, Box<dyn std::error::Error>>) -> i32 {
     match result {
         Ok(code) => i32::from(code),
         Err(err) => {
-            eprintln!("tinystore: {err}");
+            say!("tinystore: {err}");
             1
         }
     }

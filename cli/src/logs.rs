@@ -30,6 +30,9 @@ pub fn init(format: LogFormat) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Its default reports a failed write with `eprintln!`, which panics
+        // when stderr is closed: the panic ends the connection's task.
+        .log_internal_errors(false)
         .with_ansi(false);
     let _ = match format {
         LogFormat::Text => builder.try_init(),

@@ -19,7 +19,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
     tinystore::restore(&args.backup, &args.dir)?;
-    eprintln!(
+    say!(
         "tinystore restore: {} restored into {}",
         args.backup.display(),
         args.dir.display()

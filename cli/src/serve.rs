@@ -163,6 +163,6 @@ fn say(json: bool, line: &str) {
     if json {
         tracing::info!(target: "tinystore::command", "{line}");
     } else {
-        eprintln!("tinystore serve: {line}");
+        say!("tinystore serve: {line}");
     }
 }

@@ -137,7 +137,7 @@ impl Held for Leadership {
 /// The exit status for a failure to get what CMD needs held: `timeout`
 /// is [`EXIT_WAIT_RAN_OUT`], anything else [`EXIT_ERROR`].
 fn not_held(command: &str, err: &Error) -> u8 {
-    eprintln!("tinystore {command}: {err}");
+    say!("tinystore {command}: {err}");
     if err.code() == Code::Timeout {
         EXIT_WAIT_RAN_OUT
     } else {
@@ -169,7 +169,7 @@ async fn run_while_held(
     let child = match child {
         Ok(child) => child,
         Err(err) => {
-            eprintln!("tinystore {command}: cannot run {:?}: {err}", cmd[0]);
+            say!("tinystore {command}: cannot run {:?}: {err}", cmd[0]);
             let _ = held.release().await;
             return EXIT_NOT_STARTED;
         }
@@ -192,12 +192,12 @@ async fn release_after(command: &str, held: &impl Held, code: u8) -> u8 {
         Err(err) if err.code() == Code::LeaseLost => err,
         _ if !still => held.lost().await,
         Err(err) => {
-            eprintln!("tinystore {command}: {err}");
+            say!("tinystore {command}: {err}");
             return code;
         }
         Ok(()) => return code,
     };
-    eprintln!(
+    say!(
         "tinystore {command}: lost {} before the command ended: {lost}",
         held.what()
     );
@@ -235,7 +235,7 @@ async fn supervise(
             _ = term.recv() => send(group, libc::SIGTERM),
             _ = int.recv() => send(group, libc::SIGINT),
             reason = &mut lost => {
-                eprintln!(
+                say!(
                     "tinystore {command}: lost {}: {reason}; stopping the command",
                     held.what()
                 );
@@ -269,7 +269,7 @@ fn exit_code(command: &str, status: std::io::Result<std::process::ExitStatus>) -
             _ => EXIT_ERROR,
         },
         Err(err) => {
-            eprintln!("tinystore {command}: cannot wait for the command: {err}");
+            say!("tinystore {command}: cannot wait for the command: {err}");
             EXIT_ERROR
         }
     }

@@ -37,7 +37,13 @@ impl Audit {
         let mut text = line.to_string();
         text.push('\n');
         if let Err(err) = self.file.write_all(text.as_bytes()) {
-            eprintln!("tinystore: cannot write the audit log {}: {err}", self.path);
+            // Not `eprintln!`: it panics, here under the engine's lock, when
+            // stderr is closed too.
+            let _ = writeln!(
+                std::io::stderr(),
+                "tinystore: cannot write the audit log {}: {err}",
+                self.path
+            );
         }
     }
 

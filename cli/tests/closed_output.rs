@@ -1,0 +1,114 @@
+//! Commands whose output nobody reads any more: a `tinystore serve` whose
+//! stderr pipe was closed after its first line (`2>&1 | head -1`, a log
+//! shipper that died) keeps serving, logs nothing, and still stops cleanly
+//! on SIGTERM; `tinystore leader --watch` whose stdout was closed ends with
+//! status 0 at the next change instead of a panic.
+
+mod server_common;
+
+use server_common::*;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use tinystore::blocking::Store;
+
+/// Starts `tinystore serve DIR`, reads its first line, then closes the
+/// read end of its stderr.
+fn serve_then_close_stderr(dir: &std::path::Path) -> std::process::Child {
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("serving"), "first line: {first:?}");
+    // The BufReader and the pipe's read end were dropped here.
+    child
+}
+
+#[test]
+fn a_server_whose_stderr_is_closed_keeps_serving_and_stops_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let mut child = serve_then_close_stderr(&dir);
+    let socket = dir.join("tinystore.sock");
+
+    // Each connection logs a line when it opens and when it closes: each of
+    // those writes now fails with EPIPE.
+    let mut fences = Vec::new();
+    for round in 0..5 {
+        let store = Store::connect(&format!("unix:{}", socket.display()))
+            .unwrap_or_else(|e| panic!("connection {round} refused: {e}"));
+        let lease = store.locks("jobs").acquire("a").unwrap();
+        fences.push(lease.fence());
+        lease.release().unwrap();
+        store.close().unwrap();
+    }
+    assert!(fences.windows(2).all(|w| w[0] < w[1]), "{fences:?}");
+    assert!(child.try_wait().unwrap().is_none(), "the server exited");
+
+    signal(child.id() as i32, libc::SIGTERM);
+    let status = wait_for_exit(&mut child, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0), "serve ended with {status:?}");
+    let seen = status_json(&dir);
+    assert_eq!(seen["closed_cleanly"], true, "{seen}");
+}
+
+#[test]
+fn leader_watch_ends_quietly_when_its_reader_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let served = Served::start(&dir, &[]);
+    let address = served.address();
+    let mut watch = Command::new(BIN)
+        .args(["leader", address.as_str(), "jobs-leader", "--watch"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(watch.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(!first.is_empty(), "no first line from leader --watch");
+
+    // Changes until the watcher has tried to write one to the closed pipe.
+    let store = Store::connect(&address).unwrap();
+    let election = store.election("jobs-leader");
+    let mut status = None;
+    for n in 0..50 {
+        let leading = election.campaign(&format!("worker-{n}")).unwrap();
+        leading.resign().unwrap();
+        if let Some(done) = watch.try_wait().unwrap() {
+            status = Some(done);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = status.unwrap_or_else(|| wait_for_exit(&mut watch, Duration::from_secs(5)));
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut watch.stderr.take().unwrap(), &mut said).unwrap();
+    assert_eq!(status.code(), Some(0), "leader --watch: {status:?}, {said}");
+    assert!(!said.contains("panicked"), "{said}");
+    store.close().unwrap();
+}
+
+/// The child's exit status, within `within` (else it is killed and the test fails).
+fn wait_for_exit(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + within;
+    while std::time::Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    panic!("the process did not exit within {within:?}");
+}
