@@ -2,11 +2,16 @@
 # cli serve/hold/status/backup/restore). Their tests run in `test-rust`
 # (core/tests/{client,wire}_*.rs, cli/tests/server_*.rs); `make bench-server`
 # measures acquire+release pairs and handoffs through the server over its
-# Unix socket, in a release build (docs/benchmarks.md, "Server").
+# Unix socket, in a release build (docs/benchmarks.md, "Server");
+# `make bench-hold` measures the engine itself, holds on a store opened
+# in-process (docs/benchmarks.md, "Core, embedded").
 
-BENCHES += bench-server
+BENCHES += bench-hold bench-server
 
-.PHONY: bench-server
+.PHONY: bench-hold bench-server
+
+bench-hold:
+	$(CARGO) bench -p tinystore --bench hold
 
 bench-server:
 	$(CARGO) bench -p tinystore --bench server

@@ -7,6 +7,9 @@
 //! revoke), and one lease for all a task's locks, as `etcdctl lock` does
 //! with its session, and as tinystore does (one etcd lease per TTL per
 //! client).
+//!
+//! BENCH_ONLY=TEXT runs only the cases whose name contains TEXT (e.g.
+//! `tinystore on etcd, 1 tasks`), for profiling one of them.
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tinystore::Store;
@@ -87,6 +90,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     rt.block_on(async {
         println!("{:<52} {:>10}", "case", "pairs/s");
         for (tasks, keys) in [(1, 1), (8, 8), (8, 1)] {
@@ -96,6 +100,10 @@ fn main() {
                 (Kind::EtcdLeasePerLock, "etcd lock API, a lease per lock"),
                 (Kind::EtcdOneLease, "etcd lock API, one lease per task"),
             ] {
+                let case = format!("{what}, {tasks} tasks, {keys} keys");
+                if !case.contains(only.as_str()) {
+                    continue;
+                }
                 let mut rates = Vec::new();
                 for _ in 0..SAMPLES {
                     rates.push(sample(&address, &endpoints, kind, tasks, keys).await);
@@ -108,10 +116,7 @@ fn main() {
                     }
                     _ => format!("  (tinystore / this: {:.2})", ours / rate),
                 };
-                println!(
-                    "{:<52} {rate:>10.0}{ratio}",
-                    format!("{what}, {tasks} tasks, {keys} keys")
-                );
+                println!("{case:<52} {rate:>10.0}{ratio}");
             }
         }
     });
