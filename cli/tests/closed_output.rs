@@ -12,9 +12,19 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 use tinystore::blocking::Store;
 
+/// A child process, killed if the test ends before it exits.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts `tinystore serve DIR`, reads its first line, then closes the
 /// read end of its stderr.
-fn serve_then_close_stderr(dir: &std::path::Path) -> std::process::Child {
+fn serve_then_close_stderr(dir: &std::path::Path) -> Killed {
     let mut child = Command::new(BIN)
         .arg("serve")
         .arg(dir)
@@ -29,14 +39,14 @@ fn serve_then_close_stderr(dir: &std::path::Path) -> std::process::Child {
         .unwrap();
     assert!(first.contains("serving"), "first line: {first:?}");
     // The BufReader and the pipe's read end were dropped here.
-    child
+    Killed(child)
 }
 
 #[test]
 fn a_server_whose_stderr_is_closed_keeps_serving_and_stops_cleanly() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("store");
-    let mut child = serve_then_close_stderr(&dir);
+    let mut served = serve_then_close_stderr(&dir);
     let socket = dir.join("tinystore.sock");
 
     // Each connection logs a line when it opens and when it closes: each of
@@ -51,10 +61,10 @@ fn a_server_whose_stderr_is_closed_keeps_serving_and_stops_cleanly() {
         store.close().unwrap();
     }
     assert!(fences.windows(2).all(|w| w[0] < w[1]), "{fences:?}");
-    assert!(child.try_wait().unwrap().is_none(), "the server exited");
+    assert!(served.0.try_wait().unwrap().is_none(), "the server exited");
 
-    signal(child.id() as i32, libc::SIGTERM);
-    let status = wait_for_exit(&mut child, Duration::from_secs(10));
+    signal(served.0.id() as i32, libc::SIGTERM);
+    let status = wait_for_exit(&mut served.0, Duration::from_secs(10));
     assert_eq!(status.code(), Some(0), "serve ended with {status:?}");
     let seen = status_json(&dir);
     assert_eq!(seen["closed_cleanly"], true, "{seen}");
@@ -66,13 +76,16 @@ fn leader_watch_ends_quietly_when_its_reader_goes() {
     let dir = tmp.path().join("store");
     let served = Served::start(&dir, &[]);
     let address = served.address();
-    let mut watch = Command::new(BIN)
-        .args(["leader", address.as_str(), "jobs-leader", "--watch"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut watching = Killed(
+        Command::new(BIN)
+            .args(["leader", address.as_str(), "jobs-leader", "--watch"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let watch = &mut watching.0;
     let mut first = String::new();
     BufReader::new(watch.stdout.take().unwrap())
         .read_line(&mut first)
@@ -92,7 +105,7 @@ fn leader_watch_ends_quietly_when_its_reader_goes() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let status = status.unwrap_or_else(|| wait_for_exit(&mut watch, Duration::from_secs(5)));
+    let status = status.unwrap_or_else(|| wait_for_exit(watch, Duration::from_secs(5)));
     let mut said = String::new();
     std::io::Read::read_to_string(&mut watch.stderr.take().unwrap(), &mut said).unwrap();
     assert_eq!(status.code(), Some(0), "leader --watch: {status:?}, {said}");
