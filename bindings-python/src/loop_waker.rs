@@ -1,10 +1,12 @@
 //! How an outcome reached in the runtime gets to its asyncio future: one
-//! queue and one eventfd per event loop. A runtime thread puts the outcome
-//! in the loop's queue and, when the queue was empty, makes the eventfd
-//! readable; the loop reads the eventfd through `add_reader` and settles
-//! every queued future on its own thread. So a runtime thread never takes
-//! the GIL to hand an outcome over, and a burst of outcomes costs the loop
-//! one wakeup.
+//! queue and one eventfd per event loop. A pending core future's waker is
+//! a [`Waiting`]: when the runtime wakes it (a reply arrived, a key was
+//! granted), it puts itself in the loop's queue and, when the queue was
+//! empty, makes the eventfd readable; the loop reads the eventfd through
+//! `add_reader` and polls every queued future again on its own thread,
+//! settling those that finished. So no task is spawned per call, a
+//! runtime thread never takes the GIL to hand an outcome over, and a burst
+//! of outcomes costs the loop one wakeup.
 
 use crate::errors::to_py;
 use pyo3::prelude::*;
@@ -14,20 +16,56 @@ use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Wake, Waker};
 
-/// What the loop does with a queued outcome: settles its future, or gives
-/// the outcome up when nobody waits for it any more.
+/// What the loop does with a woken core future: polls it again with
+/// `waker` and settles its asyncio future once it finished, or gives the
+/// outcome up when nobody waits for it any more.
 pub(crate) trait Settle: Send + Sync {
-    /// Sets the outcome on `fut` (on the loop's thread, with the GIL);
-    /// gives it up when `fut` was cancelled meanwhile.
-    fn settle(&self, py: Python<'_>, fut: &Bound<'_, PyAny>) -> PyResult<()>;
+    /// Polls again (on the loop's thread, with the GIL) and sets the
+    /// outcome on `fut` if there is one; gives it up when `fut` was
+    /// cancelled meanwhile. Pending, `waker` is woken when it can go on.
+    fn settle(&self, py: Python<'_>, fut: &Bound<'_, PyAny>, waker: &Waker) -> PyResult<()>;
     /// Gives the outcome up: its lease, if any, is released.
     fn give_up(&self);
 }
 
-/// A future, weakly (so that a wait whose loop was closed and dropped does
-/// not keep the loop alive), and its outcome.
-type Queued = (Py<PyWeakrefReference>, Arc<dyn Settle>);
+/// A core future waiting for its loop: the waker it is polled with. Holds
+/// the asyncio future weakly (so that a wait whose loop was closed and
+/// dropped does not keep the loop alive).
+pub(crate) struct Waiting {
+    queue: LoopQueue,
+    fut: Py<PyWeakrefReference>,
+    outcome: Arc<dyn Settle>,
+}
+
+impl Waiting {
+    /// The waker of `outcome`, whose asyncio future is `fut`, on `queue`'s
+    /// loop.
+    pub(crate) fn waker(
+        queue: LoopQueue,
+        fut: Py<PyWeakrefReference>,
+        outcome: Arc<dyn Settle>,
+    ) -> Waker {
+        Waker::from(Arc::new(Waiting {
+            queue,
+            fut,
+            outcome,
+        }))
+    }
+}
+
+impl Wake for Waiting {
+    fn wake(self: Arc<Self>) {
+        self.queue.clone().push(self);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.queue.push(self.clone());
+    }
+}
+
+type Queued = Arc<Waiting>;
 
 /// One event loop's queue of outcomes and the eventfd that says it is not
 /// empty. Cheap to clone.
@@ -46,18 +84,21 @@ impl LoopQueue {
         self.0.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Queues `outcome` for `fut` and wakes the loop if it had nothing
-    /// queued; gives the outcome up when the loop is gone.
-    pub(crate) fn push(&self, fut: Py<PyWeakrefReference>, outcome: Arc<dyn Settle>) {
+    /// Queues `waiting` to be polled again and wakes the loop if it had
+    /// nothing queued; gives the outcome up when the loop is gone. Called
+    /// by the waker, so it may run inside the store's own calls (a release
+    /// that grants the key to this waiter): the give-up, which drops the
+    /// core's acquire, runs on a thread of its own.
+    fn push(&self, waiting: Queued) {
         let was_empty = {
             let mut queue = self.queue();
             if self.0.closed.load(Ordering::SeqCst) {
                 drop(queue);
-                outcome.give_up();
+                crate::ready::runtime().spawn_blocking(move || waiting.outcome.give_up());
                 return;
             }
             let was_empty = queue.is_empty();
-            queue.push((fut, outcome));
+            queue.push(waiting);
             was_empty
         };
         if was_empty {
@@ -105,20 +146,21 @@ impl LoopWaker {
         self.0 .0.eventfd.as_raw_fd()
     }
 
-    /// Settles every queued future; the loop calls it when the eventfd is
-    /// readable.
+    /// Polls every queued future again, settling those that finished; the
+    /// loop calls it when the eventfd is readable.
     fn drain(&self, py: Python<'_>) {
         let mut counter = [0u8; 8];
         // EAGAIN: a drain before this one took what woke it.
         let _ = (&self.0 .0.eventfd).read(&mut counter);
         let queued = std::mem::take(&mut *self.0.queue());
-        for (weak, outcome) in queued {
-            let Some(fut) = weak.bind(py).upgrade() else {
+        for waiting in queued {
+            let Some(fut) = waiting.fut.bind(py).upgrade() else {
                 // Nobody kept the future: nobody waits for the outcome.
-                py.detach(|| outcome.give_up());
+                py.detach(|| waiting.outcome.give_up());
                 continue;
             };
-            if let Err(err) = outcome.settle(py, &fut) {
+            let outcome = waiting.outcome.clone();
+            if let Err(err) = outcome.settle(py, &fut, &Waker::from(waiting)) {
                 // A future that refuses its result has nobody to tell.
                 err.write_unraisable(py, Some(&fut));
             }
@@ -132,6 +174,6 @@ impl LoopWaker {
             self.0 .0.closed.store(true, Ordering::SeqCst);
             std::mem::take(&mut *queue)
         };
-        py.detach(|| queued.iter().for_each(|(_, outcome)| outcome.give_up()));
+        py.detach(|| queued.iter().for_each(|waiting| waiting.outcome.give_up()));
     }
 }

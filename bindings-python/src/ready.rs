@@ -3,21 +3,23 @@
 //!
 //! A future is polled once right away (`Acquiring::poll_now`): most
 //! embedded calls finish there, and the awaitable is then already done, with
-//! no thread hop. Otherwise the runtime waits for its outcome and hands it
-//! to the event loop through the loop's queue (see `loop_waker`). Cancelling the asyncio
+//! no thread hop. Otherwise it is polled again with a waker that queues it
+//! on the event loop (see `loop_waker`), and each wake has the loop poll it
+//! on its own thread until it finishes: no task waits for it in the
+//! runtime. Cancelling the asyncio
 //! future gives the core's acquire up at once, on the event loop's thread,
 //! so a cancelled `acquire` has left its line (or released what it was
 //! granted) before the cancelled task runs again.
 
 use crate::errors::to_py;
-use crate::loop_waker::{LoopQueue, LoopWaker, Settle};
+use crate::loop_waker::{LoopQueue, LoopWaker, Settle, Waiting};
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 use pyo3::IntoPyObjectExt;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
-use std::task::Poll;
+use std::task::{Poll, Waker};
 use tinystore::Acquiring;
 use tokio::runtime::Runtime;
 
@@ -74,17 +76,12 @@ where
     let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
     let py_fut = event_loop.call_method0("create_future")?;
     let queue = loop_queue(&event_loop)?;
-    let (waited, fut_ref) = (
-        acquiring.clone(),
-        PyWeakrefReference::new(&py_fut)?.unbind(),
-    );
-    runtime().spawn(async move {
-        waited.ready().await;
-        if !waited.is_given_up() {
-            queue.push(fut_ref, Arc::new(waited));
-        }
-    });
-    py_fut.call_method1("add_done_callback", (GiveUp(Arc::new(acquiring)),))?;
+    let outcome: Arc<dyn Settle> = Arc::new(acquiring.clone());
+    let waker = Waiting::waker(queue, PyWeakrefReference::new(&py_fut)?.unbind(), outcome);
+    py_fut.call_method1("add_done_callback", (GiveUp(Arc::new(acquiring.clone())),))?;
+    // The first poll left no waker; this one leaves the loop's. The outcome
+    // may have come in between.
+    acquiring.settle(py, &py_fut, &waker)?;
     Ok(py_fut)
 }
 
@@ -100,14 +97,14 @@ impl<T> Settle for Acquiring<T>
 where
     T: for<'py> IntoPyObject<'py> + Send + 'static,
 {
-    fn settle(&self, py: Python<'_>, fut: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn settle(&self, py: Python<'_>, fut: &Bound<'_, PyAny>, waker: &Waker) -> PyResult<()> {
         if fut.call_method0("done")?.is_truthy()? {
             py.detach(|| self.give_up());
             return Ok(());
         }
         let taken = {
             let _entered = runtime().enter();
-            self.poll_now()
+            self.poll_with(waker)
         };
         match taken {
             Poll::Ready(Ok(Some(value))) => fut.call_method1("set_result", (value,)).map(drop),

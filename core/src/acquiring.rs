@@ -106,6 +106,20 @@ impl<H: Send + 'static> Acquiring<H> {
         }
     }
 
+    /// Polls once, now, on this thread, as [`poll_now`](Self::poll_now)
+    /// does, but leaves `waker` to be woken when the acquire can go on: how
+    /// an event loop that is not a tokio task (Python's asyncio) waits with
+    /// no task of its own. Each wake asks for one more `poll_with`; a wake
+    /// may also come after the outcome was taken, or from `give_up`.
+    pub fn poll_with(&self, waker: &Waker) -> Poll<Result<Option<H>>> {
+        let mut state = self.shared.lock();
+        let mut cx = Context::from_waker(waker);
+        match state.advance(Some(&mut cx)) {
+            Poll::Ready(()) => Poll::Ready(state.take()),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
     /// Waits until the acquire ends or is given up, and takes the outcome.
     /// Its future may be dropped at any time; that gives up nothing (call
     /// `give_up` for that). Poll it inside the store's runtime.

@@ -192,3 +192,83 @@ fn give_ups_racing_grants_over_a_connection_leak_nothing() {
         server.shutdown().await.unwrap();
     });
 }
+
+/// A waker that counts its wakes and says when one came.
+struct Counted(std::sync::atomic::AtomicUsize, tokio::sync::Notify);
+
+impl std::task::Wake for Counted {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.1.notify_one();
+    }
+}
+
+/// Polls `acquiring` with `waker` each time it is woken, until it is ready.
+async fn poll_with_until_ready(
+    acquiring: &tinystore::Acquiring<Lease>,
+    counted: &Arc<Counted>,
+) -> tinystore::Result<Option<Lease>> {
+    let waker = std::task::Waker::from(counted.clone());
+    loop {
+        let woken = counted.1.notified();
+        if let Poll::Ready(outcome) = acquiring.poll_with(&waker) {
+            return outcome;
+        }
+        tokio::time::timeout(Duration::from_secs(10), woken)
+            .await
+            .expect("poll_with's waker was never woken");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poll_with_wakes_its_waker_at_the_grant_and_at_a_give_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let embedded = Store::open(dir.path().join("embedded")).await.unwrap();
+    let server = Server::start(dir.path().join("served"), ServeOptions::default())
+        .await
+        .unwrap();
+    let remote = Store::connect(&format!("unix:{}", server.socket_path().display()))
+        .await
+        .unwrap();
+    for store in [&embedded, &remote] {
+        let locks = store.locks("with");
+        let holder = locks.acquire("k").await.unwrap();
+        let waiting = locks.acquiring("k", Options::default());
+        let counted = Arc::new(Counted(Default::default(), Default::default()));
+        let waker = std::task::Waker::from(counted.clone());
+        assert!(
+            waiting.poll_with(&waker).is_pending(),
+            "a held key is waited for"
+        );
+        until_waiting(store, 1).await;
+        let fence = holder.fence();
+        holder.release().await.unwrap();
+        // Only the waker says the key was granted: nothing else polls it.
+        let granted = poll_with_until_ready(&waiting, &counted).await.unwrap();
+        let granted = granted.expect("the waiter is granted the key");
+        assert!(granted.fence() > fence);
+        assert!(counted.0.load(std::sync::atomic::Ordering::SeqCst) >= 1);
+
+        // A give-up from another thread wakes it too, and leaves nothing.
+        let given_up = locks.acquiring("k", Options::default());
+        let counted = Arc::new(Counted(Default::default(), Default::default()));
+        let waker = std::task::Waker::from(counted.clone());
+        assert!(given_up.poll_with(&waker).is_pending());
+        until_waiting(store, 1).await;
+        let woken = counted.1.notified();
+        let other = given_up.clone();
+        std::thread::spawn(move || other.give_up()).join().unwrap();
+        tokio::time::timeout(Duration::from_secs(10), woken)
+            .await
+            .expect("a give-up wakes the waker");
+        assert!(matches!(given_up.poll_with(&waker), Poll::Ready(Ok(None))));
+        granted.release().await.unwrap();
+        nothing_left(store, "k").await;
+    }
+    remote.close().await.unwrap();
+    server.shutdown().await.unwrap();
+}
