@@ -77,8 +77,8 @@ where
     let py_fut = event_loop.call_method0("create_future")?;
     let queue = loop_queue(&event_loop)?;
     let outcome: Arc<dyn Settle> = Arc::new(acquiring.clone());
+    py_fut.call_method1("add_done_callback", (GiveUp(outcome.clone()),))?;
     let waker = Waiting::waker(queue, PyWeakrefReference::new(&py_fut)?.unbind(), outcome);
-    py_fut.call_method1("add_done_callback", (GiveUp(Arc::new(acquiring.clone())),))?;
     // The first poll left no waker; this one leaves the loop's. The outcome
     // may have come in between.
     acquiring.settle(py, &py_fut, &waker)?;
