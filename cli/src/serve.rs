@@ -145,21 +145,21 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
         if let Some(addr) = server.metrics_addr() {
             serving += &format!("; metrics on http://{addr}/metrics");
         }
-        say(json, &serving);
+        announce(json, &serving);
         let name = tokio::select! {
             _ = term.recv() => "SIGTERM",
             _ = int.recv() => "SIGINT",
         };
-        say(json, &format!("{name}: shutting down"));
+        announce(json, &format!("{name}: shutting down"));
         server.shutdown().await?;
-        say(json, "stopped cleanly");
+        announce(json, "stopped cleanly");
         Ok(0)
     })
 }
 
 /// The command's own lines: plain on stderr, or with `--log-format json`
 /// as log events, so that stderr holds only JSON.
-fn say(json: bool, line: &str) {
+fn announce(json: bool, line: &str) {
     if json {
         tracing::info!(target: "tinystore::command", "{line}");
     } else {

@@ -22,31 +22,40 @@ impl Drop for Killed {
     }
 }
 
-/// Starts `tinystore serve DIR`, reads its first line, then closes the
-/// read end of its stderr.
-fn serve_then_close_stderr(dir: &std::path::Path) -> Killed {
+/// Where a child's first line is read from, before that pipe is closed.
+enum Pipe {
+    Stdout,
+    Stderr,
+}
+
+/// Runs `tinystore ARGS...`, reads its first line from `pipe`, then closes
+/// that pipe's read end; the other output pipe stays open (stderr is then
+/// kept for the test to read).
+fn first_line_then_close(args: &[&str], pipe: Pipe) -> (Killed, String) {
     let mut child = Command::new(BIN)
-        .arg("serve")
-        .arg(dir)
+        .args(args)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    assert!(first.contains("serving"), "first line: {first:?}");
+    match pipe {
+        Pipe::Stdout => BufReader::new(child.stdout.take().unwrap()).read_line(&mut first),
+        Pipe::Stderr => BufReader::new(child.stderr.take().unwrap()).read_line(&mut first),
+    }
+    .unwrap();
     // The BufReader and the pipe's read end were dropped here.
-    Killed(child)
+    (Killed(child), first)
 }
 
 #[test]
 fn a_server_whose_stderr_is_closed_keeps_serving_and_stops_cleanly() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("store");
-    let mut served = serve_then_close_stderr(&dir);
+    let (mut served, first) =
+        first_line_then_close(&["serve", dir.to_str().unwrap()], Pipe::Stderr);
+    assert!(first.contains("serving"), "first line: {first:?}");
     let socket = dir.join("tinystore.sock");
 
     // Each connection logs a line when it opens and when it closes: each of
@@ -76,36 +85,25 @@ fn leader_watch_ends_quietly_when_its_reader_goes() {
     let dir = tmp.path().join("store");
     let served = Served::start(&dir, &[]);
     let address = served.address();
-    let mut watching = Killed(
-        Command::new(BIN)
-            .args(["leader", address.as_str(), "jobs-leader", "--watch"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
+    let (mut watching, first) = first_line_then_close(
+        &["leader", address.as_str(), "jobs-leader", "--watch"],
+        Pipe::Stdout,
     );
     let watch = &mut watching.0;
-    let mut first = String::new();
-    BufReader::new(watch.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
     assert!(!first.is_empty(), "no first line from leader --watch");
 
     // Changes until the watcher has tried to write one to the closed pipe.
     let store = Store::connect(&address).unwrap();
     let election = store.election("jobs-leader");
-    let mut status = None;
     for n in 0..50 {
-        let leading = election.campaign(&format!("worker-{n}")).unwrap();
-        leading.resign().unwrap();
-        if let Some(done) = watch.try_wait().unwrap() {
-            status = Some(done);
+        if watch.try_wait().unwrap().is_some() {
             break;
         }
+        let leading = election.campaign(&format!("worker-{n}")).unwrap();
+        leading.resign().unwrap();
         std::thread::sleep(Duration::from_millis(50));
     }
-    let status = status.unwrap_or_else(|| wait_for_exit(watch, Duration::from_secs(5)));
+    let status = wait_for_exit(watch, Duration::from_secs(5));
     let mut said = String::new();
     std::io::Read::read_to_string(&mut watch.stderr.take().unwrap(), &mut said).unwrap();
     assert_eq!(status.code(), Some(0), "leader --watch: {status:?}, {said}");
