@@ -19,6 +19,8 @@ use std::time::Duration;
 const CLIENTS: [usize; 3] = [1, 8, 64];
 const KEYS: u64 = 1000;
 const HANDOFF_CLIENTS: usize = 8;
+/// The clients that also run on one shared connection per system.
+const ONE_CONNECTION_CLIENTS: usize = 64;
 
 struct Args {
     seconds: f64,
@@ -90,6 +92,32 @@ async fn measure(peer: &dyn Peer, seconds: f64, results: &mut Vec<workload::Meas
     }
 }
 
+/// The random-keys workload at [`ONE_CONNECTION_CLIENTS`] from clients
+/// that share one connection; `peer` is made to share one, or failed.
+async fn measure_one_connection(
+    peer: Result<impl Peer, String>,
+    seconds: f64,
+    results: &mut Vec<workload::Measured>,
+) {
+    let n = ONE_CONNECTION_CLIENTS;
+    let measured = match peer {
+        Ok(peer) => {
+            workload::one_connection(&peer, n, KEYS, Duration::from_secs_f64(seconds)).await
+        }
+        Err(e) => Err(e),
+    };
+    match measured {
+        Ok(m) => {
+            eprintln!(
+                "{:<20} {:>3} clients on one connection {:>10.0} pairs/s",
+                m.system, n, m.pairs_per_sec
+            );
+            results.push(m);
+        }
+        Err(e) => eprintln!("{n} clients on one connection failed: {e}"),
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let args = args();
@@ -103,9 +131,16 @@ async fn main() {
         match servers::tinystore(&args.tinystore, &dir) {
             Ok((_server, address)) => {
                 let peer = Tinystore {
-                    target: Target::Served(address),
+                    target: Target::Served(address.clone()),
                 };
                 measure(&peer, args.seconds, &mut results).await;
+                let shared = tinystore::Store::connect(&address)
+                    .await
+                    .map(|store| Tinystore {
+                        target: Target::OneConnection(store),
+                    })
+                    .map_err(|e| e.to_string());
+                measure_one_connection(shared, args.seconds, &mut results).await;
             }
             Err(e) => notes.push(format!("tinystore serve: {e}")),
         }
@@ -125,7 +160,10 @@ async fn main() {
         std::fs::create_dir_all(&dir).unwrap();
         match servers::redis(&dir) {
             Ok((_server, url)) => {
-                measure(&peers::redis::Redis { url }, args.seconds, &mut results).await
+                let peer = peers::redis::Redis::new(url.clone());
+                measure(&peer, args.seconds, &mut results).await;
+                let shared = peers::redis::Redis::one_connection(url).await;
+                measure_one_connection(shared, args.seconds, &mut results).await;
             }
             Err(e) => notes.push(format!("Redis: {e}")),
         }
@@ -139,12 +177,13 @@ async fn main() {
                     target: Target::Served(format!("etcd://{endpoint}/bench")),
                 };
                 measure(&on_etcd, args.seconds, &mut results).await;
-                measure(
-                    &peers::etcd::EtcdPeer { endpoint },
-                    args.seconds,
-                    &mut results,
-                )
-                .await
+                let peer = peers::etcd::EtcdPeer {
+                    endpoint: endpoint.clone(),
+                    shared: None,
+                };
+                measure(&peer, args.seconds, &mut results).await;
+                let shared = peers::etcd::EtcdPeer::one_connection(endpoint).await;
+                measure_one_connection(shared, args.seconds, &mut results).await;
             }
             Err(e) => notes.push(format!("etcd: {e}")),
         }

@@ -142,6 +142,43 @@ const SYSTEMS: [&str; 6] = [
     "PostgreSQL",
 ];
 
+/// The random-keys workload from clients that share one connection per
+/// system: tinystore's callers share their store's, the redis crate
+/// pipelines its clients' commands, etcd's share one HTTP/2 connection.
+fn one_connection(out: &mut String, results: &[Measured]) {
+    let n = crate::ONE_CONNECTION_CLIENTS;
+    let rows: Vec<&Measured> = SYSTEMS
+        .iter()
+        .filter_map(|s| find(results, s, "one connection", n))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n{n} clients on one connection per system (tinystore: one connected store shared by \
+         the clients; Redis: one multiplexed connection, the redis crate pipelining their \
+         commands; etcd: one client, one HTTP/2 connection); serve/this is tinystore serve's \
+         pairs per second over this row's.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| system | pairs/s | p50 µs | p99 µs | serve/this |\n|---|---:|---:|---:|---:|"
+    );
+    let serve = find(results, "tinystore serve", "one connection", n);
+    for m in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {:.0} | {:.0} | {:.0} | {} |",
+            m.system,
+            m.pairs_per_sec,
+            m.p50_us,
+            m.p99_us,
+            ratio(serve, Some(m)),
+        );
+    }
+}
+
 pub fn render(results: &[Measured], footprint: &Footprint, notes: &[String]) -> String {
     let mut out = String::new();
     let serve = "tinystore serve";
@@ -203,6 +240,7 @@ pub fn render(results: &[Measured], footprint: &Footprint, notes: &[String]) -> 
             );
         }
     }
+    one_connection(&mut out, results);
     let mb = |b: Option<u64>| b.map_or("—".into(), |b| format!("{:.1} MB", b as f64 / 1e6));
     let _ = writeln!(out, "\nMemory and start:\n");
     let _ = writeln!(out, "| what | measured | target |\n|---|---:|---:|");

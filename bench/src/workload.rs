@@ -103,6 +103,19 @@ pub async fn random_keys(
     .await
 }
 
+/// The same as [`random_keys`] from clients that share one connection
+/// (the peer's clients do, see `Peer::client`): recorded as its own
+/// workload, `one connection: ...`.
+pub async fn one_connection(
+    peer: &dyn Peer,
+    n: usize,
+    keys: u64,
+    duration: Duration,
+) -> Result<Measured, String> {
+    let workload = format!("one connection: random keys among {keys}");
+    drive(peer, &workload, n, duration, keys, false).await
+}
+
 /// `n` clients contending for one key: the latency is each lock's wait.
 pub async fn handoff(peer: &dyn Peer, n: usize, duration: Duration) -> Result<Measured, String> {
     drive(peer, "handoff on one key", n, duration, 1, true).await

@@ -37,7 +37,7 @@ async fn main() {
     let tinystore = Tinystore {
         target: Target::Served(format!("unix:{socket}")),
     };
-    let redis = Redis { url: redis.clone() };
+    let redis = Redis::new(redis.clone());
     let systems: [(&str, &dyn Peer); 2] = [("tinystore", &tinystore), ("redis", &redis)];
     let only = std::env::var("BENCH_ONLY").ok();
     for holders in HOLDERS {

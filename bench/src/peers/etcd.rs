@@ -6,6 +6,22 @@ use etcd_client::{Client as Etcd, LockOptions};
 
 pub struct EtcdPeer {
     pub endpoint: String,
+    /// The one client (one HTTP/2 connection) every lock client shares,
+    /// when made to share one; each still has its own session lease.
+    pub shared: Option<Etcd>,
+}
+
+impl EtcdPeer {
+    /// Clients that share one connection.
+    pub async fn one_connection(endpoint: String) -> Result<EtcdPeer, String> {
+        let etcd = Etcd::connect([endpoint.as_str()], None)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(EtcdPeer {
+            endpoint,
+            shared: Some(etcd),
+        })
+    }
 }
 
 struct Client {
@@ -21,9 +37,12 @@ impl Peer for EtcdPeer {
     }
 
     async fn client(&self) -> Result<Box<dyn LockClient>, String> {
-        let mut etcd = Etcd::connect([self.endpoint.as_str()], None)
-            .await
-            .map_err(|e| e.to_string())?;
+        let mut etcd = match &self.shared {
+            Some(etcd) => etcd.clone(),
+            None => Etcd::connect([self.endpoint.as_str()], None)
+                .await
+                .map_err(|e| e.to_string())?,
+        };
         let lease = etcd
             .lease_grant(60, None)
             .await

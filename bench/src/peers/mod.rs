@@ -14,11 +14,12 @@ pub trait LockClient: Send {
     async fn unlock(&mut self) -> Result<(), String>;
 }
 
-/// Makes one client per call, each with its own connection.
+/// Makes one client per call, each with its own connection, or all over
+/// the one connection of a peer made to share one.
 #[async_trait::async_trait]
 pub trait Peer: Send + Sync {
     /// The system's name in the tables.
     fn name(&self) -> String;
-    /// A new client with its own connection.
+    /// A new client: with its own connection, or on the peer's shared one.
     async fn client(&self) -> Result<Box<dyn LockClient>, String>;
 }

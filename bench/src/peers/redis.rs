@@ -10,6 +10,33 @@ const RELEASE: &str =
 
 pub struct Redis {
     pub url: String,
+    /// The one connection every client shares, when made to share one: the
+    /// redis crate then pipelines the clients' commands on it.
+    pub shared: Option<MultiplexedConnection>,
+}
+
+impl Redis {
+    /// Clients with a connection each.
+    pub fn new(url: String) -> Redis {
+        Redis { url, shared: None }
+    }
+
+    /// Clients that share one connection.
+    pub async fn one_connection(url: String) -> Result<Redis, String> {
+        let conn = connect(&url).await?;
+        Ok(Redis {
+            url,
+            shared: Some(conn),
+        })
+    }
+}
+
+async fn connect(url: &str) -> Result<MultiplexedConnection, String> {
+    let client = redis::Client::open(url).map_err(|e| e.to_string())?;
+    client
+        .get_multiplexed_async_connection()
+        .await
+        .map_err(|e| e.to_string())
 }
 
 struct Client {
@@ -27,11 +54,10 @@ impl Peer for Redis {
     }
 
     async fn client(&self) -> Result<Box<dyn LockClient>, String> {
-        let client = redis::Client::open(self.url.as_str()).map_err(|e| e.to_string())?;
-        let conn = client
-            .get_multiplexed_async_connection()
-            .await
-            .map_err(|e| e.to_string())?;
+        let conn = match &self.shared {
+            Some(conn) => conn.clone(),
+            None => connect(&self.url).await?,
+        };
         Ok(Box::new(Client {
             conn,
             token: format!("{:x}", rand_u64()),

@@ -11,6 +11,9 @@ pub enum Target {
     Served(String),
     /// One store opened in this process, shared by every client.
     Embedded(Store),
+    /// One store connected to a server, its one connection shared by
+    /// every client (a process's callers share it the same way).
+    OneConnection(Store),
 }
 
 pub struct Tinystore {
@@ -22,7 +25,7 @@ impl Tinystore {
     fn label(&self) -> String {
         match &self.target {
             Target::Served(address) if address.starts_with("etcd://") => "tinystore on etcd".into(),
-            Target::Served(_) => "tinystore serve".into(),
+            Target::Served(_) | Target::OneConnection(_) => "tinystore serve".into(),
             Target::Embedded(_) => "tinystore embedded".into(),
         }
     }
@@ -43,7 +46,7 @@ impl Peer for Tinystore {
     async fn client(&self) -> Result<Box<dyn LockClient>, String> {
         let store = match &self.target {
             Target::Served(address) => Store::connect(address).await.map_err(|e| e.to_string())?,
-            Target::Embedded(store) => store.clone(),
+            Target::Embedded(store) | Target::OneConnection(store) => store.clone(),
         };
         Ok(Box::new(Client {
             locks: store.locks("bench"),
