@@ -2,10 +2,13 @@
 //! `Permit::on_lost` start.
 //!
 //! Nothing runs per lease while it is held: a watch polls the lease's lost
-//! signal with a waker of its own. A wake (the signal changed) only queues
-//! the watch; one thread of the core, started on first use, polls the
-//! queued watches and runs their callbacks. So no callback runs on the
-//! thread that ended the lease, which may hold the store's locks.
+//! signal with a waker of its own, first on the thread that starts it. A
+//! wake (the signal changed) only queues the watch; one thread of the
+//! core, started on first use, polls the queued watches and runs their
+//! callbacks. So no callback runs on the thread that ended the lease,
+//! which may hold the store's locks. A lease its holder released queues
+//! nothing: its callback is not due, so the thread is not woken for it,
+//! and a lease that stays held costs that thread nothing either.
 
 use crate::error::Error;
 use std::collections::VecDeque;
@@ -41,7 +44,11 @@ impl OnLost {
             lost_first: AtomicBool::new(false),
             slot: Mutex::new(Some((ending, Box::new(callback)))),
         });
-        queue().push(watch.clone());
+        // The first poll, here, leaves the watch's waker with the lease;
+        // only an ending that already came goes to the thread.
+        if watch.ended_now() {
+            queue().push(watch.clone());
+        }
         OnLost { watch }
     }
 
@@ -87,6 +94,25 @@ impl Watch {
         self.lost_first.load(Ordering::SeqCst) || !self.released.load(Ordering::SeqCst)
     }
 
+    /// Polls the ending once, leaving this watch's waker with it: whether it
+    /// had resolved already (its callback then waits in the slot for
+    /// [`Watch::poll`] on the watch thread). Never runs the callback.
+    fn ended_now(self: &Arc<Self>) -> bool {
+        let mut slot = locked(&self.slot);
+        let Some((ending, _)) = slot.as_mut() else {
+            return false;
+        };
+        let waker = Waker::from(self.clone());
+        match ending.as_mut().poll(&mut Context::from_waker(&waker)) {
+            Poll::Ready(reason) => {
+                // The thread polls it again: it must find the same reason.
+                *ending = Box::pin(std::future::ready(reason));
+                true
+            }
+            Poll::Pending => false,
+        }
+    }
+
     /// Polls the ending (on the watch thread only) and runs the callback
     /// when it resolved.
     fn poll(self: &Arc<Self>) {
@@ -111,15 +137,17 @@ impl Watch {
 }
 
 impl Wake for Watch {
-    /// Notes whether the holder had released the lease, then queues the
-    /// watch: never polls here, since the waker is called by whoever ended
-    /// the lease, perhaps with the store's locks held.
+    /// Notes whether the holder had released the lease; when it had not,
+    /// queues the watch: never polls here, since the waker is called by
+    /// whoever ended the lease, perhaps with the store's locks held. A
+    /// lease its holder released has no callback due, so nothing is
+    /// queued: the ending and the callback are dropped with the watch.
     fn wake(self: Arc<Self>) {
         if self.released.load(Ordering::SeqCst) {
             self.by_holder.store(true, Ordering::SeqCst);
-        } else {
-            self.lost_first.store(true, Ordering::SeqCst);
+            return;
         }
+        self.lost_first.store(true, Ordering::SeqCst);
         queue().push(self);
     }
 }

@@ -115,3 +115,29 @@ async fn a_cancelled_callback_is_not_called() {
     assert_eq!(all(rx).await, vec![("kept", Code::LeaseLost)]);
     assert!(!cancelled.is_held());
 }
+
+/// A callback that sends the name of the thread it runs on.
+fn where_it_runs(tx: &mpsc::UnboundedSender<String>) -> impl FnOnce(Error) + Send {
+    let tx = tx.clone();
+    move |_| drop(tx.send(std::thread::current().name().unwrap_or("?").to_string()))
+}
+
+#[tokio::test]
+async fn callbacks_run_on_the_watch_thread_whether_the_lease_ended_before_or_after() {
+    let (_dir, store) = store().await;
+    let locks = store.locks("on-lost").with(running_out());
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let early = locks.acquire("early").await.unwrap();
+    early.lost().await;
+    // Already ended: the watch's first poll, on this thread, sees it, and
+    // still leaves the callback to the watch thread.
+    early.on_lost(where_it_runs(&tx));
+    let later = locks.acquire("later").await.unwrap();
+    later.on_lost(where_it_runs(&tx));
+    drop(tx);
+    let mut threads = Vec::new();
+    while let Some(name) = timeout(PATIENCE, rx.recv()).await.expect("both call back") {
+        threads.push(name);
+    }
+    assert_eq!(threads, ["tinystore-lost", "tinystore-lost"]);
+}
