@@ -17,6 +17,8 @@ TESTS += test-examples
 
 examples-build: python-install node-deps go-tools go-lib
 	$(CARGO) build -q -p tinystore-cli -p chat-summaries -p scheduler
+	# (go build would keep an old output that links an older Rust library)
+	rm -f $(CARGO_TARGET_DIR)/chat-summaries-go $(CARGO_TARGET_DIR)/scheduler-go
 	cd $(EXAMPLE_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/chat-summaries-go .
 	cd $(EXAMPLE_DIR)/node && npm install --no-audit --no-fund
 	cd $(EXAMPLE_DIR)/python && $(PY) -m mypy --strict --no-incremental .

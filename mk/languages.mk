@@ -26,6 +26,9 @@ bench-languages-deps: deps-rust go-lib
 	cd $(LANG_DIR)/node && npm install --no-audit --no-fund --ignore-scripts
 	cd bindings-node && TINYSTORE_NODE_ADDON= node scripts/build.js
 	$(CARGO) build --release -p tinystore-cli -p tinystore-bench
+	# go build leaves an existing output alone when its Go inputs did not
+	# change, though the Rust library it links did: remove it first.
+	rm -f $(LANG_GO_BIN)
 	mkdir -p $(LANG_OUT) && cd $(LANG_DIR)/go && $(GO) build -o $(LANG_GO_BIN) .
 
 bench-languages: bench-languages-deps
