@@ -40,7 +40,6 @@ impl OnLost {
     ) -> OnLost {
         let watch = Arc::new(Watch {
             released,
-            by_holder: AtomicBool::new(false),
             lost_first: AtomicBool::new(false),
             slot: Mutex::new(Some((ending, Box::new(callback)))),
         });
@@ -71,8 +70,6 @@ impl std::fmt::Debug for OnLost {
 struct Watch {
     /// The lease's flag, set when its holder releases or drops it.
     released: Arc<AtomicBool>,
-    /// A wake found the lease released by its holder: the callback is not due.
-    by_holder: AtomicBool,
     /// A wake found the lease ended while its holder still held it.
     lost_first: AtomicBool,
     /// `None` once the callback ran or was cancelled.
@@ -85,13 +82,17 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Watch {
     /// Whether the ended lease was lost rather than released by its holder.
-    /// A wake comes as the lease ends, so what it saw decides; a lease that
-    /// ended before its watch started is decided by the flag now.
+    /// A wake comes as the lease ends, so what it saw decides (a wake that
+    /// found it released queues nothing, so is never polled here); a lease
+    /// that ended before its watch started is decided by the flag now.
     fn was_lost(&self) -> bool {
-        if self.by_holder.load(Ordering::SeqCst) {
-            return false;
-        }
         self.lost_first.load(Ordering::SeqCst) || !self.released.load(Ordering::SeqCst)
+    }
+
+    /// Polls `ending` (this watch's, from its slot) with this watch's waker.
+    fn poll_ending(self: &Arc<Self>, ending: &mut Ending) -> Poll<Error> {
+        let waker = Waker::from(self.clone());
+        ending.as_mut().poll(&mut Context::from_waker(&waker))
     }
 
     /// Polls the ending once, leaving this watch's waker with it: whether it
@@ -102,8 +103,7 @@ impl Watch {
         let Some((ending, _)) = slot.as_mut() else {
             return false;
         };
-        let waker = Waker::from(self.clone());
-        match ending.as_mut().poll(&mut Context::from_waker(&waker)) {
+        match self.poll_ending(ending) {
             Poll::Ready(reason) => {
                 // The thread polls it again: it must find the same reason.
                 *ending = Box::pin(std::future::ready(reason));
@@ -120,8 +120,7 @@ impl Watch {
         let Some((ending, _)) = slot.as_mut() else {
             return;
         };
-        let waker = Waker::from(self.clone());
-        let Poll::Ready(reason) = ending.as_mut().poll(&mut Context::from_waker(&waker)) else {
+        let Poll::Ready(reason) = self.poll_ending(ending) else {
             return;
         };
         let taken = slot.take();
@@ -137,14 +136,13 @@ impl Watch {
 }
 
 impl Wake for Watch {
-    /// Notes whether the holder had released the lease; when it had not,
-    /// queues the watch: never polls here, since the waker is called by
-    /// whoever ended the lease, perhaps with the store's locks held. A
-    /// lease its holder released has no callback due, so nothing is
-    /// queued: the ending and the callback are dropped with the watch.
+    /// Queues the watch unless its holder had released the lease: never
+    /// polls here, since the waker is called by whoever ended the lease,
+    /// perhaps with the store's locks held. A lease its holder released has
+    /// no callback due, so nothing is queued: the ending and the callback
+    /// are dropped with the watch.
     fn wake(self: Arc<Self>) {
         if self.released.load(Ordering::SeqCst) {
-            self.by_holder.store(true, Ordering::SeqCst);
             return;
         }
         self.lost_first.store(true, Ordering::SeqCst);
