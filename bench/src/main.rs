@@ -177,10 +177,7 @@ async fn main() {
                     target: Target::Served(format!("etcd://{endpoint}/bench")),
                 };
                 measure(&on_etcd, args.seconds, &mut results).await;
-                let peer = peers::etcd::EtcdPeer {
-                    endpoint: endpoint.clone(),
-                    shared: None,
-                };
+                let peer = peers::etcd::EtcdPeer::new(endpoint.clone());
                 measure(&peer, args.seconds, &mut results).await;
                 let shared = peers::etcd::EtcdPeer::one_connection(endpoint).await;
                 measure_one_connection(shared, args.seconds, &mut results).await;

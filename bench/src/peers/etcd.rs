@@ -12,6 +12,14 @@ pub struct EtcdPeer {
 }
 
 impl EtcdPeer {
+    /// Clients with a connection each.
+    pub fn new(endpoint: String) -> EtcdPeer {
+        EtcdPeer {
+            endpoint,
+            shared: None,
+        }
+    }
+
     /// Clients that share one connection.
     pub async fn one_connection(endpoint: String) -> Result<EtcdPeer, String> {
         let etcd = Etcd::connect([endpoint.as_str()], None)
