@@ -34,11 +34,14 @@ pub enum Code {
     Unavailable,
     /// A bug or an unexpected state; never the caller's fault.
     Internal,
+    /// A guard refused a write: its fence is below the largest one recorded
+    /// for that resource ([`Error::stale`] carries the three).
+    Stale,
 }
 
 impl Code {
     /// Every code, in the order docs/locks.md lists them.
-    pub const ALL: [Code; 11] = [
+    pub const ALL: [Code; 12] = [
         Code::Timeout,
         Code::LeaseLost,
         Code::InUse,
@@ -50,6 +53,7 @@ impl Code {
         Code::Io,
         Code::Unavailable,
         Code::Internal,
+        Code::Stale,
     ];
 
     /// The code's spelling on the wire, e.g. `"lease_lost"`.
@@ -66,6 +70,7 @@ impl Code {
             Code::Io => "io",
             Code::Unavailable => "unavailable",
             Code::Internal => "internal",
+            Code::Stale => "stale",
         }
     }
 
@@ -87,6 +92,21 @@ impl fmt::Display for Code {
 pub struct Error {
     code: Code,
     message: String,
+    stale: Option<Box<Stale>>,
+}
+
+/// What a guard's refusal is about: the resource, the fence of the refused
+/// write, and the largest fence recorded for the resource (above it). The
+/// fences are their values (`Fence::from_u128` makes them fences again:
+/// this file sits below fence.rs, whose parse gives an [`Error`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stale {
+    /// The resource the write was for, e.g. `chats/42`.
+    pub resource: String,
+    /// The refused write's fence.
+    pub fence: u128,
+    /// The largest fence recorded for the resource.
+    pub largest: u128,
 }
 
 impl Error {
@@ -95,7 +115,26 @@ impl Error {
         Error {
             code,
             message: message.into(),
+            stale: None,
         }
+    }
+
+    /// The `stale` error of a guard that refused `stale.fence` for
+    /// `stale.resource`, whose recorded fence `stale.largest` is larger.
+    pub fn stale(stale: Stale) -> Error {
+        Error {
+            code: Code::Stale,
+            message: format!(
+                "the write to {:?} with fence {} was refused: fence {} is recorded for it",
+                stale.resource, stale.fence, stale.largest
+            ),
+            stale: Some(Box::new(stale)),
+        }
+    }
+
+    /// The resource and fences of a `stale` error; `None` for other codes.
+    pub fn stale_detail(&self) -> Option<&Stale> {
+        self.stale.as_deref()
     }
 
     /// The error's code.

@@ -10,6 +10,8 @@
 //! - [`Lease`] (with a [`Fence`]) and [`Permit`] (without) are what holding
 //!   a key gives; dropping one releases it.
 //! - [`blocking`] is the same API for code that is not async.
+//! - [`guard`] is the other half of a fence: the comparison where the
+//!   write lands (a SQL transaction), refusing a late holder with `stale`.
 //! - [`server`] serves a store to other processes; [`store_dir`] reads and
 //!   copies a store directory nobody serves.
 //! - docs/architecture.md draws the layers inside: the vocabulary, the lock
@@ -50,6 +52,7 @@ mod fence;
 #[doc(hidden)]
 pub mod fuzzing;
 mod group;
+pub mod guard;
 mod hold;
 mod lease;
 mod locks;
@@ -71,7 +74,7 @@ pub use acquiring::Acquiring;
 pub use client::{Address, ConnectOptions, TlsTarget};
 pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
 pub use election::{Election, Leader, Leadership, Observer, Observing, OBSERVE_BUFFER};
-pub use error::{Code, Error, Result};
+pub use error::{Code, Error, Result, Stale};
 pub use fence::{Fence, TEXT_DIGITS};
 pub use hold::hold_outcome;
 pub use lease::{Lease, Permit};
