@@ -1,0 +1,20 @@
+# Guards (core/src/guard, docs/guards.md): the fence compared where the write
+# lands. `make test-guards` runs the Rust guard tests on real SQLite files and
+# on a throwaway PostgreSQL (tests/guards/with-postgres.sh: Debian's
+# postgresql, run as its own user on a loopback port), then the contention
+# test across languages (tests/guards/contention.py). Each binding's own
+# guard tests run in its test target, under the same script.
+
+TESTS += test-guards
+
+WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
+GUARD_FEATURES := guard-sqlite,guard-postgres
+
+.PHONY: test-guards test-guards-rust
+
+test-guards-rust: deps-rust
+	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES) --all-targets -- -D warnings
+	$(WITH_PG) env TINYSTORE_REQUIRE_PG=1 $(CARGO) test -p tinystore --features $(GUARD_FEATURES) \
+	  --test guard_sqlite --test guard_postgres --lib guard::
+
+test-guards: test-guards-rust
