@@ -1,13 +1,14 @@
 //! `tinystore demo`: the README's three steps with real fences. Worker A holds
 //! chat 42 and pauses past its TTL; worker B takes the key and saves; A
-//! wakes, saves too, and the fenced update in a real SQLite `chat.db`
-//! refuses it.
+//! wakes, saves too, and the guard in a real SQLite `chat.db` refuses it.
+//! Each save is one transaction: the summary's update and the guard's
+//! check-and-record of the fence for the resource `chats/42`.
 
 use rusqlite::Connection;
 use std::path::Path;
 use std::time::Duration;
 use tinystore::blocking::Store;
-use tinystore::Fence;
+use tinystore::{guard, Fence};
 
 /// Options of `tinystore demo`.
 #[derive(clap::Args)]
@@ -18,26 +19,30 @@ pub struct Args {
 }
 
 const CHAT: i64 = 42;
+const RESOURCE: &str = "chats/42";
 
-/// The fenced conditional update of docs/fences.md: writes only when `fence` is
-/// larger than the fence kept with the summary. Returns the rows changed.
-fn save(db: &Path, summary: &str, fence: Fence) -> Result<usize, Box<dyn std::error::Error>> {
-    let conn = Connection::open(db)?;
-    let fence = format!("{:040}", fence.get());
-    let changed = conn.execute(
-        "update chats set summary = ?1, summary_fence = ?2 where id = ?3 and summary_fence < ?2",
-        (summary, &fence, CHAT),
+/// A guarded save: the update and the guard's check in one transaction,
+/// committed only when the guard accepts the fence.
+fn save(db: &Path, summary: &str, fence: Fence) -> Result<(), Box<dyn std::error::Error>> {
+    let mut conn = Connection::open(db)?;
+    let tx = conn.transaction()?;
+    tx.execute(
+        "update chats set summary = ?1 where id = ?2",
+        (summary, CHAT),
     )?;
-    Ok(changed)
+    guard::rusqlite::check(&tx, RESOURCE, fence)?;
+    tx.commit()?;
+    Ok(())
 }
 
-fn make_chat_db(path: &Path) -> rusqlite::Result<()> {
+fn make_chat_db(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let conn = Connection::open(path)?;
     conn.execute_batch(
         "create table chats (id integer primary key, summary text not null default '');
-         alter table chats add column summary_fence text not null default '';
          insert into chats (id) values (42);",
-    )
+    )?;
+    guard::rusqlite::ensure(&conn)?;
+    Ok(())
 }
 
 pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
@@ -66,33 +71,41 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
     let worker_b = std::thread::spawn(move || {
         b_locks.hold(
             CHAT,
-            |lease| -> Result<(Fence, usize), Box<dyn std::error::Error + Send + Sync>> {
-                let changed =
-                    save(&b_db, "summary by B", lease.fence()).map_err(|e| e.to_string())?;
-                Ok((lease.fence(), changed))
+            |lease| -> Result<Fence, Box<dyn std::error::Error + Send + Sync>> {
+                save(&b_db, "summary by B", lease.fence()).map_err(|e| e.to_string())?;
+                Ok(lease.fence())
             },
         )
     });
     std::thread::sleep(ttl * 2);
-    let (b_fence, b_changed) = worker_b
+    let b_fence = worker_b
         .join()
         .map_err(|_| "worker B panicked")?
         .map_err(|e| e.to_string())?;
 
     println!("\n2. A's lease runs out (A still held: {}).", a.is_held());
-    println!("   Worker B holds the key with fence {b_fence} and saves its summary: {b_changed} row changed.");
+    println!("   Worker B holds the key with fence {b_fence} and saves its summary: the guard accepts it.");
 
-    let a_changed = save(&chat_db, "summary by A", a.fence())?;
     println!("\n3. A wakes and saves too, with fence {}.", a.fence());
-    if a_changed == 0 {
-        println!(
-            "   chat.db refuses it: {} < {} (0 rows changed).",
-            a.fence(),
-            b_fence
-        );
-    } else {
-        println!("   chat.db ACCEPTED it: the fence did not protect the write.");
-    }
+    let refused = match save(&chat_db, "summary by A", a.fence()) {
+        Err(err) => match err
+            .downcast_ref::<tinystore::Error>()
+            .and_then(|e| e.stale_detail())
+        {
+            Some(stale) => {
+                println!(
+                    "   The guard refuses it (stale): {} < {}, recorded for {RESOURCE}; its update rolled back.",
+                    stale.fence, stale.largest
+                );
+                true
+            }
+            None => return Err(err),
+        },
+        Ok(()) => {
+            println!("   The guard ACCEPTED it: the fence did not protect the write.");
+            false
+        }
+    };
     let released = a.release();
     println!(
         "   A's release says: {}",
@@ -100,16 +113,18 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
     );
 
     let conn = Connection::open(&chat_db)?;
-    let (summary, fence): (String, String) = conn.query_row(
-        "select summary, summary_fence from chats where id = ?1",
-        [CHAT],
-        |row| Ok((row.get(0)?, row.get(1)?)),
+    let summary: String =
+        conn.query_row("select summary from chats where id = ?1", [CHAT], |row| {
+            row.get(0)
+        })?;
+    let recorded: String = conn.query_row(
+        "select fence from tinystore_fences where resource = ?1",
+        [RESOURCE],
+        |row| row.get(0),
     )?;
-    println!("\nchat.db keeps: summary = {summary:?}, summary_fence = {fence}");
+    println!(
+        "\nchat.db keeps: summary = {summary:?}; tinystore_fences keeps {RESOURCE} = {recorded}"
+    );
     store.close()?;
-    Ok(if a_changed == 0 && b_changed == 1 {
-        0
-    } else {
-        1
-    })
+    Ok(if refused { 0 } else { 1 })
 }

@@ -1,4 +1,5 @@
-//! `tinystore demo` as a user runs it: a real process, a real SQLite chat.db.
+//! `tinystore demo` as a user runs it: a real process, a real SQLite chat.db whose
+//! guard refuses the late write.
 
 use std::process::Command;
 
@@ -28,10 +29,13 @@ fn the_demo_plays_the_three_steps_and_the_late_write_is_refused() {
     let b = fence_after("Worker B holds the key with fence ");
     assert!(a < b, "B's fence is larger: {a} < {b}");
     assert_eq!(a.epoch(), b.epoch());
-    assert!(stdout.contains("chat.db refuses it"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("The guard refuses it (stale): {a} < {b}")),
+        "{stdout}"
+    );
     assert!(
         stdout.contains(&format!(
-            "summary = \"summary by B\", summary_fence = {}",
+            "summary = \"summary by B\"; tinystore_fences keeps chats/42 = {}",
             b.text()
         )),
         "{stdout}"
