@@ -220,6 +220,7 @@ export type Code =
   | 'io'
   | 'unavailable'
   | 'internal'
+  | 'stale'
 
 /** Every error tinystore raises; `code` says which. */
 export declare class TinystoreError extends Error {
@@ -254,6 +255,20 @@ export declare class IoError extends CodeError<'io'> {}
 export declare class UnavailableError extends CodeError<'unavailable'> {}
 /** `internal`: a bug or an unexpected state. */
 export declare class TinystoreInternalError extends CodeError<'internal'> {}
+/**
+ * `stale`: a guard refused a write: its fence is below the largest one
+ * recorded for its resource. Carries the resource and both fences.
+ */
+export declare class StaleError extends TinystoreError {
+  constructor(message: string, detail: { resource: string; fence: bigint; largest: bigint }, options?: ErrorOptions)
+  readonly code: 'stale'
+  /** The resource the refused write was for, e.g. "chats/42". */
+  readonly resource: string
+  /** The refused write's fence. */
+  readonly fence: bigint
+  /** The largest fence recorded for the resource (above `fence`). */
+  readonly largest: bigint
+}
 
 /** The class for each code. */
 export declare const errorClasses: {
@@ -268,6 +283,60 @@ export declare const errorClasses: {
   readonly io: typeof IoError
   readonly unavailable: typeof UnavailableError
   readonly internal: typeof TinystoreInternalError
+  readonly stale: typeof StaleError
+}
+
+/** The SQL a guard speaks. */
+export type GuardDialect = 'sqlite' | 'postgres'
+
+/** A better-sqlite3 `Database`, as the guard uses it (told apart by `prepare` and `inTransaction`). */
+export interface GuardSqliteHandle {
+  readonly inTransaction: boolean
+  prepare(source: string): unknown
+  exec(source: string): unknown
+}
+
+/** A pg `Client` or `PoolClient`, as the guard uses it (told apart by `query`). */
+export interface GuardPgHandle {
+  query(text: string, values?: unknown[]): Promise<unknown>
+}
+
+/**
+ * Guards: the fence compared where the write lands (docs/guards.md). Per
+ * resource (a name such as "chats/42", 1 to 1024 bytes) the table
+ * `tinystore_fences` keeps the largest fence that wrote to it; a check with
+ * fence `f` is accepted when no fence above `f` was recorded (equal is
+ * accepted: one lease may write many times) and records `f`; otherwise it
+ * fails with StaleError. It runs in the caller's own transaction, beside
+ * the write it guards, so a refusal rolls the write back with it.
+ */
+export declare namespace guard {
+  /**
+   * Checks and records `fence` for `resource` inside the transaction open
+   * on a better-sqlite3 `db` (call it inside `db.transaction(...)`; else
+   * InvalidError). Returns when accepted; throws StaleError when refused
+   * (the transaction function then rolls back), CorruptError when the
+   * recorded fence is not 40 digits, InvalidError for a bad resource, a
+   * fence that is not a bigint from 0 to 2^128-1, or a missing table.
+   */
+  function check(db: GuardSqliteHandle, resource: string, fence: bigint): void
+  /**
+   * The same on a pg `Client` or `PoolClient`, inside the caller's `BEGIN`
+   * (awaited first: a client idle outside a transaction is InvalidError);
+   * rejects as above. On PostgreSQL a failed statement aborts the caller's
+   * transaction: after a missing table (InvalidError) roll back. At READ
+   * COMMITTED a second writer of the resource waits for the first's commit,
+   * then the rule decides; at REPEATABLE READ and SERIALIZABLE it fails with
+   * IoError (its `cause` the pg error, code 40001): retry the whole
+   * transaction.
+   */
+  function check(client: GuardPgHandle, resource: string, fence: bigint): Promise<void>
+  /** Makes the table tinystore_fences if it is missing (SQLite: at once). */
+  function ensure(db: GuardSqliteHandle): void
+  /** Makes the table tinystore_fences if it is missing (PostgreSQL). */
+  function ensure(client: GuardPgHandle): Promise<void>
+  /** The migration that makes tinystore_fences, for your migration tool. */
+  function migration(dialect: GuardDialect): string
 }
 
 export {}

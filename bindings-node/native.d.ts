@@ -31,6 +31,29 @@ export declare class NativeElection {
   observe(): NativeObserver
 }
 
+/**
+ * A core error as a value: its code, its message, and for `stale` the
+ * resource and fences it carries.
+ */
+export interface NativeError {
+  code: string
+  message: string
+  stale?: NativeStale
+}
+
+/**
+ * The guard's statements for one dialect, with its drivers' placeholders
+ * (`?` for SQLite, `$1` for PostgreSQL).
+ */
+export interface NativeGuardStatements {
+  /** Makes `tinystore_fences` if it is missing. */
+  migration: string
+  /** Checks and records: (resource, fence text); one row changed is accepted. */
+  check: string
+  /** Reads the recorded fence: (resource). */
+  read: string
+}
+
 /** An election's leader: its value and its term. */
 export interface NativeLeader {
   value: string
@@ -271,6 +294,13 @@ export declare class NativeServer {
   close(): Promise<void>
 }
 
+/** What a `stale` error is about. */
+export interface NativeStale {
+  resource: string
+  fence: bigint
+  largest: bigint
+}
+
 /** An open store, owned by this process or reached over a connection. */
 export declare class NativeStore {
   /** The group of exclusive locks called `name`, with its options. */
@@ -305,6 +335,25 @@ export declare function connectStore(address: string, token?: string | undefined
  * fences order as numbers. Refuses a bigint below 0 or above 2^128-1.
  */
 export declare function fenceText(fence: bigint): string
+
+/** The `invalid` error of a bad resource name, or `null`. */
+export declare function guardCheckResource(resource: string): NativeError | null
+
+/** The `invalid` error of a guard whose table `tinystore_fences` is missing. */
+export declare function guardMissingTable(resource: string): NativeError
+
+/** The `invalid` error of a guard called outside a transaction. */
+export declare function guardNotInTransaction(resource: string): NativeError
+
+/**
+ * Decides a check that changed no row from the fence recorded for
+ * `resource` (`null`: no row): `null` when accepted (an equal fence),
+ * else `stale`, `corrupt` or `internal`.
+ */
+export declare function guardRefused(resource: string, fence: bigint, recorded?: string | undefined | null): NativeError | null
+
+/** The guard's statements for `dialect` (`"sqlite"` or `"postgres"`). */
+export declare function guardStatements(dialect: string): NativeGuardStatements
 
 /** Opens the store directory `dir`, making it if missing. */
 export declare function openStore(dir: string): Promise<NativeStore>

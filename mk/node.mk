@@ -2,7 +2,7 @@
 # addon (zig, glibc 2.17, stripped) and packs the npm tarballs into dist/:
 # `tinystore` and its platform package. The tests put that addon in the
 # package (its install script copies it when TINYSTORE_NODE_ADDON names it)
-# and bring TypeScript and better-sqlite3; then the typings are checked
+# and bring TypeScript, better-sqlite3 and pg; then the typings are checked
 # against the Rust side, the JS layer and the tests are type-checked with
 # tsc --strict, the node:test suite runs, and the package is installed from
 # another folder, building its addon from source (a debug build).
@@ -42,7 +42,10 @@ test-node: node-deps
 	cd $(NODE_DIR) && node scripts/typings.js --check
 	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json
 	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json
-	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore node --test .test-build/*.test.js test/*.test.mjs
+	# Under a throwaway PostgreSQL (mk/guards.mk's WITH_PG) for the guard's
+	# tests, which TINYSTORE_REQUIRE_PG=1 forbids to skip it.
+	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore TINYSTORE_REQUIRE_PG=1 \
+	  $(WITH_PG) node --test .test-build/*.test.js test/*.test.mjs
 	# The consumer's install must build the addon itself: remove it first.
 	rm -rf $(NODE_CONSUMER) $(NODE_DIR)/tinystore.node && mkdir -p $(NODE_CONSUMER)
 	cd $(NODE_CONSUMER) && npm init -y >/dev/null && \

@@ -46,6 +46,32 @@ const IoError = subclass('IoError', 'io')
 const UnavailableError = subclass('UnavailableError', 'unavailable')
 const TinystoreInternalError = subclass('TinystoreInternalError', 'internal')
 
+/**
+ * `stale`: a guard refused a write, whose fence is below the largest one
+ * recorded for its resource. Carries the three.
+ */
+class StaleError extends TinystoreError {
+  /**
+   * @param {string} message
+   * @param {{ resource: string, fence: bigint, largest: bigint }} detail
+   * @param {ErrorOptions} [options]
+   */
+  constructor(message, detail, options) {
+    super('stale', message, options)
+    const { resource, fence, largest } = detail ?? {}
+    if (typeof resource !== 'string' || typeof fence !== 'bigint' || typeof largest !== 'bigint') {
+      throw new TypeError('a StaleError carries { resource: string, fence: bigint, largest: bigint }')
+    }
+    /** @readonly The resource the refused write was for, e.g. "chats/42". */
+    this.resource = resource
+    /** @readonly The refused write's fence. */
+    this.fence = fence
+    /** @readonly The largest fence recorded for the resource. */
+    this.largest = largest
+  }
+}
+Object.defineProperty(StaleError.prototype, 'name', { value: 'StaleError', writable: true, configurable: true })
+
 /** The class for each code. */
 const errorClasses = Object.freeze({
   timeout: WaitTimeoutError,
@@ -59,6 +85,7 @@ const errorClasses = Object.freeze({
   io: IoError,
   unavailable: UnavailableError,
   internal: TinystoreInternalError,
+  stale: StaleError,
 })
 
 /**
@@ -74,8 +101,27 @@ function fromNative(err) {
   const made = match && Object.prototype.hasOwnProperty.call(errorClasses, match[1])
     ? errorClasses[/** @type {keyof typeof errorClasses} */ (match[1])]
     : undefined
-  if (made && match) return new made(match[2])
+  // A stale error crosses as a value (fromNativeValue), with its fences;
+  // as text it would have lost them.
+  if (made && match && made !== StaleError) return new (/** @type {typeof InvalidError} */ (made))(match[2])
   return new TinystoreInternalError(`unexpected error from the addon: ${text}`, { cause: err })
+}
+
+/**
+ * The TinystoreError for an error the addon gives as a value (the guard's
+ * decisions): its code, message, and for `stale` its resource and fences.
+ * An unknown code, or a stale one without its fences, is `internal`.
+ * @param {import('../native').NativeError} value
+ * @returns {TinystoreError}
+ */
+function fromNativeValue(value) {
+  const { code, message, stale } = value
+  if (code === 'stale' && stale) return new StaleError(message, stale)
+  const made = code !== 'stale' && Object.prototype.hasOwnProperty.call(errorClasses, code)
+    ? /** @type {typeof InvalidError} */ (errorClasses[/** @type {keyof typeof errorClasses} */ (code)])
+    : undefined
+  if (made) return new made(message)
+  return new TinystoreInternalError(`unexpected error from the addon: ${code}: ${message}`)
 }
 
 /**
@@ -136,8 +182,10 @@ module.exports = {
   IoError,
   UnavailableError,
   TinystoreInternalError,
+  StaleError,
   errorClasses,
   fromNative,
+  fromNativeValue,
   mapped,
   mappedSync,
   settled,

@@ -24,8 +24,10 @@ const {
   IoError,
   UnavailableError,
   TinystoreInternalError,
+  StaleError,
   errorClasses,
 } = require('./errors')
+const { guard } = require('./guard')
 
 module.exports = {
   open,
@@ -54,5 +56,7 @@ module.exports = {
   IoError,
   UnavailableError,
   TinystoreInternalError,
+  StaleError,
   errorClasses,
+  guard,
 }

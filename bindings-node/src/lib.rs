@@ -9,6 +9,7 @@
 //! - [`lease`]: `NativeLease` (with a fence) and `NativePermit` (without).
 //! - [`election`]: `NativeElection`, `NativeLeadership`, `NativeObserver`.
 //! - [`fence`]: the strict decimal parser and the 40-digit text form.
+//! - [`guard`]: the SQL guard's statements and decisions, for lib/guard.js.
 //! - [`error`] and [`options`]: how errors and options cross the boundary.
 //! - [`now`]: calls that return their value at once when it is ready.
 //! - [`later`]: the futures of the others, polled and settled on the JS
@@ -21,6 +22,7 @@ pub mod election;
 pub mod error;
 pub mod fence;
 pub mod group;
+pub mod guard;
 pub mod later;
 pub mod lease;
 pub mod now;

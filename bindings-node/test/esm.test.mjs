@@ -9,10 +9,10 @@ import { LeaseLostError, errorClasses, open, serve } from 'tinystore'
 
 const require = createRequire(import.meta.url)
 const typings = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
-const declared = [...typings.matchAll(/^export declare (?:function|class|const) (\w+)/gm)].map(m => m[1])
+const declared = [...typings.matchAll(/^export declare (?:function|class|const|namespace) (\w+)/gm)].map(m => m[1])
 
 test('index.d.ts declares the values the tour uses', () => {
-  for (const name of ['open', 'connect', 'serve', 'LeaseLostError', 'errorClasses', 'Server']) {
+  for (const name of ['open', 'connect', 'serve', 'LeaseLostError', 'errorClasses', 'Server', 'guard', 'StaleError']) {
     assert.ok(declared.includes(name), `index.d.ts declares ${name}`)
   }
 })

@@ -27,6 +27,13 @@ function declared(file: string): Map<string, Set<string>> {
       out.set(node.name.text, members)
     } else if (ts.isFunctionDeclaration(node) && node.name) {
       out.set(node.name.text, new Set())
+    } else if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name)) {
+      // A namespace (guard): its functions are the object's members.
+      const members = new Set<string>()
+      if (node.body && ts.isModuleBlock(node.body)) {
+        for (const f of node.body.statements) if (ts.isFunctionDeclaration(f) && f.name) members.add(f.name.text)
+      }
+      out.set(node.name.text, members)
     } else if (ts.isVariableStatement(node)) {
       for (const d of node.declarationList.declarations) if (ts.isIdentifier(d.name)) out.set(d.name.text, new Set())
     }
@@ -61,7 +68,7 @@ test('native.d.ts declares exactly what the addon exports', () => {
 })
 
 /** Fields set by constructors rather than on prototypes. */
-const instanceFields = new Set(['code', 'limit'])
+const instanceFields = new Set(['code', 'limit', 'resource', 'fence', 'largest'])
 
 test('index.d.ts declares exactly what the package exports', () => {
   const decl = declared(path.join(pkg, 'index.d.ts'))
@@ -75,6 +82,9 @@ test('index.d.ts declares exactly what the package exports', () => {
         if (instanceFields.has(m)) continue
         assert.ok(runtime.has(m), `${name}.${m} is declared and exists`)
       }
+    }
+    if (typeof value === 'object' && value !== null && declaredMembers.size > 0) {
+      assert.deepEqual(Object.keys(value).sort(), [...declaredMembers].sort(), `${name}'s functions`)
     }
   }
 })
