@@ -44,6 +44,10 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
         }
         tx.commit()?;
     }
+    // The guard's register (docs/guards.md), for `--save guard`.
+    tinystore::guard::rusqlite::ensure(&conn).map_err(|e| {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(1), Some(e.to_string()))
+    })?;
     Ok(conn)
 }
 
@@ -80,6 +84,42 @@ pub fn save(conn: &Connection, chat: i64, summary: &str, fence: &str) -> rusqlit
         "update chats set summary = ?1, summary_fence = ?2 where id = ?3 and summary_fence < ?2",
         params![summary, fence, chat],
     )
+}
+
+/// The guarded save of docs/guards.md: the summary's update and the guard's
+/// check of `fence` for `chats/<chat>`, in one immediate transaction.
+/// `Ok(true)` when accepted; `Ok(false)` when the guard refused it as
+/// stale (the update rolled back).
+pub fn save_guarded(
+    conn: &mut Connection,
+    chat: i64,
+    summary: &str,
+    fence: tinystore::Fence,
+) -> Result<bool, Box<dyn std::error::Error + Send + Sync>> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute(
+        "update chats set summary = ?1 where id = ?2",
+        params![summary, chat],
+    )?;
+    match tinystore::guard::rusqlite::check(&tx, &format!("chats/{chat}"), fence) {
+        Ok(()) => {
+            tx.commit()?;
+            Ok(true)
+        }
+        Err(e) if e.code() == tinystore::Code::Stale => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The fence tinystore_fences keeps for a chat, if any.
+pub fn recorded(conn: &Connection, chat: i64) -> rusqlite::Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    conn.query_row(
+        "select fence from tinystore_fences where resource = ?1",
+        [format!("chats/{chat}")],
+        |r| r.get(0),
+    )
+    .optional()
 }
 
 /// The summary and fence chat.db keeps for a chat.

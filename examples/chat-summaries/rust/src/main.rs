@@ -53,6 +53,16 @@ fn parse_args() -> Result<Args> {
 }
 
 impl Args {
+    /// `--save guard`: saves go through the guard (docs/guards.md);
+    /// `--save column` (the default): the fenced update of docs/fences.md.
+    fn guarded(&self) -> Result<bool> {
+        match self.flags.get("save").map(String::as_str) {
+            None | Some("column") => Ok(false),
+            Some("guard") => Ok(true),
+            Some(other) => Err(format!("--save takes column or guard, not {other:?}").into()),
+        }
+    }
+
     fn number(&self, flag: &str, default: i64) -> Result<i64> {
         match self.flags.get(flag) {
             None => Ok(default),
@@ -117,8 +127,24 @@ fn work(args: &Args, store: &Store) -> Result<()> {
     })
 }
 
+/// Saves a summary the way `--save` says; the rows changed (0: refused).
+fn save_by(
+    args: &Args,
+    conn: &mut rusqlite::Connection,
+    chat: i64,
+    summary: &str,
+    fence: tinystore::Fence,
+) -> Result<usize> {
+    if args.guarded()? {
+        return Ok(usize::from(chat_db::save_guarded(
+            conn, chat, summary, fence,
+        )?));
+    }
+    Ok(chat_db::save(conn, chat, summary, &fence.text())?)
+}
+
 fn scene(args: &Args, store: &Store) -> Result<bool> {
-    let conn = chat_db::open(&args.db)?;
+    let mut conn = chat_db::open(&args.db)?;
     conn.execute(
         "insert or ignore into chats (id, title) values (42, 'chat 42')",
         [],
@@ -132,12 +158,11 @@ fn scene(args: &Args, store: &Store) -> Result<bool> {
     );
     let b = std::thread::scope(|s| {
         let worker_b = s.spawn(|| -> Result<(tinystore::Fence, usize)> {
-            let conn = chat_db::open(&args.db)?;
+            let mut conn = chat_db::open(&args.db)?;
             summaries.hold(42, |lease| -> Result<_> {
-                let fence = format!("{:040}", lease.fence().get());
                 Ok((
                     lease.fence(),
-                    chat_db::save(&conn, 42, "summary by B", &fence)?,
+                    save_by(args, &mut conn, 42, "summary by B", lease.fence())?,
                 ))
             })
         });
@@ -148,23 +173,28 @@ fn scene(args: &Args, store: &Store) -> Result<bool> {
         "2. A's lease ran out. Worker B holds chat 42 with fence {} and saves: {} row changed.",
         b.0, b.1
     );
-    let a_changed = chat_db::save(
-        &conn,
-        42,
-        "summary by A",
-        &format!("{:040}", a.fence().get()),
-    )?;
+    let a_changed = save_by(args, &mut conn, 42, "summary by A", a.fence())?;
+    let refusal = if args.guarded()? {
+        "refused by the guard (stale), its update rolled back"
+    } else {
+        "refused, 0 rows changed"
+    };
     println!(
         "3. A wakes and saves with fence {}: {}.",
         a.fence(),
         if a_changed == 0 {
-            "refused, 0 rows changed"
+            refusal
         } else {
             "ACCEPTED (the fence failed)"
         }
     );
     let (summary, fence) = chat_db::kept(&conn, 42)?;
-    println!("chat.db keeps: {summary:?} with fence {fence}");
+    if args.guarded()? {
+        let recorded = chat_db::recorded(&conn, 42)?.unwrap_or_default();
+        println!("chat.db keeps: {summary:?}; tinystore_fences keeps chats/42 = {recorded}");
+    } else {
+        println!("chat.db keeps: {summary:?} with fence {fence}");
+    }
     Ok(a_changed == 0 && b.1 == 1)
 }
 
@@ -181,12 +211,22 @@ fn hold_and_save(args: &Args, store: &Store) -> Result<()> {
     println!("HELD {}", lease.fence());
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
-    let changed = chat_db::save(
-        &conn,
-        chat,
-        "summary by rust",
-        &format!("{:040}", lease.fence().get()),
-    )?;
+    let changed = if args.guarded()? {
+        let mut conn = conn;
+        usize::from(chat_db::save_guarded(
+            &mut conn,
+            chat,
+            "summary by rust",
+            lease.fence(),
+        )?)
+    } else {
+        chat_db::save(
+            &conn,
+            chat,
+            "summary by rust",
+            &format!("{:040}", lease.fence().get()),
+        )?
+    };
     println!("SAVED {changed} {}", lease.fence());
     match lease.release() {
         Ok(()) => println!("RELEASED ok"),
