@@ -1,8 +1,10 @@
 """The README's scene across processes and languages, against one server: for
 every ordered pair, worker A in the first language is stopped with SIGSTOP
 past its TTL, worker B in the second takes the key and saves, A is resumed
-and its late save is refused. The fences one language writes compare right
-in SQL against those another writes. And all four languages read
+and its late save is refused: by the fenced update (`--save column`) and by
+the guard (`--save guard`: a fence from one language checked by another's
+guard). The fences one language writes compare right in SQL against those
+another writes. And all four languages read
 vectors/fences.json alike."""
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from conftest import LANGUAGES, ROOT, Served, program
 PAIRS = list(itertools.product(LANGUAGES, LANGUAGES))
 
 
-def start_worker(lang: str, served: Served, db: Path, ttl_ms: int) -> subprocess.Popen[str]:
+SAVES = ["column", "guard"]
+
+
+def start_worker(lang: str, served: Served, db: Path, ttl_ms: int, save: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         program(lang)
-        + ["--db", str(db), "--store", str(served.dir), "hold-and-save", "--chat", "42", "--ttl-ms", str(ttl_ms)],
+        + ["--db", str(db), "--store", str(served.dir), "hold-and-save", "--chat", "42", "--ttl-ms", str(ttl_ms), "--save", save],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -47,13 +52,14 @@ def go_on(proc: subprocess.Popen[str]) -> None:
     proc.stdin.flush()
 
 
+@pytest.mark.parametrize("save", SAVES)
 @pytest.mark.parametrize("a_lang,b_lang", PAIRS, ids=[f"{a}-then-{b}" for a, b in PAIRS])
-def test_a_paused_worker_is_refused_across_languages(served: tuple[Served, Path], a_lang: str, b_lang: str) -> None:
+def test_a_paused_worker_is_refused_across_languages(served: tuple[Served, Path], a_lang: str, b_lang: str, save: str) -> None:
     server, tmp = served
     db = tmp / "chat.db"
     subprocess.run(program(a_lang) + ["--db", str(db), "--store", str(server.dir), "migrate"], check=True, capture_output=True)
 
-    a = start_worker(a_lang, server, db, ttl_ms=400)
+    a = start_worker(a_lang, server, db, ttl_ms=400, save=save)
     (a_fence,) = expect(a, "HELD")
     a.send_signal(signal.SIGSTOP)  # a long garbage collection: A stops renewing
     try:
@@ -62,7 +68,7 @@ def test_a_paused_worker_is_refused_across_languages(served: tuple[Served, Path]
             assert time.monotonic() < deadline, "the server never ended A's lease"
             time.sleep(0.05)
 
-        b = start_worker(b_lang, server, db, ttl_ms=15_000)
+        b = start_worker(b_lang, server, db, ttl_ms=15_000, save=save)
         (b_fence,) = expect(b, "HELD")
         assert int(b_fence) > int(a_fence)
         go_on(b)
@@ -79,6 +85,8 @@ def test_a_paused_worker_is_refused_across_languages(served: tuple[Served, Path]
 
     with sqlite3.connect(db) as conn:
         summary, fence = conn.execute("select summary, summary_fence from chats where id = 42").fetchone()
+        if save == "guard":
+            (fence,) = conn.execute("select fence from tinystore_fences where resource = 'chats/42'").fetchone()
     assert summary == f"summary by {b_lang}"
     assert fence == b_fence.zfill(40), "B's language wrote the 40-digit text"
     assert fence > a_fence.zfill(40), "and it compares above A's as text"

@@ -1,0 +1,236 @@
+"""The guard's contention test: writers in several languages take turns
+holding one key through one `tinystore serve` and write one resource
+through the guard, on SQLite and on PostgreSQL, while this driver stops some
+of them with SIGSTOP just after they took the key, past their TTL, and
+resumes them. Each writer speaks the protocol of README.md beside this file.
+
+Checked after, per database: the log's fences rise in commit order (no
+fence twice, none lower than one before it); the register holds the largest
+logged fence; no refused write left a row; every accepted write left one;
+and at least one late write was refused.
+
+Usage: python contention.py [--seconds S] [--languages rust,python,node,go]
+       [--dbs sqlite,postgres] [--out DIR]
+PostgreSQL needs TINYSTORE_PG_URL (run under with-postgres.sh). Needs the
+Python package tinystore (with psycopg) in the running interpreter, which
+gives the register's migration. Prints a JSON report; exits 1 on a
+violation, 2 when the run itself failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import tinystore.guard
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+HERE = Path(__file__).resolve().parent
+WORKERS: dict[str, list[str]] = {
+    "rust": [str(TARGET / "debug" / "guard-worker")],
+    "python": [sys.executable, str(HERE / "worker.py")],
+    "node": ["node", str(HERE / "worker.mjs")],
+    "go": [str(TARGET / "guard-worker-go")],
+}
+TTL_MS = 300
+# How long a stopped writer stays stopped: well past its TTL.
+STOP_S = 3 * TTL_MS / 1000
+# The chance that a writer is stopped right after it took the key.
+STOP_CHANCE = 0.25
+
+
+class Writer:
+    """One worker process and what it said."""
+
+    def __init__(self, name: str, cmd: list[str], log: Path) -> None:
+        self.name = name
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
+        self.accepted: list[int] = []
+        self.refused: list[tuple[int, int]] = []
+        self.errors: list[str] = []
+        self.stops = 0
+        self.done = False
+        self.reader = threading.Thread(target=self.read, daemon=True)
+        self.reader.start()
+
+    def read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            word, *rest = line.split()
+            if word == "HELD" and random.random() < STOP_CHANCE:
+                self.stop_for(STOP_S)
+            elif word == "ACCEPTED":
+                self.accepted.append(int(rest[0]))
+            elif word == "REFUSED":
+                self.refused.append((int(rest[0]), int(rest[1])))
+            elif word == "ERROR":
+                self.errors.append(line.strip())
+            elif word == "DONE":
+                self.done = True
+
+    def stop_for(self, seconds: float) -> None:
+        """SIGSTOP now (inside the writer's 30 ms window after it took the
+        key), SIGCONT after `seconds`: its lease runs out meanwhile."""
+        self.proc.send_signal(signal.SIGSTOP)
+        self.stops += 1
+        time.sleep(seconds)
+        self.proc.send_signal(signal.SIGCONT)
+
+
+def prepare_sqlite(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    conn.execute("create table guard_log (seq integer primary key, fence text not null, writer text not null)")
+    tinystore.guard.ensure(conn)
+    conn.commit()
+    conn.execute("pragma journal_mode=wal")
+    conn.close()
+    return str(path)
+
+
+def prepare_postgres(url: str, name: str) -> str:
+    """A fresh database on the server at `url`, with the tables; its URL."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"drop database if exists {name}")
+        admin.execute(f"create database {name}")
+    db = url.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("create table guard_log (seq bigserial primary key, fence text not null, writer text not null)")
+        tinystore.guard.ensure(conn)
+    return db
+
+
+def read_back(db: str) -> tuple[list[tuple[int, str]], str | None]:
+    """The log in commit order, and the register's text for the resource."""
+    if db.startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            log = [(int(f), w) for f, w in conn.execute("select fence, writer from guard_log order by seq")]
+            row = conn.execute("select fence from tinystore_fences where resource = 'contention/1'").fetchone()
+    else:
+        conn = sqlite3.connect(db)
+        log = [(int(f), w) for f, w in conn.execute("select fence, writer from guard_log order by seq")]
+        row = conn.execute("select fence from tinystore_fences where resource = 'contention/1'").fetchone()
+        conn.close()
+    return log, (row[0] if row else None)
+
+
+def check(db: str, writers: list[Writer]) -> dict[str, Any]:
+    log, register = read_back(db)
+    fences = [f for f, _ in log]
+    accepted = sorted(f for w in writers for f in w.accepted)
+    refused = [r for w in writers for r in w.refused]
+    violations: list[str] = []
+    for before, after in zip(fences, fences[1:]):
+        if after <= before:
+            violations.append(f"the log's fences went from {before} to {after}")
+    if sorted(fences) != accepted:
+        violations.append(f"the log ({len(fences)} rows) is not the accepted writes ({len(accepted)})")
+    logged = set(fences)
+    for fence, largest in refused:
+        if fence in logged:
+            violations.append(f"refused fence {fence} left a row in the log")
+        if largest <= fence:
+            violations.append(f"fence {fence} was refused with a largest of {largest}")
+    if fences and register != f"{max(fences):040d}":
+        violations.append(f"the register holds {register}, not the largest logged fence {max(fences)}")
+    if not refused:
+        violations.append("no late write was refused: the test did not test")
+    if len(fences) < 10:
+        violations.append(f"only {len(fences)} writes were accepted")
+    return {
+        "accepted": len(fences),
+        "refused": len(refused),
+        "stops": sum(w.stops for w in writers),
+        "errors": [e for w in writers for e in w.errors][:10],
+        "writers": sorted({w for _, w in log}),
+        "violations": violations,
+    }
+
+
+def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str, Any]:
+    store = out / f"store-{db_kind}"
+    store.mkdir()
+    server_log = open(out / f"server-{db_kind}.log", "ab")
+    server = subprocess.Popen([str(TARGET / "debug" / "tinystore"), "serve", str(store)], stdout=server_log, stderr=server_log)
+    try:
+        sock = store / "tinystore.sock"
+        limit = time.monotonic() + 30
+        while not sock.exists():
+            if server.poll() is not None or time.monotonic() > limit:
+                raise RuntimeError(f"tinystore serve did not start; see {out}/server-{db_kind}.log")
+            time.sleep(0.02)
+        if db_kind == "postgres":
+            url = os.environ.get("TINYSTORE_PG_URL")
+            if not url:
+                raise RuntimeError("TINYSTORE_PG_URL is not set: run under tests/guards/with-postgres.sh")
+            db = prepare_postgres(url, f"contention_{os.getpid()}")
+        else:
+            db = prepare_sqlite(out / "guarded.db")
+        writers = []
+        for lang in languages:
+            for i in range(2):
+                name = f"{lang}-{i}"
+                cmd = WORKERS[lang] + ["--store", f"unix:{sock}", "--db", db, "--name", name,
+                                       "--seconds", str(seconds), "--ttl-ms", str(TTL_MS)]
+                writers.append(Writer(name, cmd, out / f"{name}-{db_kind}.log"))
+        for w in writers:
+            try:
+                w.proc.wait(timeout=seconds + 60)
+            except subprocess.TimeoutExpired:
+                w.proc.kill()
+            w.reader.join(timeout=10)
+        failed = [w.name for w in writers if w.proc.returncode != 0 or not w.done]
+        if failed:
+            raise RuntimeError(f"writers {failed} did not finish cleanly; see their logs in {out}")
+        report = check(db, writers)
+        missing = set(f"{l}-{i}" for l in languages for i in range(2)) - set(report["writers"])
+        if missing:
+            report["violations"].append(f"writers {sorted(missing)} never wrote")
+        return report
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--languages", default="rust,python,node,go")
+    parser.add_argument("--dbs", default="sqlite,postgres")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    out = Path(args.out or tempfile.mkdtemp(prefix="tinystore-contention-"))
+    out.mkdir(parents=True, exist_ok=True)
+    languages = args.languages.split(",")
+    unknown = set(languages) - set(WORKERS)
+    if unknown:
+        print(f"unknown languages {sorted(unknown)}: choose among {sorted(WORKERS)}", file=sys.stderr)
+        return 2
+    reports: dict[str, Any] = {}
+    try:
+        for kind in args.dbs.split(","):
+            reports[kind] = run(kind, languages, args.seconds, out)
+    except (RuntimeError, OSError) as err:
+        print(json.dumps({"failed": str(err), "reports": reports}, indent=1))
+        return 2
+    print(json.dumps(reports, indent=1))
+    return 1 if any(r["violations"] for r in reports.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
