@@ -46,9 +46,10 @@ impl Holding {
         !self.released.load(Ordering::SeqCst) && !self.lost.is_lost()
     }
 
-    /// The error that says this lease is gone, naming its key: its lost
-    /// reason if it was lost (`closed` or `lease_lost`, see [`loss`]);
-    /// else `err` itself.
+    /// The error that says a renewal found this lease gone, naming its
+    /// key: its lost reason if it was lost (`closed` or `lease_lost`, see
+    /// [`loss`]); else `err` itself. Not for a release, whose own doing the
+    /// lost reason may be.
     fn gone(&self, err: Error) -> Error {
         if !matches!(err.code(), Code::LeaseLost | Code::Closed) {
             return err;
@@ -98,11 +99,10 @@ impl Holding {
                 let _ = self.backend.release(self.id).await;
                 Err(loss(&self.key, reason))
             }
-            None => self
-                .backend
-                .release(self.id)
-                .await
-                .map_err(|e| self.gone(e)),
+            // The backend's own answer: it says how the lease was lost, or
+            // why the release failed. The lost signal may be the release's
+            // own doing by now, never a reason for it to fail.
+            None => self.backend.release(self.id).await,
         };
         if let Err(reason) = &released {
             if matches!(reason.code(), Code::LeaseLost | Code::Closed) {

@@ -10,27 +10,18 @@
 
 mod etcd_support;
 
-use etcd_support::{address, prefix_of, raw};
+use etcd_support::{address, next_change as next, prefix_of, raw};
 use futures_util::StreamExt;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
-use tinystore::{Code, Leader, Observer, Store};
+use tinystore::{Code, Store};
 use tokio::time::timeout;
 
 const LONG: Duration = Duration::from_secs(20);
 
 async fn connect(address: &str) -> Store {
     Store::connect(address).await.unwrap()
-}
-
-/// The next change the observer sees.
-async fn next(observer: &mut Observer) -> Option<Leader> {
-    timeout(LONG, observer.next())
-        .await
-        .expect("a change was pushed")
-        .expect("the observer goes on")
-        .expect("a change, not an error")
 }
 
 /// Waits until `n` campaigns are in the line of election `name`.

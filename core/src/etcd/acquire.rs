@@ -23,8 +23,8 @@ use crate::fence::Fence;
 use crate::vocab::Grant;
 use crate::vocab::Request;
 use etcd_client::{
-    Compare, CompareOp, GetOptions, KeyValue, PutOptions, SortOrder, SortTarget, Txn, TxnOp,
-    TxnOpResponse, TxnResponse, WatchFilterType, WatchOptions,
+    Compare, CompareOp, GetOptions, GetResponse, KeyValue, PutOptions, SortOrder, SortTarget, Txn,
+    TxnOp, TxnOpResponse, TxnResponse, WatchFilterType, WatchOptions,
 };
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -104,6 +104,7 @@ async fn join(inner: &Arc<Inner>, request: &Request) -> Result<(Place, Seen)> {
         task: None,
         armed: true,
         mine: 0,
+        written: 0,
     };
     match place.join(request).await {
         Ok(seen) => Ok((place, seen)),
@@ -130,39 +131,93 @@ struct Place {
     armed: bool,
     /// Our entry's create revision: its place in the line.
     mine: i64,
+    /// The revision of our entry's last write we know of.
+    written: i64,
 }
 
 impl Place {
-    /// Writes our entry; grants at once when the line was empty.
+    /// Writes our entry; grants at once when the line was empty. Only if
+    /// the entry is not there yet: a repeat after a try whose answer was
+    /// lost finds the entry that try wrote, and adopts it (as a grant when
+    /// that try granted a campaign; a lock's is granted again, its fence
+    /// never given).
     async fn join(&mut self, request: &Request) -> Result<Seen> {
         let layout = &self.inner.layout;
         let line = layout.line(request.key());
+        let entry = self.guard.entry.as_str();
         let put = TxnOp::put(
-            self.guard.entry.as_str(),
+            entry,
             entry_value(request),
             Some(PutOptions::new().with_lease(self.guard.session.id)),
         );
         let mut granting = vec![put.clone(), TxnOp::get(layout.epoch(), None)];
         granting.extend(self.leader_put(request));
-        let txn = Txn::new()
+        let joining = Txn::new()
             .when([Compare::create_revision(line.as_str(), CompareOp::Equal, 0).with_prefix()])
             .and_then(granting)
             .or_else([
                 put,
                 TxnOp::get(line.as_str(), Some(first_of_line(request.limit()))),
-                TxnOp::get(self.guard.entry.as_str(), None),
+                TxnOp::get(entry, None),
             ]);
+        let mut found = vec![
+            TxnOp::get(entry, None),
+            TxnOp::get(line.as_str(), Some(first_of_line(request.limit()))),
+            TxnOp::get(layout.epoch(), None),
+        ];
+        found.extend(self.guard.leader.as_deref().map(|l| TxnOp::get(l, None)));
+        let txn = Txn::new()
+            .when([Compare::create_revision(entry, CompareOp::Equal, 0)])
+            .and_then([TxnOp::txn(joining)])
+            .or_else(found);
         let what = format!("joining the line of {} on etcd", request.key());
         let reply = self.txn(&what, txn).await?;
         let revision = revision_of(&reply);
-        let mut gets = gets(&reply).into_iter();
-        if reply.succeeded() {
+        if !reply.succeeded() {
+            return self.adopt(revision, gets(&reply));
+        }
+        let Some(TxnOpResponse::Txn(joined)) = reply.op_responses().into_iter().next() else {
+            return Err(Error::internal(format!(
+                "{what}: etcd answered without the join"
+            )));
+        };
+        let mut gets = gets(&joined).into_iter();
+        if joined.succeeded() {
             let epoch = epoch::from_get(layout, gets.next().as_ref())?;
             return Ok(Seen::Granted { revision, epoch });
         }
         let first = gets.next().map(|mut g| g.take_kvs()).unwrap_or_default();
         let me = gets.next().and_then(|g| g.kvs().first().cloned());
-        self.mine = me.map_or(revision, |kv| kv.create_revision());
+        self.mine = me.as_ref().map_or(revision, |kv| kv.create_revision());
+        self.written = me.map_or(revision, |kv| kv.mod_revision());
+        Ok(Seen::Line { revision, first })
+    }
+
+    /// Takes up the entry an earlier try of the join wrote, from `found`:
+    /// the entry, the first of the line, the epoch and, for a campaign, the
+    /// leader key. That try granted a campaign when the leader key was
+    /// written with the entry.
+    fn adopt(&mut self, revision: i64, found: Vec<GetResponse>) -> Result<Seen> {
+        let mut found = found.into_iter();
+        let me = found.next().and_then(|g| g.kvs().first().cloned());
+        let first = found.next().map(|mut g| g.take_kvs()).unwrap_or_default();
+        let epoch = found.next();
+        let leader = found.next().and_then(|g| g.kvs().first().cloned());
+        let Some(me) = me else {
+            return Err(Error::internal(format!(
+                "entry {} on etcd was there and then not, in one transaction",
+                self.guard.entry
+            )));
+        };
+        self.mine = me.create_revision();
+        self.written = me.mod_revision();
+        if leader.is_some_and(|l| l.mod_revision() == me.mod_revision()) {
+            let epoch = epoch::from_get(&self.inner.layout, epoch.as_ref())?;
+            return Ok(Seen::Granted {
+                revision: me.mod_revision(),
+                epoch,
+            });
+        }
         Ok(Seen::Line { revision, first })
     }
 
@@ -198,7 +253,9 @@ impl Place {
         })
     }
 
-    /// Writes our entry again if it still exists: the grant.
+    /// Writes our entry again if it still exists: the grant. Only over
+    /// the entry's last write we know of: a repeat after a try whose
+    /// answer was lost finds that try's write, and takes it as the grant.
     async fn grant(&self, request: &Request) -> Result<Seen> {
         self.check_still_waiting()?;
         let entry = self.guard.entry.as_str();
@@ -213,24 +270,37 @@ impl Place {
         ];
         granting.extend(self.leader_put(request));
         let txn = Txn::new()
-            .when([Compare::create_revision(entry, CompareOp::Greater, 0)])
-            .and_then(granting);
+            .when([Compare::mod_revision(entry, CompareOp::Equal, self.written)])
+            .and_then(granting)
+            .or_else([TxnOp::get(entry, None), TxnOp::get(layout.epoch(), None)]);
         let what = format!("granting {} on etcd", self.guard.what);
         let reply = self.txn(&what, txn).await?;
-        if !reply.succeeded() {
-            return Err(self.guard.lost().unwrap_or_else(|| {
+        let mut gets = gets(&reply).into_iter();
+        if reply.succeeded() {
+            let epoch = epoch::from_get(layout, gets.next().as_ref())?;
+            return Ok(Seen::Granted {
+                revision: revision_of(&reply),
+                epoch,
+            });
+        }
+        let me = gets.next().and_then(|g| g.kvs().first().cloned());
+        match me {
+            // Written over since, by an earlier try of this grant.
+            Some(me) if me.create_revision() == self.mine && me.mod_revision() > self.written => {
+                let epoch = epoch::from_get(layout, gets.next().as_ref())?;
+                Ok(Seen::Granted {
+                    revision: me.mod_revision(),
+                    epoch,
+                })
+            }
+            _ => Err(self.guard.lost().unwrap_or_else(|| {
                 Error::lease_lost(format!(
                     "the wait for {} ended: its entry {} vanished from etcd before the grant \
                      (its etcd lease ran out)",
                     self.guard.what, self.guard.entry
                 ))
-            }));
+            })),
         }
-        let epoch = epoch::from_get(layout, gets(&reply).first())?;
-        Ok(Seen::Granted {
-            revision: revision_of(&reply),
-            epoch,
-        })
     }
 
     /// Waits until no entry is ahead of ours in a lock's line.
@@ -403,7 +473,7 @@ fn revision_of(reply: &TxnResponse) -> i64 {
     reply.header().map(|h| h.revision()).unwrap_or(0)
 }
 
-fn gets(reply: &TxnResponse) -> Vec<etcd_client::GetResponse> {
+fn gets(reply: &TxnResponse) -> Vec<GetResponse> {
     reply
         .op_responses()
         .into_iter()

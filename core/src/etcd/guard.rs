@@ -13,10 +13,10 @@
 //! Ending one lease alone deletes its entry (and, for an election, the
 //! leader key its grant wrote), never the shared etcd lease.
 
-use super::call::retry;
+use super::call::{retry, retry_unsure};
 use super::members::Members;
 use super::session::Session;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::vocab::{lost_signal, LostSender, LostSignal};
 use etcd_client::{
     Compare, CompareOp, EventType, GetOptions, Txn, TxnOp, TxnOpResponse, WatchFilterType,
@@ -109,31 +109,40 @@ impl Guard {
 
     /// Renews the shared etcd lease now and moves this lease's deadline a
     /// TTL on; a renewal that etcd refuses loses the lease (and every other
-    /// on the same etcd lease).
+    /// on the same etcd lease). A renewal whose answer did not come is sent
+    /// again, to the next member (renewing twice does no harm), while the
+    /// shared lease's deadline allows, and as many times as there are
+    /// members.
     pub(crate) async fn renew(&self) -> Result<()> {
-        if let Some(reason) = self.lost() {
-            return Err(reason);
-        }
-        let started = Instant::now();
-        let within = self
-            .session
-            .deadline()
-            .saturating_duration_since(started)
-            .max(Duration::from_millis(50));
-        match self.session.refresh(within).await {
-            Ok(()) => {
-                *self.deadline.lock().unwrap_or_else(|p| p.into_inner()) =
-                    started + self.session.ttl;
-                Ok(())
+        let mut tries = 0;
+        loop {
+            if let Some(reason) = self.lost() {
+                return Err(reason);
             }
-            Err(err) => match self.session.lost() {
-                Some(reason) => {
-                    let reason = self.lost_with(&reason);
-                    self.lose(reason.clone());
-                    Err(reason)
+            tries += 1;
+            let started = Instant::now();
+            let within = self
+                .session
+                .deadline()
+                .saturating_duration_since(started)
+                .max(Duration::from_millis(50));
+            let err = match self.session.refresh(within).await {
+                Ok(()) => {
+                    *self.deadline.lock().unwrap_or_else(|p| p.into_inner()) =
+                        started + self.session.ttl;
+                    return Ok(());
                 }
-                None => Err(err),
-            },
+                Err(err) => err,
+            };
+            if let Some(reason) = self.session.lost() {
+                let reason = self.lost_with(&reason);
+                self.lose(reason.clone());
+                return Err(reason);
+            }
+            let time_left = Instant::now() < self.session.deadline();
+            if err.code() != Code::Unavailable || !time_left || tries >= self.session.members() {
+                return Err(err);
+            }
         }
     }
 
@@ -146,17 +155,17 @@ impl Guard {
     }
 
     /// Deletes the entry (and the leader key its grant wrote): ends this
-    /// lease on etcd. Whether the entry was still there.
-    pub(crate) async fn delete(&self, client: &Members) -> Result<bool> {
+    /// lease on etcd. Whether this delete removed it, or it was gone.
+    pub(crate) async fn delete(&self, client: &Members) -> Result<Deleted> {
         let what = format!("deleting entry {} on etcd", self.entry);
         let entry = self.entry.as_str();
         let Some(leader) = self.leader.as_deref() else {
-            let deleted = retry(client, &what, || {
+            let deleted = retry_unsure(client, &what, || {
                 let mut kv = client.kv_client();
                 async move { kv.delete(entry, None).await }
             })
             .await?;
-            return Ok(deleted.deleted() > 0);
+            return Ok(Deleted::from(deleted.value.deleted() > 0, deleted.unsure));
         };
         let mut granted = self.granted.load(Ordering::SeqCst);
         if granted == 0 {
@@ -172,7 +181,7 @@ impl Guard {
             .await?;
             match got.kvs().first() {
                 Some(kv) => granted = kv.mod_revision(),
-                None => return Ok(false),
+                None => return Ok(Deleted::Before),
             }
         }
         // The leader key goes only if this grant wrote it.
@@ -180,15 +189,52 @@ impl Guard {
             .when([Compare::mod_revision(leader, CompareOp::Equal, granted)])
             .and_then([TxnOp::delete(entry, None), TxnOp::delete(leader, None)])
             .or_else([TxnOp::delete(entry, None)]);
-        let reply = retry(client, &what, || {
+        let reply = retry_unsure(client, &what, || {
             let (mut kv, txn) = (client.kv_client(), txn.clone());
             async move { kv.txn(txn).await }
         })
         .await?;
-        Ok(matches!(
-            reply.op_responses().first(),
+        let deleted = matches!(
+            reply.value.op_responses().first(),
             Some(TxnOpResponse::Delete(d)) if d.deleted() > 0
-        ))
+        );
+        Ok(Deleted::from(deleted, reply.unsure))
+    }
+
+    /// Why the lease ended on etcd without this client ending it: the
+    /// shared etcd lease's loss if it was lost, else its entry gone.
+    pub(crate) fn ended_before(&self) -> Error {
+        match self.session.lost() {
+            Some(reason) => self.lost_with(&reason),
+            None => Error::lease_lost(format!(
+                "the lease on {} ended on etcd before its release: its entry {} was gone \
+                 (its etcd lease ran out or was revoked, or someone deleted it)",
+                self.what, self.entry
+            )),
+        }
+    }
+}
+
+/// What a delete of an entry found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Deleted {
+    /// It removed the entry.
+    Now,
+    /// The entry was gone, and no earlier try of this delete can have
+    /// removed it.
+    Before,
+    /// The entry was gone after a try whose outcome is unknown, which may
+    /// have removed it.
+    Unsure,
+}
+
+impl Deleted {
+    fn from(deleted: bool, unsure: bool) -> Deleted {
+        match (deleted, unsure) {
+            (true, _) => Deleted::Now,
+            (false, true) => Deleted::Unsure,
+            (false, false) => Deleted::Before,
+        }
     }
 }
 

@@ -62,6 +62,11 @@ impl Members {
             .compare_exchange(which, next, Ordering::SeqCst, Ordering::SeqCst);
     }
 
+    /// How many members there are.
+    pub(crate) fn len(&self) -> usize {
+        self.clients.len()
+    }
+
     fn client(&self) -> &Client {
         &self.clients[self.current() % self.clients.len()]
     }

@@ -39,10 +39,11 @@ pub(crate) use address::EtcdAddress;
 
 use crate::backend::Backend;
 use crate::election::{Leader, Observer};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::status::Status;
 use crate::vocab::Request;
 use crate::vocab::{Grant, LeaseId};
+use guard::Deleted;
 use layout::Layout;
 use members::Members;
 use shared::Inner;
@@ -52,6 +53,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use table::EtcdLeases;
 use tokio::sync::watch;
+use tokio::time::Instant;
 
 /// A store on etcd, as a `Backend`.
 pub(crate) struct Etcd {
@@ -118,23 +120,40 @@ impl Backend for Etcd {
         self.inner.table.get(id)?.renew().await
     }
 
+    /// Ok once the entry is deleted, also when a try whose answer was lost
+    /// deleted it (while the shared etcd lease is known to live, nothing
+    /// else could have); else why the lease had ended on etcd before.
     async fn release(&self, id: LeaseId) -> Result<()> {
         let held = self.inner.table.take(id)?;
         if let Some(reason) = held.guard.lost() {
             held.task.abort();
             return Err(reason);
         }
-        held.end(Error::lease_lost(format!(
-            "the lease on {} was released",
-            held.guard.what
-        )));
-        match held.guard.delete(&self.inner.client).await? {
-            true => Ok(()),
-            false => Err(Error::lease_lost(format!(
-                "the lease on {} had run out on etcd before its release",
-                held.guard.what
-            ))),
-        }
+        // Its watch must not take the delete for a loss; the holder is
+        // told only once the release's outcome is known.
+        held.task.abort();
+        let deleted = held.guard.delete(&self.inner.client).await;
+        let session = &held.guard.session;
+        let lease_lived = session.lost().is_none() && Instant::now() < session.deadline();
+        let outcome = match deleted {
+            Ok(Deleted::Now) => Ok(()),
+            Ok(Deleted::Unsure) if lease_lived => Ok(()),
+            Ok(Deleted::Unsure | Deleted::Before) => Err(held.guard.ended_before()),
+            Err(err) => {
+                // The entry may still be there: keep trying to delete it.
+                let (client, guard) = (self.inner.client.clone(), held.guard.clone());
+                self.inner.runtime.spawn(async move {
+                    let _ = guard.delete(&client).await;
+                });
+                Err(err)
+            }
+        };
+        let told = match &outcome {
+            Err(err) if err.code() == Code::LeaseLost => err.clone(),
+            _ => Error::lease_lost(format!("the lease on {} was released", held.guard.what)),
+        };
+        held.guard.lose(told);
+        outcome
     }
 
     fn release_on_drop(&self, id: LeaseId) {

@@ -76,6 +76,11 @@ impl Session {
         *self.deadline.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// How many members the cluster's address lists.
+    pub(crate) fn members(&self) -> usize {
+        self.client.len()
+    }
+
     /// Why the lease was lost, if it was.
     pub(crate) fn lost(&self) -> Option<Error> {
         self.lost.reason()

@@ -3,6 +3,7 @@
 //! fresh prefix per test, and a plain etcd client to look behind the store.
 #![allow(dead_code)]
 
+pub mod lost_reply;
 pub mod netns;
 
 use std::path::PathBuf;
@@ -76,6 +77,16 @@ pub async fn entries_become(address: &str, want: i64) -> i64 {
         seen = entries(address).await;
     }
     seen
+}
+
+/// The next change `observer` sees, within 20 s.
+pub async fn next_change(observer: &mut tinystore::Observer) -> Option<tinystore::Leader> {
+    use futures_util::StreamExt;
+    tokio::time::timeout(Duration::from_secs(20), observer.next())
+        .await
+        .expect("a change was pushed")
+        .expect("the observer goes on")
+        .expect("a change, not an error")
 }
 
 /// The cluster's directory, as etcd_cluster.sh keeps it.
