@@ -10,7 +10,7 @@ BENCHES += bench-etcd
 
 ETCD_CLUSTER := core/tests/etcd_cluster.sh
 
-.PHONY: etcd-deps test-etcd test-etcd-netns bench-etcd
+.PHONY: etcd-deps test-etcd test-etcd-netns test-etcd-loop bench-etcd
 
 etcd-deps: deps-rust
 	@command -v etcd >/dev/null || \
@@ -30,7 +30,7 @@ test-etcd: etcd-deps
 	  export TINYSTORE_ETCD_DIR=$$dir TINYSTORE_ETCD=$$(cat $$dir/endpoints); \
 	  echo "etcd cluster $$TINYSTORE_ETCD in $$dir"; \
 	  $(CARGO) test -p tinystore --features etcd --lib etcd:: && \
-	  $(CARGO) test -p tinystore --features etcd --test etcd_locks --test etcd_processes --test etcd_elections --test etcd_partitions && \
+	  $(CARGO) test -p tinystore --features etcd --test etcd_locks --test etcd_processes --test etcd_elections --test etcd_partitions --test etcd_lost_replies && \
 	  $(CARGO) test -p tinystore-cli --test etcd_target --test etcd_clock -- --include-ignored && \
 	  $(CARGO) test -p tinystore --features etcd --test etcd_failover -- --test-threads=1 && \
 	  $(MAKE) --no-print-directory test-etcd-netns test-torture-etcd; \
@@ -47,6 +47,14 @@ test-etcd-netns: etcd-deps
 	  echo "namespaced etcd cluster $$(cat $$dir/endpoints) in $$dir"; \
 	  TINYSTORE_ETCD_NETNS_DIR=$$dir $(CARGO) test -p tinystore --features etcd --test etcd_member_partitions -- --test-threads=1; \
 	  rc=$$?; bash $(ETCD_NETNS) stop $$dir; rm -rf $$dir; exit $$rc
+
+# The fault tests (members killed, clients and members cut off, replies
+# lost) N times in a row on clusters of their own, stopping at the first
+# failure (core/tests/etcd_fault_loop.sh): `make test-etcd-loop N=30`. Its
+# last line, the runs passed and the time, goes in docs/reliability.md.
+N ?= 10
+test-etcd-loop: etcd-deps
+	CARGO="$(CARGO)" bash core/tests/etcd_fault_loop.sh $(N)
 
 bench-etcd: etcd-deps
 	$(CARGO) build --release -p tinystore --features etcd --bench etcd
