@@ -15,8 +15,9 @@ BENCHES += bench-python
 $(PY):
 	python3 -m venv $(PY_VENV) || { apt-get update && apt-get install -y python3-venv python3-pip && python3 -m venv $(PY_VENV); }
 
+# psycopg (with its binary libpq) for the guard's PostgreSQL tests and bench.
 python-env: $(PY)
-	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest 'psycopg[binary]>=3.1,<4'
 
 # The wheel is built by zig for glibc 2.17, stripped; the console script
 # `tinystore` comes with it.
@@ -29,11 +30,15 @@ dist-python: $(DIST_TOOLS) deps-rust
 python-install: python-env dist-python
 	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/tinystore-*.whl
 
+# pytest runs under a throwaway PostgreSQL (tests/guards/with-postgres.sh)
+# (mk/guards.mk's WITH_PG) for the guard's tests, which
+# TINYSTORE_REQUIRE_PG=1 forbids to skip it.
 test-python: python-install
 	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	cd bindings-python && $(PY) -m mypy --strict python/tinystore tests bench
-	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) $(PY) -m pytest -q -p no:cacheprovider; \
+	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) TINYSTORE_REQUIRE_PG=1 \
+	  $(WITH_PG) $(PY) -m pytest -q -p no:cacheprovider; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "test-python: pytest ran no test" >&2; exit 1; fi; exit $$status
 
 bench-python: python-install

@@ -16,10 +16,13 @@ mod classes {
     pyo3::import_exception!(tinystore._errors, Io);
     pyo3::import_exception!(tinystore._errors, Unavailable);
     pyo3::import_exception!(tinystore._errors, Internal);
+    pyo3::import_exception!(tinystore._errors, Stale);
 }
 
 /// The Python exception for a core error. It is made lazily, so this needs
-/// no GIL and may run on any thread.
+/// no GIL and may run on any thread. A `stale` error carries its resource
+/// and both fences; a code this binding does not know yet is `Internal`
+/// saying which code it was, never another code's class.
 pub(crate) fn to_py(err: tinystore::Error) -> PyErr {
     let message = err.message().to_owned();
     match err.code() {
@@ -33,7 +36,18 @@ pub(crate) fn to_py(err: tinystore::Error) -> PyErr {
         Code::Corrupt => PyErr::new::<classes::Corrupt, _>(message),
         Code::Io => PyErr::new::<classes::Io, _>(message),
         Code::Unavailable => PyErr::new::<classes::Unavailable, _>(message),
-        _ => PyErr::new::<classes::Internal, _>(message),
+        Code::Internal => PyErr::new::<classes::Internal, _>(message),
+        Code::Stale => match err.stale_detail() {
+            Some(s) => {
+                PyErr::new::<classes::Stale, _>((message, s.resource.clone(), s.fence, s.largest))
+            }
+            None => PyErr::new::<classes::Internal, _>(format!(
+                "a stale error without its fences: {message}"
+            )),
+        },
+        code => PyErr::new::<classes::Internal, _>(format!(
+            "error code {code} is unknown to this Python binding: {message}"
+        )),
     }
 }
 

@@ -22,11 +22,17 @@ pub(crate) fn parse_fence(text: &Bound<'_, PyAny>) -> PyResult<u128> {
 /// fences order as numbers. The value must be an int from 0 to 2^128-1.
 #[pyfunction]
 pub(crate) fn fence_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(Fence::from_u128(fence_value(value)?).text())
+}
+
+/// A fence argument's value: an int (not a bool) from 0 to 2^128-1, else
+/// `invalid` naming what it was.
+pub(crate) fn fence_value(value: &Bound<'_, PyAny>) -> PyResult<u128> {
     if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
-        return Err(invalid("a fence must be an int"));
+        let kind = value.get_type().name()?;
+        return Err(invalid(format!("a fence must be an int, not {kind}")));
     }
-    let value: u128 = value
+    value
         .extract()
-        .map_err(|_| invalid(format!("fence {value} is not from 0 to 2^128-1")))?;
-    Ok(Fence::from_u128(value).text())
+        .map_err(|_| invalid(format!("fence {value} is not from 0 to 2^128-1")))
 }

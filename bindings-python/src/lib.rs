@@ -4,7 +4,8 @@
 //!
 //! - `store`: `open`, `connect` and `Store`; `groups`: `Locks` and `Semaphore`;
 //!   `lease`: `Lease` and `Permit`; `election`: `Election`, `Leadership`
-//!   and `Observer`; `fence`: the fence text forms.
+//!   and `Observer`; `fence`: the fence text forms; `guard`: the SQL
+//!   guard's statements and decisions for `tinystore.guard`.
 //! - `args` converts keys and options; `errors` converts errors;
 //!   `ready` turns core futures into awaitables; `exit` keeps the runtime's
 //!   threads out of an exiting interpreter.
@@ -19,6 +20,7 @@ mod errors;
 mod exit;
 mod fence;
 mod groups;
+mod guard;
 mod lease;
 mod loop_waker;
 mod ready;
@@ -33,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store::connect, m)?)?;
     m.add_function(wrap_pyfunction!(fence::parse_fence, m)?)?;
     m.add_function(wrap_pyfunction!(fence::fence_text, m)?)?;
+    guard::register(m)?;
     m.add_class::<store::Store>()?;
     m.add_class::<groups::Locks>()?;
     m.add_class::<groups::Semaphore>()?;

@@ -24,6 +24,7 @@ from ._errors import (
     Io,
     LeaseLost,
     Limit,
+    Stale,
     Timeout,
     Unauthorized,
     Unavailable,
@@ -43,6 +44,7 @@ from ._native import (
 )
 from ._serve import Server, serve
 from ._store import Store, connect, open
+from . import guard
 
 __all__ = [
     "Closed",
@@ -68,12 +70,14 @@ __all__ = [
     "Permit",
     "Semaphore",
     "Server",
+    "Stale",
     "Store",
     "Timeout",
     "Unauthorized",
     "Unavailable",
     "connect",
     "fence_text",
+    "guard",
     "open",
     "parse_fence",
     "serve",

@@ -1,7 +1,7 @@
 """The exceptions of tinystore: one class per error code of the design, all
 under :class:`Error`. The native module raises them by code."""
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 __all__ = [
     "Error",
@@ -16,6 +16,7 @@ __all__ = [
     "Io",
     "Unavailable",
     "Internal",
+    "Stale",
 ]
 
 
@@ -90,3 +91,21 @@ class Internal(Error):
     """A bug or an unexpected state; never the caller's fault."""
 
     code = "internal"
+
+
+class Stale(Error):
+    """A guard refused a write: its fence is below the largest one recorded
+    for that resource (see :mod:`tinystore.guard`). ``resource`` is the
+    resource, ``fence`` the refused write's fence and ``largest`` the
+    fence recorded for it, both ints as every fence of this package."""
+
+    code = "stale"
+
+    def __init__(self, message: str, resource: str, fence: int, largest: int) -> None:
+        super().__init__(message)
+        self.resource = resource
+        self.fence = fence
+        self.largest = largest
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.resource, self.fence, self.largest))

@@ -1,0 +1,230 @@
+"""Guards: the fence compared where the write lands.
+
+A guard keeps, per *resource* (a name you choose, such as ``"chats/42"``,
+1 to 1024 bytes of UTF-8), the largest fence that has written to it, in the
+table ``tinystore_fences(resource, fence)`` of your own database, and
+refuses a write whose fence is smaller. Equal is accepted: one lease may
+write many times. Call :func:`check` inside the transaction of the write it
+guards; it records the fence there, so the write and the record commit
+together, and a refusal (:class:`tinystore.Stale`) leaves you to roll both
+back:
+
+>>> conn = sqlite3.connect("app.db")                         # doctest: +SKIP
+>>> tinystore.guard.ensure(conn)
+>>> with conn:                                 # commits, or rolls back on an exception
+...     conn.execute("update chats set summary = ? where id = ?", (summary, 42))
+...     tinystore.guard.check(conn, "chats/42", lease.fence)
+
+The handles: a :class:`sqlite3.Connection` or :class:`sqlite3.Cursor`, and
+psycopg 3's ``Connection`` or ``Cursor`` (:func:`check`, :func:`ensure`) and
+``AsyncConnection`` or ``AsyncCursor`` (:func:`check_async`,
+:func:`ensure_async`; ``pip install tinystore[postgres]``). A handle of any
+other kind is :class:`tinystore.Invalid` naming its type. The statements and
+the decisions come from tinystore's core, the same in every language.
+
+Errors: :class:`tinystore.Stale` (refused: ``resource``, ``fence`` and
+``largest``); :class:`tinystore.Invalid` for a bad resource, a fence that is
+not an int from 0 to 2**128-1, a handle of an unknown kind, a call outside a
+transaction, or a missing ``tinystore_fences`` (on PostgreSQL the failed
+statement has aborted the transaction: roll it back);
+:class:`tinystore.Corrupt` for a recorded fence that is not 40 digits. The
+driver's own errors pass through as they are: on PostgreSQL at REPEATABLE
+READ or SERIALIZABLE, a concurrent writer of the same resource makes the
+check fail with ``psycopg.errors.SerializationFailure``: roll back and retry
+the whole transaction (at READ COMMITTED the check waits for the other
+writer's commit instead, then decides).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
+
+from . import _native
+from ._errors import Invalid
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import psycopg
+
+    Handle: TypeAlias = "sqlite3.Connection | sqlite3.Cursor | psycopg.Connection[Any] | psycopg.Cursor[Any]"
+    AsyncHandle: TypeAlias = "psycopg.AsyncConnection[Any] | psycopg.AsyncCursor[Any]"
+
+__all__ = ["check", "check_async", "ensure", "ensure_async", "migration"]
+
+
+class _Statements(NamedTuple):
+    migration: str
+    check: str
+    read: str
+
+
+_SQLITE = _Statements(*_native.guard_statements("sqlite", "?"))
+_PSYCOPG = _Statements(*_native.guard_statements("postgres", "%s"))
+
+
+def migration(dialect: str) -> str:
+    """The statement that makes ``tinystore_fences`` if it is missing, for
+    ``"sqlite"`` or ``"postgres"``: put it in your migrations, or call
+    :func:`ensure`."""
+    if not isinstance(dialect, str):
+        raise Invalid(f"a guard dialect must be a str, not {type(dialect).__name__}")
+    return _native.guard_statements(dialect, "?")[0]
+
+
+def ensure(conn: Handle) -> None:
+    """Makes ``tinystore_fences`` if it is missing. On sqlite3 it runs in
+    the transaction open on ``conn``, if any (then it commits with it). On
+    psycopg it commits at once when no transaction is open, and otherwise
+    commits with the open one."""
+    sqlite = _sqlite_connection(conn)
+    if sqlite is not None:
+        sqlite.execute(_SQLITE.migration)
+        return
+    pg = _psycopg_sync(conn, "ensure")
+    with pg.transaction():
+        pg.execute(_PSYCOPG.migration)
+
+
+def check(conn: Handle, resource: str, fence: int) -> None:
+    """Checks ``fence`` against the largest fence recorded for ``resource``
+    and records it, in the transaction open on ``conn``. Returns when
+    accepted; raises :class:`tinystore.Stale` when a larger fence is
+    recorded. Either way commit or roll back the transaction as your write
+    went: a refused write must be rolled back."""
+    sqlite = _sqlite_connection(conn)
+    if sqlite is not None:
+        _check_sqlite(sqlite, resource, fence)
+        return
+    pg = _psycopg_sync(conn, "check")
+    text = _native.guard_arguments(resource, fence)
+    if not _psycopg_in_transaction(pg):
+        raise _native.guard_not_in_transaction(resource)
+    errors = _psycopg().errors
+    with pg.cursor(row_factory=_psycopg().rows.tuple_row) as cur:
+        try:
+            if cur.execute(_PSYCOPG.check, (resource, text)).rowcount > 0:
+                return
+            row = cur.execute(_PSYCOPG.read, (resource,)).fetchone()
+        except errors.UndefinedTable as err:
+            raise _native.guard_missing_table(resource) from err
+    _native.guard_refused(resource, fence, _recorded(row))
+
+
+async def ensure_async(aconn: AsyncHandle) -> None:
+    """:func:`ensure` on a psycopg ``AsyncConnection`` or ``AsyncCursor``."""
+    pg = _psycopg_async(aconn, "ensure_async")
+    async with pg.transaction():
+        await pg.execute(_PSYCOPG.migration)
+
+
+async def check_async(aconn: AsyncHandle, resource: str, fence: int) -> None:
+    """:func:`check` on a psycopg ``AsyncConnection`` or ``AsyncCursor``."""
+    pg = _psycopg_async(aconn, "check_async")
+    text = _native.guard_arguments(resource, fence)
+    if not _psycopg_in_transaction(pg):
+        raise _native.guard_not_in_transaction(resource)
+    errors = _psycopg().errors
+    async with pg.cursor(row_factory=_psycopg().rows.tuple_row) as cur:
+        try:
+            if (await cur.execute(_PSYCOPG.check, (resource, text))).rowcount > 0:
+                return
+            row = await (await cur.execute(_PSYCOPG.read, (resource,))).fetchone()
+        except errors.UndefinedTable as err:
+            raise _native.guard_missing_table(resource) from err
+    _native.guard_refused(resource, fence, _recorded(row))
+
+
+def _check_sqlite(conn: sqlite3.Connection, resource: str, fence: int) -> None:
+    text = _native.guard_arguments(resource, fence)
+    if not _sqlite_in_transaction(conn):
+        raise _native.guard_not_in_transaction(resource)
+    cur = conn.cursor()
+    cur.row_factory = None  # tuples, whatever the connection's factory
+    try:
+        if cur.execute(_SQLITE.check, (resource, text)).rowcount > 0:
+            return
+        row = cur.execute(_SQLITE.read, (resource,)).fetchone()
+    except sqlite3.OperationalError as err:
+        if "no such table" in str(err):
+            raise _native.guard_missing_table(resource) from err
+        raise
+    finally:
+        cur.close()
+    _native.guard_refused(resource, fence, _recorded(row))
+
+
+def _sqlite_connection(handle: object) -> sqlite3.Connection | None:
+    if isinstance(handle, sqlite3.Connection):
+        return handle
+    if isinstance(handle, sqlite3.Cursor):
+        return handle.connection
+    return None
+
+
+def _sqlite_in_transaction(conn: sqlite3.Connection) -> bool:
+    """Whether the check's INSERT runs in a transaction: one is open, or
+    the module opens one before an INSERT (its default, legacy mode with an
+    isolation level; Python 3.12's ``autocommit=False`` always has one
+    open)."""
+    if conn.in_transaction:
+        return True
+    legacy = getattr(sqlite3, "LEGACY_TRANSACTION_CONTROL", -1)
+    return getattr(conn, "autocommit", legacy) == legacy and conn.isolation_level is not None
+
+
+def _psycopg() -> ModuleType:
+    # Imported by whoever made the handle; never imported here.
+    return sys.modules["psycopg"]
+
+
+def _psycopg_sync(handle: object, call: str) -> psycopg.Connection[Any]:
+    return cast("psycopg.Connection[Any]", _psycopg_connection(handle, call, asynchronous=False))
+
+
+def _psycopg_async(handle: object, call: str) -> psycopg.AsyncConnection[Any]:
+    return cast("psycopg.AsyncConnection[Any]", _psycopg_connection(handle, call, asynchronous=True))
+
+
+def _psycopg_connection(handle: object, call: str, asynchronous: bool) -> Any:
+    """The psycopg connection of a handle (a connection, or a cursor's) of
+    the kind `call` takes; else `Invalid`, saying which call takes it when
+    another does."""
+    pg = sys.modules.get("psycopg")
+    kinds: list[tuple[type, type]] = [] if pg is None else [(pg.Cursor, pg.Connection), (pg.AsyncCursor, pg.AsyncConnection)]
+    for is_async, (cursor, connection) in enumerate(kinds):
+        if isinstance(handle, (cursor, connection)):
+            if bool(is_async) == asynchronous:
+                return cast(Any, handle).connection if isinstance(handle, cursor) else handle
+            break
+    else:
+        if _sqlite_connection(handle) is None:
+            raise _unknown(handle, call)
+    other = call.removesuffix("_async") if asynchronous else f"{call}_async"
+    raise Invalid(f"tinystore.guard.{call} does not take a {type(handle).__name__}: use tinystore.guard.{other}")
+
+
+def _unknown(handle: object, call: str) -> Invalid:
+    kind = f"{type(handle).__module__}.{type(handle).__qualname__}"
+    return Invalid(
+        f"tinystore.guard.{call} does not know a handle of type {kind}: give a sqlite3 Connection or Cursor, "
+        "or a psycopg 3 Connection or Cursor (AsyncConnection or AsyncCursor to the _async calls)"
+    )
+
+
+def _psycopg_in_transaction(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> bool:
+    """Whether the check runs in a transaction: one is open, or psycopg
+    opens one before it (a connection not in autocommit)."""
+    if not conn.autocommit:
+        return True
+    return bool(conn.info.transaction_status != _psycopg().pq.TransactionStatus.IDLE)
+
+
+def _recorded(row: Any) -> str | None:
+    if row is None:
+        return None
+    value = row[0]
+    return value.decode() if isinstance(value, bytes) else str(value)
