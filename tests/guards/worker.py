@@ -1,0 +1,94 @@
+"""The contention test's Python writer (README.md beside this file): takes
+turns holding key "1" of "guarded" and writes resource "contention/1"
+through tinystore.guard, on a SQLite file (sqlite3) or PostgreSQL
+(psycopg), with tinystore's sync API.
+
+    worker.py --store ADDRESS --db DB --name NAME --seconds S --ttl-ms T
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import time
+from typing import Any
+
+import tinystore
+import tinystore.guard
+
+RESOURCE = "contention/1"
+
+
+class Sqlite:
+    """A SQLite file: each write in a BEGIN IMMEDIATE transaction."""
+
+    def __init__(self, path: str) -> None:
+        self.conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+
+    def write(self, fence: int, name: str) -> None:
+        self.conn.execute("begin immediate")
+        try:
+            self.conn.execute("insert into guard_log (fence, writer) values (?, ?)", (f"{fence:040d}", name))
+            tinystore.guard.check(self.conn, RESOURCE, fence)
+        except BaseException:
+            self.conn.execute("rollback")
+            raise
+        self.conn.execute("commit")
+
+
+class Postgres:
+    """PostgreSQL: each write in a READ COMMITTED transaction."""
+
+    def __init__(self, url: str) -> None:
+        import psycopg
+
+        self.conn: Any = psycopg.connect(url)
+
+    def write(self, fence: int, name: str) -> None:
+        with self.conn.transaction():
+            self.conn.execute("insert into guard_log (fence, writer) values (%s, %s)", (f"{fence:040d}", name))
+            tinystore.guard.check(self.conn, RESOURCE, fence)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    for flag in ("--store", "--db", "--name"):
+        parser.add_argument(flag, required=True)
+    parser.add_argument("--seconds", type=float, required=True)
+    parser.add_argument("--ttl-ms", type=int, required=True)
+    args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+
+    db: Sqlite | Postgres = Postgres(args.db) if args.db.startswith(("postgresql://", "postgres://")) else Sqlite(args.db)
+    store = tinystore.connect(args.store)
+    locks = store.locks("guarded", ttl=args.ttl_ms / 1000, renew=False)
+    end = time.monotonic() + args.seconds
+    while time.monotonic() < end:
+        try:
+            lease = locks.acquire_sync("1")
+        except tinystore.Error as err:
+            print(f"ERROR {err.code} {err}")
+            continue
+        print(f"HELD {lease.fence}")
+        time.sleep(0.03)  # the window in which the driver may stop this process
+        try:
+            db.write(lease.fence, args.name)
+            print(f"ACCEPTED {lease.fence}")
+        except tinystore.Stale as err:
+            print(f"REFUSED {err.fence} {err.largest}")
+        except tinystore.Error as err:
+            print(f"ERROR {err.code} {err}")
+        except Exception as err:  # the database's own errors: say so and go on
+            print(f"ERROR io {type(err).__name__}: {err}".replace("\n", " "))
+        try:
+            lease.release_sync()
+        except tinystore.LeaseLost:
+            pass
+    print("DONE")
+    store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
