@@ -365,5 +365,6 @@ async fn a_status_whose_reply_is_lost_tells_what_is_held() {
     assert_eq!(status.held.len(), 1);
     assert_eq!(status.held[0].key, "k");
     assert_eq!(status.held[0].fence, Some(lease.fence()));
+    assert!(status.held[0].ttl_ms > 0, "{:?}", status.held[0]);
     lease.release().await.unwrap();
 }

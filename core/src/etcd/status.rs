@@ -135,10 +135,16 @@ async fn elections(
     Ok(())
 }
 
-/// The granted TTL and the time left of etcd lease `id`, in ms.
+/// The granted TTL and the time left of etcd lease `id`, in ms (0 and 0
+/// when etcd does not say).
 async fn lease_times(inner: &Inner, id: i64) -> (u64, u64) {
-    let mut lease = inner.client.lease_client();
-    match lease.time_to_live(id, None).await {
+    let client = &inner.client;
+    let asked = retry(client, "reading the ttl of an etcd lease", || {
+        let mut lease = client.lease_client();
+        async move { lease.time_to_live(id, None).await }
+    })
+    .await;
+    match asked {
         Ok(t) => (
             t.granted_ttl().max(0) as u64 * 1000,
             t.ttl().max(0) as u64 * 1000,
