@@ -1,12 +1,12 @@
 """chat-summaries in Python: summary workers that hold ``summaries`` for a
-chat and save with the fenced conditional update. See ../README.md for the
-commands, which every language's program shares."""
+chat and save with the fenced conditional update (``--save column``) or
+through the guard (``--save guard``). See ../README.md for the commands,
+which every language's program shares."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import sys
 from dataclasses import dataclass, field
 
@@ -37,6 +37,14 @@ class Args:
             return int(value)
         except ValueError:
             raise UsageError(f"--{flag} takes a whole number, not {value!r}") from None
+
+    def guarded(self) -> bool:
+        """``--save guard``: saves go through tinystore.guard; ``--save
+        column`` (the default): the fenced update of docs/fences.md."""
+        save = self.flags.get("save", "column")
+        if save not in ("column", "guard"):
+            raise UsageError(f"--save takes column or guard, not {save!r}")
+        return save == "guard"
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -92,33 +100,54 @@ async def work(args: Args, store: tinystore.Store) -> None:
     await asyncio.gather(*(worker(w) for w in range(workers)))
 
 
+def save(args: Args, db: chat_db.Db, chat: int, summary: str, fence: int) -> tinystore.Stale | int:
+    """Saves as ``--save`` says: the rows the fenced update changed, or for
+    the guard 1 when saved and its refusal when refused."""
+    if args.guarded():
+        refused = db.save_guarded(chat, summary, fence)
+        return 1 if refused is None else refused
+    return db.save(chat, summary, fence)
+
+
 async def scene(args: Args, store: tinystore.Store) -> bool:
-    conn = chat_db.open_db(args.db)
-    conn.execute("insert or ignore into chats (id, title) values (42, 'chat 42')")
+    guarded = args.guarded()
+    db = chat_db.Db(args.db)
+    db.add_chat(42, "chat 42")
     ttl_ms = args.number("ttl-ms", 300)
     summaries = store.locks("summaries")
     a = await summaries.acquire(42, ttl=ttl_ms / 1000, renew=False)
     print(f"1. Worker A holds chat 42 with fence {a.fence} and pauses past its ttl of {ttl_ms}ms.")
 
-    async def worker_b() -> tuple[int, int]:
-        conn_b = chat_db.open_db(args.db)
+    async def worker_b() -> tuple[int, tinystore.Stale | int]:
+        db_b = chat_db.Db(args.db)
         async with summaries.hold(42) as lease:
-            return lease.fence, chat_db.save(conn_b, 42, "summary by B", f"{lease.fence:040d}")
+            return lease.fence, save(args, db_b, 42, "summary by B", lease.fence)
 
-    (b_fence, b_changed), _ = await asyncio.gather(worker_b(), asyncio.sleep(2 * ttl_ms / 1000))
+    (b_fence, b_saved), _ = await asyncio.gather(worker_b(), asyncio.sleep(2 * ttl_ms / 1000))
+    b_changed = 0 if isinstance(b_saved, tinystore.Stale) else b_saved
     print(f"2. A's lease ran out. Worker B holds chat 42 with fence {b_fence} and saves: {b_changed} row changed.")
-    a_changed = chat_db.save(conn, 42, "summary by A", f"{a.fence:040d}")
-    outcome = "refused, 0 rows changed" if a_changed == 0 else "ACCEPTED (the fence failed)"
+    a_saved = save(args, db, 42, "summary by A", a.fence)
+    if isinstance(a_saved, tinystore.Stale):
+        outcome = (
+            f"refused by the guard with stale: fence {a_saved.fence} is below fence {a_saved.largest}, "
+            f"recorded for {a_saved.resource}; its update rolled back"
+        )
+    else:
+        outcome = "refused, 0 rows changed" if a_saved == 0 else "ACCEPTED (the fence failed)"
     print(f"3. A wakes and saves with fence {a.fence}: {outcome}.")
-    summary, fence = chat_db.kept(conn, 42)
-    print(f"chat.db keeps: {json.dumps(summary)} with fence {fence}")
-    return a_changed == 0 and b_changed == 1
+    summary, fence = db.kept(42)
+    if guarded:
+        print(f"chat.db keeps: {json.dumps(summary)}; tinystore_fences keeps chats/42 = {db.recorded(42)}")
+    else:
+        print(f"chat.db keeps: {json.dumps(summary)} with fence {fence}")
+    a_refused = isinstance(a_saved, tinystore.Stale) if guarded else a_saved == 0
+    return a_refused and b_changed == 1
 
 
 def hold_and_save(args: Args, store: tinystore.Store) -> None:
     chat = args.number("chat", 42)
-    conn = chat_db.open_db(args.db)
-    conn.execute("insert or ignore into chats (id, title) values (?, 'chat')", (chat,))
+    db = chat_db.Db(args.db)
+    db.add_chat(chat, "chat")
     ttl = args.number("ttl-ms", 15_000) / 1000
     saved = False
     try:
@@ -127,7 +156,8 @@ def hold_and_save(args: Args, store: tinystore.Store) -> None:
             sys.stdin.readline()
             # Saved whether or not the lease is still held: the fence is
             # what refuses a late write.
-            changed = chat_db.save(conn, chat, "summary by python", f"{lease.fence:040d}")
+            saved_by = save(args, db, chat, "summary by python", lease.fence)
+            changed = 0 if isinstance(saved_by, tinystore.Stale) else saved_by
             print(f"SAVED {changed} {lease.fence}")
             saved = True
     except tinystore.Error as err:
@@ -165,9 +195,15 @@ def run(argv: list[str]) -> bool:
     if args.command == "fences":
         fences(args)
         return True
+    args.guarded()  # a bad --save fails before anything runs
     if not args.db or not args.store:
-        raise UsageError("--db PATH and --store DIR|ADDRESS are required")
-    chat_db.open_db(args.db)
+        raise UsageError("--db PATH|URL and --store DIR|ADDRESS are required")
+    if chat_db.is_postgres(args.db):
+        chat_db.Db(args.db)
+        if args.command not in ("migrate", "scene", "hold-and-save"):
+            raise UsageError(f"{args.command} runs on a SQLite file; --db postgresql:// takes migrate, scene and hold-and-save")
+    else:
+        chat_db.open_db(args.db)
     if args.command == "migrate":
         print(f"migrated {args.db}")
         return True
@@ -201,7 +237,9 @@ def main() -> int:
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     try:
         return 0 if run(sys.argv[1:]) else 1
-    except (UsageError, tinystore.Error, sqlite3.Error, OSError, ValueError, KeyError) as err:
+    except Exception as err:
+        if not isinstance(err, (UsageError, tinystore.Error, OSError, ValueError, KeyError, *chat_db.errors())):
+            raise
         print(f"chat-summaries: {err}", file=sys.stderr)
         return 2
 
