@@ -180,11 +180,18 @@ fn strangers_on_tcp_cannot_lock_out_unix_clients_or_tcp_clients_with_the_token()
 
     let mut unix = Raw::unix(&served.socket(), true);
     works(&mut unix, "unix");
+    // The client with the token waits behind them in the listen backlog,
+    // while the oldest strangers are closed, a grace after they came.
+    let asked = Instant::now();
     let mut member = Raw::tcp(&tcp);
     let hello = member.ask(&format!(
         r#"{{"op":"hello","version":1,"token":"{TOKEN}"}}"#
     ));
     assert_eq!(hello["ok"], true, "{hello}");
+    eprintln!(
+        "the client with the token was served after {:?}",
+        asked.elapsed()
+    );
     works(&mut member, "tcp");
 
     // The first strangers were closed to make room, and told why.

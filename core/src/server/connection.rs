@@ -145,11 +145,13 @@ impl Connection {
     }
 
     /// Cancels every wait and releases every lease of this connection, in
-    /// batches, letting other connections run between them.
-    pub async fn close(&self) {
+    /// batches, letting other connections run between them; how many
+    /// waits and leases that was.
+    pub async fn close(&self) -> usize {
         let waits = std::mem::take(&mut *self.waits());
         let held = self.state().close();
         drop(std::mem::take(&mut *self.observers()));
+        let given_up = waits.len() + held.len();
         waits.give_up(&self.engine).await;
         for (n, lease) in held.into_iter().enumerate() {
             let _ = self.engine.release(lease);
@@ -157,6 +159,7 @@ impl Connection {
                 tokio::task::yield_now().await;
             }
         }
+        given_up
     }
 
     /// Whether the client came over TCP, plain or TLS (and so must

@@ -5,6 +5,7 @@ use super::gate::{Gate, Pass};
 use super::metrics::Metrics;
 use super::session;
 use super::shutdown::Shutdown;
+use super::trim::Trim;
 use crate::embedded::Embedded;
 use crate::error::{Code, Error, Result};
 use crate::wire::{Reply, ServerFrame, MAX_CONNECTIONS, MAX_STRANGERS};
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream, UnixListener};
+use tokio::net::{TcpListener, TcpSocket, TcpStream, UnixListener};
 use tokio::sync::{mpsc, watch};
 use tracing::Instrument;
 
@@ -30,6 +31,8 @@ pub(super) struct Shared {
     pub done: mpsc::Sender<()>,
     pub gate: Arc<Gate>,
     pub metrics: Arc<Metrics>,
+    /// What closed connections freed, to give back to the system.
+    pub trim: Arc<Trim>,
     /// The number the next connection gets in the logs.
     connections: Arc<AtomicU64>,
 }
@@ -47,6 +50,7 @@ impl Shared {
             done,
             gate: Arc::default(),
             metrics,
+            trim: Arc::default(),
             connections: Arc::default(),
         }
     }
@@ -95,14 +99,41 @@ pub(super) fn bind_unix(path: &Path) -> Result<UnixListener> {
     Ok(listener)
 }
 
-/// Binds a TCP listener on `addr` (`HOST:PORT`).
+/// How many connections the kernel holds for a TCP listener before they
+/// are accepted (the kernel lowers it to `net.core.somaxconn`). While the
+/// strangers' cap is full, new connections wait there: a fleet of clients
+/// reconnecting at once waits in it rather than being refused, and a
+/// connection beyond it has its SYN dropped and retried by its kernel a
+/// second later.
+pub(super) const LISTEN_BACKLOG: u32 = 4096;
+
+/// Binds a TCP listener on `addr` (`HOST:PORT`), with [`LISTEN_BACKLOG`].
 pub(super) async fn bind_tcp(addr: &str) -> Result<TcpListener> {
-    TcpListener::bind(addr).await.map_err(|e| {
+    let cannot = |e: std::io::Error| {
         Error::new(
             Code::Io,
             format!("cannot listen on TCP address {addr:?}: {e}"),
         )
-    })
+    };
+    let mut last = None;
+    for at in tokio::net::lookup_host(addr).await.map_err(cannot)? {
+        match listen_on(at) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    let none = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address to bind");
+    Err(cannot(last.unwrap_or_else(none)))
+}
+
+fn listen_on(at: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = match at {
+        SocketAddr::V4(_) => TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(at)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// Accepts Unix connections until shutdown.
@@ -133,7 +164,8 @@ pub(super) fn spawn_tcp(listener: TcpListener, shared: Shared, token: String) {
 }
 
 /// Accepts TCP connections until shutdown, each with a stranger's pass,
-/// and gives them to `serve`.
+/// and gives them to `serve`. While the gate has no place for a stranger,
+/// it accepts nothing more: the next connections wait in the backlog.
 pub(super) fn accept_tcp(
     listener: TcpListener,
     shared: Shared,
@@ -142,16 +174,22 @@ pub(super) fn accept_tcp(
     tokio::spawn(async move {
         let mut shutdown = shared.shutdown();
         loop {
-            tokio::select! {
+            let (stream, peer) = tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => {
-                        let _ = stream.set_nodelay(true);
-                        serve(stream, peer, shared.gate.tcp());
+                    Ok(accepted) => accepted,
+                    Err(_) => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
                     }
-                    Err(_) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
                 },
                 _ = shutdown.recv() => return,
-            }
+            };
+            let pass = tokio::select! {
+                pass = shared.gate.tcp() => pass,
+                _ = shutdown.recv() => return,
+            };
+            let _ = stream.set_nodelay(true);
+            serve(stream, peer, pass);
         }
     });
 }
@@ -190,7 +228,7 @@ pub(super) fn admit<S>(
         tracing::info!("connection opened");
         let _open = shared.metrics.connection(label);
         let metrics = shared.metrics.clone();
-        session::serve(
+        let given_up = session::serve(
             stream,
             transport,
             pass,
@@ -200,6 +238,7 @@ pub(super) fn admit<S>(
         )
         .await;
         tracing::info!("connection closed");
+        shared.trim.closed(given_up);
         drop(shared);
     };
     tokio::spawn(task.instrument(span));

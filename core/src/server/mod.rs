@@ -10,6 +10,7 @@
 //! - [`tls`] wraps the TCP listener in TLS (mutual TLS with a client CA).
 //! - [`metrics`] counts (and [`process`] reads the process's figures);
 //!   [`scrape`] serves them as Prometheus text on a listener of their own.
+//! - [`trim`] gives the memory closed connections freed back to the system.
 //! - Shutdown is one idea, as in mini-redis: one signal every task watches.
 
 mod auth;
@@ -26,6 +27,7 @@ mod scrape;
 mod session;
 mod shutdown;
 mod tls;
+mod trim;
 mod waits;
 
 use crate::disk::SOCKET;
@@ -41,7 +43,8 @@ use tokio::sync::{mpsc, watch};
 
 pub use crate::wire::{
     HELLO_TIMEOUT, MAX_CONNECTIONS, MAX_LEASES_PER_CONNECTION, MAX_OBSERVERS_PER_CONNECTION,
-    MAX_STRANGER_FRAME_BYTES, MAX_WAITERS_PER_CONNECTION, STRANGER_TIMEOUT,
+    MAX_STRANGERS, MAX_STRANGER_FRAME_BYTES, MAX_WAITERS_PER_CONNECTION, STRANGER_GRACE,
+    STRANGER_TIMEOUT,
 };
 pub use auth::read_token_file;
 pub use metrics::MAX_NAMES;
@@ -127,6 +130,7 @@ impl Server {
             let engine = embedded.engine().clone();
             scrape::spawn(scrape, metrics, engine, shared.shutdown());
         }
+        trim::spawn(shared.trim.clone(), shared.shutdown());
         listener::spawn_unix(unix, shared.clone());
         match (tcp, options.tcp, tls) {
             (Some(tcp), Some(opts), Some(tls)) => tls::spawn_tls(tcp, shared, opts.token, tls),

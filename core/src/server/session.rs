@@ -14,7 +14,7 @@ use crate::error::{Code, Error};
 use crate::vocab::LeaseId;
 use crate::wire::{
     decode_request, FrameRead, FrameReader, Op, Reply, MAX_FRAME_BYTES, MAX_STRANGERS,
-    MAX_STRANGER_FRAME_BYTES, VERSION,
+    MAX_STRANGER_FRAME_BYTES, STRANGER_GRACE, VERSION,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,7 +37,7 @@ enum Wake {
 /// This task reads requests and writes every line the client gets: replies
 /// queued while it handles a request go out in the same write, and those
 /// that come later (a granted wait, a `lost` event, an observer's change)
-/// wake it.
+/// wake it. Returns how many waits and leases it gave up as it closed.
 pub(super) async fn serve<S>(
     stream: S,
     transport: Transport,
@@ -45,7 +45,8 @@ pub(super) async fn serve<S>(
     embedded: Arc<Embedded>,
     metrics: Arc<Metrics>,
     mut shutdown: Shutdown,
-) where
+) -> usize
+where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     let (read, write) = tokio::io::split(stream);
@@ -109,8 +110,8 @@ pub(super) async fn serve<S>(
             }
             Wake::Evicted => {
                 let why = format!(
-                    "no hello yet, and {MAX_STRANGERS} newer connections wait to authenticate: \
-                     the one waiting longest is closed"
+                    "no hello within {STRANGER_GRACE:?}, while {MAX_STRANGERS} connections \
+                     wait to authenticate and more come: the one waiting longest is closed"
                 );
                 unauthorized(&conn, None, &why)
             }
@@ -156,13 +157,14 @@ pub(super) async fn serve<S>(
             }
         }
     }
-    conn.close().await;
+    let given_up = conn.close().await;
     drop(conn);
     let _ = tokio::time::timeout(Duration::from_secs(2), async {
         let _ = drain(&mut rx, &mut writer).await;
         let _ = writer.flush().await;
     })
     .await;
+    given_up
 }
 
 /// Writes every line queued now.

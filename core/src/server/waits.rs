@@ -47,6 +47,11 @@ impl Waits {
         }
     }
 
+    /// How many acquires wait.
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
     /// Gives up every wait, a batch at a time: a batch leaves its lines
     /// under one short hold of the engine's lock, and other tasks run
     /// between batches, so the lock is never held long.

@@ -43,9 +43,16 @@ pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 /// apart from those, the most authenticated ones on TCP.
 pub const MAX_CONNECTIONS: usize = 1024;
 
-/// The most TCP connections waiting to authenticate at once; past it, the
-/// one waiting longest is closed to make room.
-pub const MAX_STRANGERS: usize = 64;
+/// The most TCP connections waiting to authenticate at once. Past it, new
+/// connections wait in the listen backlog until one leaves, or until the
+/// one waiting longest has had [`STRANGER_GRACE`] and is closed to make
+/// room.
+pub const MAX_STRANGERS: usize = 256;
+
+/// How long a TCP connection waiting to authenticate is safe from being
+/// closed to make room for a newer one: time for `hello` (and a TLS
+/// handshake) to arrive.
+pub const STRANGER_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How long a TCP connection has to authenticate with `hello`.
 pub const STRANGER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
