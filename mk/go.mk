@@ -2,8 +2,12 @@
 # static library (release, debug info stripped) and copied into the module
 # at bindings-go/build/GOOS-GOARCH/, where cgo links it through ${SRCDIR}
 # (bindings-go/internal/native/link_*.go); its header made by cbindgen and
-# checked for drift; then go vet and go test -race. `make dist-go` writes the
-# module with the library inside it to dist/go and dist/goproxy.
+# checked for drift; then go vet and go test -race, under a throwaway
+# PostgreSQL for the guard's tests (tests/guards/with-postgres.sh). `make
+# dist-go` writes the module with the library inside it to dist/go and
+# dist/goproxy. `make guard-worker-go` builds the guard's contention writer
+# (tests/guards/README.md) as $(CARGO_TARGET_DIR)/guard-worker-go; `make
+# bench-guards-go` measures the guard's cost per write.
 
 GO ?= go
 GO_DIR := bindings-go
@@ -22,7 +26,9 @@ GO_VERSION := v$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 TESTS += test-go
 BENCHES += bench-go
 
-.PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go
+GO_WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
+
+.PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go guard-worker-go bench-guards-go
 
 go-tools:
 	@command -v $(GO) >/dev/null || { apt-get update && apt-get install -y golang-go; }
@@ -60,7 +66,17 @@ test-go: go-tools go-lib go-header-check
 	$(CARGO) build -q -p tinystore-cli
 	$(CARGO) test -q -p tinystore-capi
 	cd $(GO_DIR) && $(GO) vet ./...
-	cd $(GO_DIR) && TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
+	cd $(GO_DIR) && $(GO_WITH_PG) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
+
+# The guard's contention writer for Go (tests/guards/contention.py runs it).
+guard-worker-go: go-tools go-lib
+	rm -f $(CARGO_TARGET_DIR)/guard-worker-go
+	cd $(GO_DIR) && $(GO) build -o $(CARGO_TARGET_DIR)/guard-worker-go ./internal/guardworker
+
+# A guarded write against the same write unguarded, on a SQLite file and on
+# PostgreSQL: median µs per write and the ratio (docs/benchmarks.md).
+bench-guards-go: go-tools go-lib
+	cd $(GO_DIR) && $(GO_WITH_PG) $(GO) run ./internal/guardbench --writes 5000
 
 bench-go: go-tools go-lib
 	$(CARGO) build -q --release -p tinystore-cli

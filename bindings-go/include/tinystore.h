@@ -41,6 +41,7 @@ typedef enum TsCode {
   TS_CODE_IO = 9,
   TS_CODE_UNAVAILABLE = 10,
   TS_CODE_INTERNAL = 11,
+  TS_CODE_STALE = 12,
   TS_CODE_CANCELLED = 100,
 } TsCode;
 
@@ -131,6 +132,18 @@ typedef struct TsOptions {
   // Whether a held lease is renewed every ttl/3 until released.
   bool renew;
 } TsOptions;
+
+// The guard's three statements for one dialect and placeholder style, as
+// NUL-terminated UTF-8 the caller frees with `ts_guard_statements_clear`.
+typedef struct TsGuardStatements {
+  // Makes the register table `tinystore_fences` if it is missing.
+  char *migration;
+  // Checks and records: parameters (resource, fence as 40 digits); one
+  // row changed is accepted, none means: read, then `ts_guard_refused`.
+  char *check;
+  // Reads the recorded fence: parameter (resource); one row or none.
+  char *read;
+} TsGuardStatements;
 
 // Waits for the acquire to end (or be given up with `ts_acquire_cancel`
 // from another thread) on this thread when no other call of the process
@@ -332,6 +345,66 @@ bool ts_group_try_acquire(const struct TsGroup *group,
 // # Safety
 // `group` is NULL or a live handle that no other call uses now or later.
 void ts_group_free(struct TsGroup *group);
+
+// Writes the statements for `dialect` (`"sqlite"`, `"postgres"`) with
+// `placeholders` (`"?"`, `"$1"`, `"%s"`) to `*out`. An unknown name is
+// `TS_CODE_INVALID`, saying which are known; `*out` is then left empty.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `out` and `err` are
+// writable.
+bool ts_guard_statements(const uint8_t *dialect,
+                         size_t dialect_len,
+                         const uint8_t *placeholders,
+                         size_t placeholders_len,
+                         struct TsGuardStatements *out,
+                         struct TsError *err);
+
+// Frees the texts of statements written by `ts_guard_statements` and sets
+// them to NULL. NULL, or statements already cleared, are ignored.
+//
+// # Safety
+// `statements` is NULL, zeroed, or written by `ts_guard_statements`.
+void ts_guard_statements_clear(struct TsGuardStatements *statements);
+
+// Checks a guard's resource (1 to 1024 bytes of UTF-8, no NUL); an
+// `invalid` error names what is wrong.
+//
+// # Safety
+// `resource` points to `resource_len` readable bytes; `err` is writable.
+bool ts_guard_check_resource(const uint8_t *resource, size_t resource_len, struct TsError *err);
+
+// Decides a write of `fence` to `resource` whose check changed no row,
+// from the fence recorded for it as read back (`has_recorded` false: no
+// row). True: accepted (an equal fence). Otherwise `err` says why:
+// `TS_CODE_STALE` (and `*largest` is the larger recorded fence),
+// `TS_CODE_CORRUPT` naming the resource, or `TS_CODE_INTERNAL`.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `largest` and `err`
+// are writable.
+bool ts_guard_refused(const uint8_t *resource,
+                      size_t resource_len,
+                      struct TsFence fence,
+                      bool has_recorded,
+                      const uint8_t *recorded,
+                      size_t recorded_len,
+                      struct TsFence *largest,
+                      struct TsError *err);
+
+// Fills `err` with the `invalid` error of a guard on `resource` whose
+// register table does not exist, saying how to make it.
+//
+// # Safety
+// `resource` points to `resource_len` readable bytes; `err` is writable.
+void ts_guard_missing_table(const uint8_t *resource, size_t resource_len, struct TsError *err);
+
+// Fills `err` with the `invalid` error of a guard on `resource` called
+// outside a transaction.
+//
+// # Safety
+// `resource` points to `resource_len` readable bytes; `err` is writable.
+void ts_guard_not_in_transaction(const uint8_t *resource, size_t resource_len, struct TsError *err);
 
 // Whether it is still held: false once released, run out, or lost with
 // its store or connection. When it was lost, `err` (when not NULL) gets

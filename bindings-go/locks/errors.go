@@ -26,6 +26,7 @@ const (
 	CodeIO           = native.CodeIO
 	CodeUnavailable  = native.CodeUnavailable
 	CodeInternal     = native.CodeInternal
+	CodeStale        = native.CodeStale
 )
 
 // The sentinels, one per code, for errors.Is.
@@ -54,4 +55,29 @@ var (
 	ErrUnavailable error = CodeUnavailable
 	// ErrInternal: a bug or an unexpected state; never the caller's fault.
 	ErrInternal error = CodeInternal
+	// ErrStale: a guard refused a write: its fence is below the largest
+	// one recorded for that resource (a *StaleError carries the three).
+	ErrStale error = CodeStale
 )
+
+// StaleError is the error of a guard that refused a write (code stale):
+// its fence is below the largest one recorded for the resource.
+// errors.Is(err, ErrStale) matches it, errors.As(err, &s) with s of type
+// *StaleError gives the three, and errors.As to *Error gives its code and
+// message.
+type StaleError struct {
+	// Resource is what the write was for, e.g. "chats/42".
+	Resource string
+	// Fence is the refused write's fence.
+	Fence Fence
+	// Largest is the largest fence recorded for Resource, above Fence.
+	Largest Fence
+	// Message names the three, as the core words it.
+	Message string
+}
+
+// Error is "stale: message".
+func (e *StaleError) Error() string { return string(CodeStale) + ": " + e.Message }
+
+// Unwrap gives the *Error of code stale, so errors.Is(err, ErrStale) holds.
+func (e *StaleError) Unwrap() error { return &Error{Code: CodeStale, Message: e.Message} }

@@ -5,6 +5,9 @@ import "tinystore.dev/go/locks"
 // Error is a tinystore error; see locks.Error.
 type Error = locks.Error
 
+// StaleError is a guard's refusal; see locks.StaleError.
+type StaleError = locks.StaleError
+
 // The sentinels of package locks, for errors.Is on what Open and Close
 // return (they are the very same values).
 var (
@@ -19,4 +22,5 @@ var (
 	ErrIO           = locks.ErrIO
 	ErrUnavailable  = locks.ErrUnavailable
 	ErrInternal     = locks.ErrInternal
+	ErrStale        = locks.ErrStale
 )

@@ -27,6 +27,7 @@ var sentinels = map[locks.Code]error{
 	locks.CodeIO:           tinystore.ErrIO,
 	locks.CodeUnavailable:  tinystore.ErrUnavailable,
 	locks.CodeInternal:     tinystore.ErrInternal,
+	locks.CodeStale:        tinystore.ErrStale,
 }
 
 // expect checks that err is an *Error of code, matched by errors.Is by its
@@ -48,8 +49,8 @@ func expect(t *testing.T, err error, code locks.Code, about string) {
 }
 
 func TestEveryCodeHasOneSentinel(t *testing.T) {
-	if len(sentinels) != 11 {
-		t.Fatalf("%d sentinels; DESIGN.md has 11 codes", len(sentinels))
+	if len(sentinels) != 12 {
+		t.Fatalf("%d sentinels; DESIGN.md has 12 codes", len(sentinels))
 	}
 	for code := range sentinels {
 		expect(t, &locks.Error{Code: code, Message: "about x"}, code, "about x")

@@ -22,12 +22,16 @@ pub enum TsCode {
     Io = 9,
     Unavailable = 10,
     Internal = 11,
+    Stale = 12,
     Cancelled = 100,
 }
 
-impl From<Code> for TsCode {
-    fn from(code: Code) -> TsCode {
-        match code {
+impl TsCode {
+    /// The C code of a core code; `None` for a code this crate does not
+    /// know yet (the core's `Code` may grow), which must not pass as
+    /// another.
+    pub fn of(code: Code) -> Option<TsCode> {
+        Some(match code {
             Code::Timeout => TsCode::Timeout,
             Code::LeaseLost => TsCode::LeaseLost,
             Code::InUse => TsCode::InUse,
@@ -38,8 +42,10 @@ impl From<Code> for TsCode {
             Code::Corrupt => TsCode::Corrupt,
             Code::Io => TsCode::Io,
             Code::Unavailable => TsCode::Unavailable,
-            _ => TsCode::Internal,
-        }
+            Code::Internal => TsCode::Internal,
+            Code::Stale => TsCode::Stale,
+            _ => return None,
+        })
     }
 }
 
@@ -70,7 +76,17 @@ impl Failure {
 
 impl From<Error> for Failure {
     fn from(err: Error) -> Failure {
-        Failure::new(err.code().into(), err.message())
+        match TsCode::of(err.code()) {
+            Some(code) => Failure::new(code, err.message()),
+            None => Failure::new(
+                TsCode::Internal,
+                format!(
+                    "error code {:?} is not known to the C ABI (a bug: add it to TsCode): {}",
+                    err.code().as_str(),
+                    err.message()
+                ),
+            ),
+        }
     }
 }
 
@@ -148,4 +164,19 @@ pub unsafe extern "C" fn ts_error_clear(err: *mut TsError) {
         err.message = std::ptr::null_mut();
         err.code = TsCode::Ok;
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_core_code_has_its_own_c_code() {
+        let mut seen = Vec::new();
+        for code in Code::ALL {
+            let c = TsCode::of(code).unwrap_or_else(|| panic!("{code} has no TsCode"));
+            assert!(!seen.contains(&c), "{code} shares {c:?}");
+            seen.push(c);
+        }
+    }
 }

@@ -20,6 +20,8 @@
 //! - [`lost`]: how a held lease tells its loss (the core's `on_lost`): a
 //!   token in a queue that one caller thread drains.
 //! - [`fence`]: `TsFence` and the core's fence parser and printer.
+//! - [`guard`]: the SQL guard's statements and decisions, for the Go
+//!   package that runs them on the caller's own `*sql.Tx`.
 //! - [`server`]: `TsServer`, a store served from inside the program.
 //! - [`cli`]: `ts_cli_main`, the `tinystore` command line as a function.
 //!
@@ -33,6 +35,7 @@ pub mod election;
 pub mod error;
 pub mod fence;
 pub mod group;
+pub mod guard;
 pub mod held;
 pub mod lost;
 pub mod runtime;

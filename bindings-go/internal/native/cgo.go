@@ -35,7 +35,7 @@ func failure(e *C.TsError) error {
 	if code == C.TS_CODE_CANCELLED {
 		return errCancelled
 	}
-	return &Error{Code: codeOf(C.TsCode(code)), Message: message}
+	return errorOf(C.TsCode(code), message)
 }
 
 // Options are a group's or a call's options; a false Has field keeps the

@@ -5,7 +5,10 @@ package native
 */
 import "C"
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Code is one of tinystore's error codes, spelled as on the wire. A Code
 // is itself an error: the sentinel that errors.Is matches every *Error of
@@ -25,6 +28,7 @@ const (
 	CodeIO           Code = "io"
 	CodeUnavailable  Code = "unavailable"
 	CodeInternal     Code = "internal"
+	CodeStale        Code = "stale"
 )
 
 // Error makes a Code the sentinel of its errors.
@@ -50,29 +54,57 @@ func Invalid(message string) error { return &Error{Code: CodeInvalid, Message: m
 // context's error.
 var errCancelled = errors.New("tinystore: acquire given up")
 
-func codeOf(code C.TsCode) Code {
+// codeOf is the Code of a C code; ok is false for a number this package
+// does not know (a library newer than the module), which must not pass as
+// another code.
+func codeOf(code C.TsCode) (c Code, ok bool) {
 	switch code {
 	case C.TS_CODE_TIMEOUT:
-		return CodeTimeout
+		return CodeTimeout, true
 	case C.TS_CODE_LEASE_LOST:
-		return CodeLeaseLost
+		return CodeLeaseLost, true
 	case C.TS_CODE_IN_USE:
-		return CodeInUse
+		return CodeInUse, true
 	case C.TS_CODE_CLOSED:
-		return CodeClosed
+		return CodeClosed, true
 	case C.TS_CODE_INVALID:
-		return CodeInvalid
+		return CodeInvalid, true
 	case C.TS_CODE_LIMIT:
-		return CodeLimit
+		return CodeLimit, true
 	case C.TS_CODE_UNAUTHORIZED:
-		return CodeUnauthorized
+		return CodeUnauthorized, true
 	case C.TS_CODE_CORRUPT:
-		return CodeCorrupt
+		return CodeCorrupt, true
 	case C.TS_CODE_IO:
-		return CodeIO
+		return CodeIO, true
 	case C.TS_CODE_UNAVAILABLE:
-		return CodeUnavailable
+		return CodeUnavailable, true
+	case C.TS_CODE_INTERNAL:
+		return CodeInternal, true
+	case C.TS_CODE_STALE:
+		return CodeStale, true
 	default:
-		return CodeInternal
+		return CodeInternal, false
 	}
+}
+
+// errorOf is the Error of a C code and message: an unknown code is an
+// internal error that names its number.
+func errorOf(code C.TsCode, message string) *Error {
+	c, ok := codeOf(code)
+	if !ok {
+		message = fmt.Sprintf("error code %d is not known to this Go module (a library newer than it?): %s", int(code), message)
+	}
+	return &Error{Code: c, Message: message}
+}
+
+// CodeOfNumber is codeOf for a number, for the tests: every number the
+// header defines, and whether it is known.
+func CodeOfNumber(n int) (Code, bool) { return codeOf(C.TsCode(n)) }
+
+// CodeNumbers are the numbers of the header's codes, but OK and CANCELLED.
+var CodeNumbers = []int{
+	C.TS_CODE_TIMEOUT, C.TS_CODE_LEASE_LOST, C.TS_CODE_IN_USE, C.TS_CODE_CLOSED,
+	C.TS_CODE_INVALID, C.TS_CODE_LIMIT, C.TS_CODE_UNAUTHORIZED, C.TS_CODE_CORRUPT,
+	C.TS_CODE_IO, C.TS_CODE_UNAVAILABLE, C.TS_CODE_INTERNAL, C.TS_CODE_STALE,
 }

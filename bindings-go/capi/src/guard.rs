@@ -1,0 +1,274 @@
+//! The SQL guard's statements and decisions (the core's `guard`), for the
+//! Go package `tinystore.dev/go/guard`, which runs the statements on the
+//! caller's own `*sql.Tx` and asks here what their outcome means.
+
+use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
+use crate::fence::TsFence;
+use crate::text::{bytes, put, utf8};
+use std::ffi::{c_char, CString};
+use tinystore::guard::{self, sql::Statements, Dialect, Placeholders};
+use tinystore::Fence;
+
+/// The guard's three statements for one dialect and placeholder style, as
+/// NUL-terminated UTF-8 the caller frees with `ts_guard_statements_clear`.
+#[repr(C)]
+pub struct TsGuardStatements {
+    /// Makes the register table `tinystore_fences` if it is missing.
+    pub migration: *mut c_char,
+    /// Checks and records: parameters (resource, fence as 40 digits); one
+    /// row changed is accepted, none means: read, then `ts_guard_refused`.
+    pub check: *mut c_char,
+    /// Reads the recorded fence: parameter (resource); one row or none.
+    pub read: *mut c_char,
+}
+
+fn owned(text: String) -> Outcome<*mut c_char> {
+    CString::new(text).map(CString::into_raw).map_err(|e| {
+        Failure::new(
+            TsCode::Internal,
+            format!("a guard statement holds a NUL: {e}"),
+        )
+    })
+}
+
+/// Writes the statements for `dialect` (`"sqlite"`, `"postgres"`) with
+/// `placeholders` (`"?"`, `"$1"`, `"%s"`) to `*out`. An unknown name is
+/// `TS_CODE_INVALID`, saying which are known; `*out` is then left empty.
+///
+/// # Safety
+/// The texts point to their lengths' readable bytes; `out` and `err` are
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_statements(
+    dialect: *const u8,
+    dialect_len: usize,
+    placeholders: *const u8,
+    placeholders_len: usize,
+    out: *mut TsGuardStatements,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let dialect = Dialect::parse(utf8(dialect, dialect_len, "guard dialect")?)?;
+            let style = utf8(placeholders, placeholders_len, "placeholder style")?;
+            let s = Statements::new(dialect, Placeholders::parse(style)?);
+            let statements = TsGuardStatements {
+                migration: owned(s.migration)?,
+                check: owned(s.check)?,
+                read: owned(s.read)?,
+            };
+            put(out, statements, "statements")
+        })
+    }
+}
+
+/// Frees the texts of statements written by `ts_guard_statements` and sets
+/// them to NULL. NULL, or statements already cleared, are ignored.
+///
+/// # Safety
+/// `statements` is NULL, zeroed, or written by `ts_guard_statements`.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_statements_clear(statements: *mut TsGuardStatements) {
+    quiet((), || {
+        // SAFETY: promised by the caller.
+        let Some(s) = (unsafe { statements.as_mut() }) else {
+            return;
+        };
+        for text in [&mut s.migration, &mut s.check, &mut s.read] {
+            if !text.is_null() {
+                // SAFETY: made by `CString::into_raw` in `owned`.
+                drop(unsafe { CString::from_raw(*text) });
+            }
+            *text = std::ptr::null_mut();
+        }
+    })
+}
+
+/// Checks a guard's resource (1 to 1024 bytes of UTF-8, no NUL); an
+/// `invalid` error names what is wrong.
+///
+/// # Safety
+/// `resource` points to `resource_len` readable bytes; `err` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_check_resource(
+    resource: *const u8,
+    resource_len: usize,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            guard::check_resource(utf8(resource, resource_len, "guard resource")?)?;
+            Ok(())
+        })
+    }
+}
+
+/// Decides a write of `fence` to `resource` whose check changed no row,
+/// from the fence recorded for it as read back (`has_recorded` false: no
+/// row). True: accepted (an equal fence). Otherwise `err` says why:
+/// `TS_CODE_STALE` (and `*largest` is the larger recorded fence),
+/// `TS_CODE_CORRUPT` naming the resource, or `TS_CODE_INTERNAL`.
+///
+/// # Safety
+/// The texts point to their lengths' readable bytes; `largest` and `err`
+/// are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_refused(
+    resource: *const u8,
+    resource_len: usize,
+    fence: TsFence,
+    has_recorded: bool,
+    recorded: *const u8,
+    recorded_len: usize,
+    largest: *mut TsFence,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let resource = utf8(resource, resource_len, "guard resource")?;
+            let text = String::from_utf8_lossy(bytes(recorded, recorded_len));
+            let recorded = has_recorded.then_some(text.as_ref());
+            let Err(refusal) = guard::refused(resource, Fence::from(fence), recorded) else {
+                return Ok(());
+            };
+            if let Some(stale) = refusal.stale_detail() {
+                put(largest, Fence::from_u128(stale.largest).into(), "largest")?;
+            }
+            Err(refusal.into())
+        })
+    }
+}
+
+/// Fills `err` with the `invalid` error of a guard on `resource` whose
+/// register table does not exist, saying how to make it.
+///
+/// # Safety
+/// `resource` points to `resource_len` readable bytes; `err` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_missing_table(
+    resource: *const u8,
+    resource_len: usize,
+    err: *mut TsError,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { fill_with(resource, resource_len, err, guard::missing_table) }
+}
+
+/// Fills `err` with the `invalid` error of a guard on `resource` called
+/// outside a transaction.
+///
+/// # Safety
+/// `resource` points to `resource_len` readable bytes; `err` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_not_in_transaction(
+    resource: *const u8,
+    resource_len: usize,
+    err: *mut TsError,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { fill_with(resource, resource_len, err, guard::not_in_transaction) }
+}
+
+/// Fills `err` with the core's error `make` gives for the resource.
+///
+/// # Safety
+/// As for the exports that call it.
+unsafe fn fill_with(
+    resource: *const u8,
+    resource_len: usize,
+    err: *mut TsError,
+    make: fn(&str) -> tinystore::Error,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            Err(make(&String::from_utf8_lossy(bytes(resource, resource_len))).into())
+        })
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ts_error_clear;
+    use std::ffi::CStr;
+
+    fn error() -> TsError {
+        TsError {
+            code: TsCode::Ok,
+            message: std::ptr::null_mut(),
+        }
+    }
+
+    fn message(err: &TsError) -> String {
+        // SAFETY: filled by this library.
+        unsafe { CStr::from_ptr(err.message) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn statements_are_the_cores_and_unknown_names_are_invalid() {
+        let (mut out, mut err) = (
+            TsGuardStatements {
+                migration: std::ptr::null_mut(),
+                check: std::ptr::null_mut(),
+                read: std::ptr::null_mut(),
+            },
+            error(),
+        );
+        // SAFETY: the texts are live slices; out and err are writable.
+        assert!(unsafe {
+            ts_guard_statements("postgres".as_ptr(), 8, "$1".as_ptr(), 2, &mut out, &mut err)
+        });
+        // SAFETY: written just above.
+        let check = unsafe { CStr::from_ptr(out.check) }
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(check, Statements::of(Dialect::Postgres).check);
+        // SAFETY: written by ts_guard_statements.
+        unsafe { ts_guard_statements_clear(&mut out) };
+        assert!(out.check.is_null());
+        // SAFETY: as above.
+        assert!(!unsafe {
+            ts_guard_statements("mysql".as_ptr(), 5, "?".as_ptr(), 1, &mut out, &mut err)
+        });
+        assert_eq!(err.code, TsCode::Invalid);
+        assert!(message(&err).contains("mysql"), "{}", message(&err));
+        // SAFETY: filled by this library.
+        unsafe { ts_error_clear(&mut err) };
+    }
+
+    #[test]
+    fn a_larger_recorded_fence_is_stale_with_the_largest() {
+        let (mut largest, mut err) = (TsFence::default(), error());
+        let recorded = Fence::new(1, 0).text();
+        let fence = TsFence {
+            epoch: 0,
+            count: u64::MAX,
+        };
+        // SAFETY: the texts are live slices; largest and err are writable.
+        let ok = unsafe {
+            ts_guard_refused(
+                "chats/42".as_ptr(),
+                8,
+                fence,
+                true,
+                recorded.as_ptr(),
+                recorded.len(),
+                &mut largest,
+                &mut err,
+            )
+        };
+        assert!(!ok);
+        assert_eq!(err.code, TsCode::Stale);
+        assert_eq!(largest, TsFence { epoch: 1, count: 0 });
+        assert!(message(&err).contains("chats/42"), "{}", message(&err));
+        // SAFETY: filled by this library.
+        unsafe { ts_error_clear(&mut err) };
+    }
+}
