@@ -18,3 +18,15 @@ test-guards-rust: deps-rust
 	  --test guard_sqlite --test guard_postgres --lib guard::
 
 test-guards: test-guards-rust
+
+# The guard's cost per write, in Rust (core/benches/guard.rs), on a SQLite
+# file and on the throwaway PostgreSQL; each binding adds its own
+# bench-guards-<language>, listed here. Figures: docs/benchmarks.md.
+BENCHES += bench-guards
+.PHONY: bench-guards bench-guards-rust
+
+bench-guards-rust: deps-rust
+	$(CARGO) build --release -p tinystore --features $(GUARD_FEATURES) --bench guard
+	$(WITH_PG) $(CARGO) bench -p tinystore --features $(GUARD_FEATURES) --bench guard
+
+bench-guards: bench-guards-rust

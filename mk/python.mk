@@ -10,7 +10,7 @@ PY_TINYSTORE_BIN := $(CARGO_TARGET_DIR)/debug/tinystore
 TESTS += test-python
 BENCHES += bench-python
 
-.PHONY: python-env python-install dist-python test-python bench-python
+.PHONY: python-env python-install dist-python test-python bench-python bench-guards-python
 
 $(PY):
 	python3 -m venv $(PY_VENV) || { apt-get update && apt-get install -y python3-venv python3-pip && python3 -m venv $(PY_VENV); }
@@ -44,3 +44,10 @@ test-python: python-install
 bench-python: python-install
 	$(CARGO) build -q --release -p tinystore-cli
 	cd bindings-python && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/release/tinystore $(PY) bench/hold.py
+
+# The guard's cost per write (bench/guard.py): a guarded write against the
+# same write unguarded, on a SQLite file and on a throwaway PostgreSQL;
+# part of `make bench-guards` (mk/guards.mk). Figures: docs/benchmarks.md.
+bench-guards: bench-guards-python
+bench-guards-python: python-install
+	cd bindings-python && $(WITH_PG) $(PY) bench/guard.py
