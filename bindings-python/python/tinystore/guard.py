@@ -103,14 +103,15 @@ def check(conn: Handle, resource: str, fence: int) -> None:
     text = _native.guard_arguments(resource, fence)
     if not _psycopg_in_transaction(pg):
         raise _native.guard_not_in_transaction(resource)
-    errors = _psycopg().errors
-    with pg.cursor(row_factory=_psycopg().rows.tuple_row) as cur:
-        try:
-            if cur.execute(_PSYCOPG.check, (resource, text)).rowcount > 0:
-                return
-            row = cur.execute(_PSYCOPG.read, (resource,)).fetchone()
-        except errors.UndefinedTable as err:
-            raise _native.guard_missing_table(resource) from err
+    psycopg = _psycopg()
+    try:
+        if pg.execute(_PSYCOPG.check, (resource, text)).rowcount > 0:
+            return
+        # Refused, or equal on a database that counts it unchanged: read
+        # what is recorded, as tuples whatever the connection's row factory.
+        row = pg.cursor(row_factory=psycopg.rows.tuple_row).execute(_PSYCOPG.read, (resource,)).fetchone()
+    except psycopg.errors.UndefinedTable as err:
+        raise _native.guard_missing_table(resource) from err
     _native.guard_refused(resource, fence, _recorded(row))
 
 
@@ -127,14 +128,14 @@ async def check_async(aconn: AsyncHandle, resource: str, fence: int) -> None:
     text = _native.guard_arguments(resource, fence)
     if not _psycopg_in_transaction(pg):
         raise _native.guard_not_in_transaction(resource)
-    errors = _psycopg().errors
-    async with pg.cursor(row_factory=_psycopg().rows.tuple_row) as cur:
-        try:
-            if (await cur.execute(_PSYCOPG.check, (resource, text))).rowcount > 0:
-                return
-            row = await (await cur.execute(_PSYCOPG.read, (resource,))).fetchone()
-        except errors.UndefinedTable as err:
-            raise _native.guard_missing_table(resource) from err
+    psycopg = _psycopg()
+    try:
+        if (await pg.execute(_PSYCOPG.check, (resource, text))).rowcount > 0:
+            return
+        read = await pg.cursor(row_factory=psycopg.rows.tuple_row).execute(_PSYCOPG.read, (resource,))
+        row = await read.fetchone()
+    except psycopg.errors.UndefinedTable as err:
+        raise _native.guard_missing_table(resource) from err
     _native.guard_refused(resource, fence, _recorded(row))
 
 
@@ -142,18 +143,16 @@ def _check_sqlite(conn: sqlite3.Connection, resource: str, fence: int) -> None:
     text = _native.guard_arguments(resource, fence)
     if not _sqlite_in_transaction(conn):
         raise _native.guard_not_in_transaction(resource)
-    cur = conn.cursor()
-    cur.row_factory = None  # tuples, whatever the connection's factory
     try:
-        if cur.execute(_SQLITE.check, (resource, text)).rowcount > 0:
+        if conn.execute(_SQLITE.check, (resource, text)).rowcount > 0:
             return
-        row = cur.execute(_SQLITE.read, (resource,)).fetchone()
+        read = conn.cursor()
+        read.row_factory = None  # tuples, whatever the connection's factory
+        row = read.execute(_SQLITE.read, (resource,)).fetchone()
     except sqlite3.OperationalError as err:
         if "no such table" in str(err):
             raise _native.guard_missing_table(resource) from err
         raise
-    finally:
-        cur.close()
     _native.guard_refused(resource, fence, _recorded(row))
 
 
