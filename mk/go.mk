@@ -7,7 +7,9 @@
 # dist-go` writes the module with the library inside it to dist/go and
 # dist/goproxy. `make guard-worker-go` builds the guard's contention writer
 # (tests/guards/README.md) as $(CARGO_TARGET_DIR)/guard-worker-go; `make
-# bench-guards-go` measures the guard's cost per write.
+# bench-guards-go` measures the guard's cost per write. Both live in their
+# own module, tests/guards/go, so that no SQL driver enters the module
+# users get.
 
 GO ?= go
 GO_DIR := bindings-go
@@ -27,6 +29,7 @@ TESTS += test-go
 BENCHES += bench-go
 
 GO_WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
+GO_GUARD_TOOLS := tests/guards/go
 
 .PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go guard-worker-go bench-guards-go
 
@@ -66,17 +69,18 @@ test-go: go-tools go-lib go-header-check
 	$(CARGO) build -q -p tinystore-cli
 	$(CARGO) test -q -p tinystore-capi
 	cd $(GO_DIR) && $(GO) vet ./...
+	cd $(GO_GUARD_TOOLS) && $(GO) vet ./...
 	cd $(GO_DIR) && $(GO_WITH_PG) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
 
 # The guard's contention writer for Go (tests/guards/contention.py runs it).
 guard-worker-go: go-tools go-lib
 	rm -f $(CARGO_TARGET_DIR)/guard-worker-go
-	cd $(GO_DIR) && $(GO) build -o $(CARGO_TARGET_DIR)/guard-worker-go ./internal/guardworker
+	cd $(GO_GUARD_TOOLS) && $(GO) build -o $(CARGO_TARGET_DIR)/guard-worker-go ./worker
 
 # A guarded write against the same write unguarded, on a SQLite file and on
 # PostgreSQL: median µs per write and the ratio (docs/benchmarks.md).
 bench-guards-go: go-tools go-lib
-	cd $(GO_DIR) && $(GO_WITH_PG) $(GO) run ./internal/guardbench --writes 5000
+	cd $(GO_GUARD_TOOLS) && $(GO_WITH_PG) $(GO) run ./bench --writes 5000
 
 bench-go: go-tools go-lib
 	$(CARGO) build -q --release -p tinystore-cli
