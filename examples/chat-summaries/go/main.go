@@ -6,6 +6,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -142,7 +143,11 @@ func scene(ctx context.Context, a *args, store *tinystore.Store) (bool, error) {
 		return false, err
 	}
 	defer func() { _ = db.Close() }()
-	if _, err := db.ExecContext(ctx, "insert or ignore into chats (id, title) values (42, 'chat 42')"); err != nil {
+	if _, err := db.ExecContext(ctx, "insert into chats (id, title) values (42, 'chat 42') on conflict do nothing"); err != nil {
+		return false, err
+	}
+	guarded, err := a.guarded()
+	if err != nil {
 		return false, err
 	}
 	ttl, err := a.millis("ttl-ms", 300)
@@ -161,7 +166,13 @@ func scene(ctx context.Context, a *args, store *tinystore.Store) (bool, error) {
 	go func() {
 		done <- summaries.Hold(ctx, 42, func(ctx context.Context, lease *locks.Lease) error {
 			fenceB = lease.Fence
-			changed, err := save(ctx, db, 42, "summary by B", text(lease.Fence))
+			var changed int64
+			var err error
+			if guarded {
+				changed, err = saveGuarded(ctx, db, 42, "summary by B", lease.Fence)
+			} else {
+				changed, err = save(ctx, db, 42, "summary by B", text(lease.Fence))
+			}
 			changedB = changed
 			return err
 		})
@@ -171,6 +182,9 @@ func scene(ctx context.Context, a *args, store *tinystore.Store) (bool, error) {
 		return false, err
 	}
 	fmt.Printf("2. A's lease ran out. Worker B holds chat 42 with fence %s and saves: %d row changed.\n", fenceB, changedB)
+	if guarded {
+		return sceneGuarded(ctx, db, leaseA.Fence, fenceB, changedB)
+	}
 	changedA, err := save(ctx, db, 42, "summary by A", text(leaseA.Fence))
 	if err != nil {
 		return false, err
@@ -188,6 +202,49 @@ func scene(ctx context.Context, a *args, store *tinystore.Store) (bool, error) {
 	return changedA == 0 && changedB == 1, nil
 }
 
+// sceneGuarded is step 3 of the scene with --save guard: A's late save,
+// the update and the guard's check in one transaction, is refused with
+// stale and rolled back.
+func sceneGuarded(ctx context.Context, db *sql.DB, fenceA, fenceB locks.Fence, changedB int64) (bool, error) {
+	_, err := saveGuarded(ctx, db, 42, "summary by A", fenceA)
+	var stale *tinystore.StaleError
+	refused := errors.As(err, &stale)
+	switch {
+	case refused:
+		fmt.Printf("3. A wakes and saves with fence %s: the guard refused it with stale: fence %s is below fence %s, recorded for %s; A's update rolled back with it.\n",
+			fenceA, stale.Fence, stale.Largest, stale.Resource)
+	case err != nil:
+		return false, err
+	default:
+		fmt.Printf("3. A wakes and saves with fence %s: ACCEPTED (the guard failed).\n", fenceA)
+	}
+	largest, err := recorded(ctx, db, 42)
+	if err != nil {
+		return false, err
+	}
+	summary, _, err := kept(ctx, db, 42)
+	if err != nil {
+		return false, err
+	}
+	fmt.Printf("tinystore_fences keeps the largest fence that wrote chats/42: %s\n", largest)
+	fmt.Printf("chat.db keeps: %q\n", summary)
+	return refused && changedB == 1 && largest == text(fenceB), nil
+}
+
+// guarded is whether --save is guard (the update plus the guard's check in
+// one transaction) rather than column (the default: the fenced update of
+// docs/fences.md).
+func (a *args) guarded() (bool, error) {
+	switch v := a.flags["save"]; v {
+	case "", "column":
+		return false, nil
+	case "guard":
+		return true, nil
+	default:
+		return false, fmt.Errorf("--save takes column or guard, not %q", v)
+	}
+}
+
 func holdAndSave(ctx context.Context, a *args, store *tinystore.Store) error {
 	chat, err := a.number("chat", 42)
 	if err != nil {
@@ -202,7 +259,11 @@ func holdAndSave(ctx context.Context, a *args, store *tinystore.Store) error {
 		return err
 	}
 	defer func() { _ = db.Close() }()
-	if _, err := db.ExecContext(ctx, "insert or ignore into chats (id, title) values (?, 'chat')", chat); err != nil {
+	if _, err := db.ExecContext(ctx, q("insert into chats (id, title) values (?, 'chat') on conflict do nothing"), chat); err != nil {
+		return err
+	}
+	guarded, err := a.guarded()
+	if err != nil {
 		return err
 	}
 	name := a.flags["name"]
@@ -217,7 +278,18 @@ func holdAndSave(ctx context.Context, a *args, store *tinystore.Store) error {
 		}
 		// Saved whether or not the lease is still held (a lost lease
 		// cancels ctx): the fence is what refuses a late write.
-		changed, err := save(context.WithoutCancel(ctx), db, chat, "summary by go", text(lease.Fence))
+		ctx = context.WithoutCancel(ctx)
+		var changed int64
+		var err error
+		var stale *tinystore.StaleError
+		if guarded {
+			changed, err = saveGuarded(ctx, db, chat, "summary by go", lease.Fence)
+			if errors.As(err, &stale) {
+				err = nil // SAVED 0: refused as stale
+			}
+		} else {
+			changed, err = save(ctx, db, chat, "summary by go", text(lease.Fence))
+		}
 		if err != nil {
 			return err
 		}
@@ -246,7 +318,7 @@ func run(ctx context.Context, argv []string) (bool, error) {
 		return true, fences(a)
 	}
 	if a.db == "" || a.store == "" {
-		return false, errors.New("--db PATH and --store DIR|ADDRESS are required")
+		return false, errors.New("--db PATH|postgresql://URL and --store DIR|ADDRESS are required")
 	}
 	db, err := openDB(ctx, a.db)
 	if err != nil {

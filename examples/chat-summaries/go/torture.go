@@ -23,7 +23,7 @@ const saveLog = `create table if not exists save_log (
 // saveLogged runs the fenced update and its save_log row in one
 // `begin immediate` transaction.
 func saveLogged(ctx context.Context, db *sql.DB, chat int64, fence, worker string) error {
-	return immediate(ctx, db, func(c *sql.Conn) error {
+	return immediate(ctx, db, func(c conn) error {
 		changed, err := save(ctx, c, chat, "summary by "+worker, fence)
 		if err != nil {
 			return err
