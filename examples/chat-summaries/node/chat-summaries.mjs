@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // chat-summaries in TypeScript on Node (JavaScript checked with JSDoc types):
 // summary workers that hold `summaries` for a chat and save with the fenced
-// conditional update. See ../README.md for the commands, which every
-// language's program shares.
+// conditional update, or (scene and hold-and-save with --save guard) with
+// the update and tinystore's guard in one transaction. See ../README.md for
+// the commands, which every language's program shares.
 
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { connect, fenceText, open, parseFence, TinystoreError } from 'tinystore'
-import { history, kept, openDb, save, seed } from './chat-db.mjs'
+import { connect, fenceText, open, parseFence, StaleError, TinystoreError } from 'tinystore'
+import { history, isPostgres, openChats, openDb, save, seed } from './chat-db.mjs'
 import { run as torture } from './torture.mjs'
 
 const COMMANDS = 'migrate, work, scene, hold-and-save, torture, fences'
@@ -47,6 +48,19 @@ function parseArgs(argv) {
 }
 
 /** @typedef {ReturnType<typeof parseArgs>} Args */
+/** @typedef {import('./chat-db.mjs').Chats} Chats */
+
+/**
+ * Whether --save is guard (the update and the guard's check in one
+ * transaction) rather than column (the default: the fenced update of
+ * docs/fences.md).
+ * @param {Args} args
+ */
+function guarded(args) {
+  const save = args.flags.get('save') ?? 'column'
+  if (save !== 'column' && save !== 'guard') throw new UsageError(`--save takes column or guard, not ${JSON.stringify(save)}`)
+  return save === 'guard'
+}
 /** @typedef {import('tinystore').Store} Store */
 
 /**
@@ -86,24 +100,60 @@ async function work(args, store) {
 
 /** @param {Args} args @param {Store} store */
 async function scene(args, store) {
-  const db = openDb(args.db)
-  db.prepare("insert or ignore into chats (id, title) values (42, 'chat 42')").run()
-  const ttl = args.number('ttl-ms', 300)
-  const summaries = store.locks('summaries')
-  const a = await summaries.acquire(42, { ttl, renew: false })
-  console.log(`1. Worker A holds chat 42 with fence ${a.fence} and pauses past its ttl of ${ttl}ms.`)
-  const workerB = summaries.hold(42, async lease => {
-    const dbB = openDb(args.db)
-    return { fence: lease.fence, changed: save(dbB, 42, 'summary by B', text(lease.fence)) }
-  })
-  const [b] = await Promise.all([workerB, sleep(2 * ttl)])
-  console.log(`2. A's lease ran out. Worker B holds chat 42 with fence ${b.fence} and saves: ${b.changed} row changed.`)
-  const aChanged = save(db, 42, 'summary by A', text(a.fence))
-  const outcome = aChanged === 0 ? 'refused, 0 rows changed' : 'ACCEPTED (the fence failed)'
-  console.log(`3. A wakes and saves with fence ${a.fence}: ${outcome}.`)
-  const { summary, fence } = kept(db, 42)
-  console.log(`chat.db keeps: ${JSON.stringify(summary)} with fence ${fence}`)
-  return aChanged === 0 && b.changed === 1
+  const guard = guarded(args)
+  const db = await openChats(args.db)
+  const dbB = await openChats(args.db)
+  try {
+    await db.addChat(42, 'chat 42')
+    const ttl = args.number('ttl-ms', 300)
+    const summaries = store.locks('summaries')
+    const a = await summaries.acquire(42, { ttl, renew: false })
+    console.log(`1. Worker A holds chat 42 with fence ${a.fence} and pauses past its ttl of ${ttl}ms.`)
+    const workerB = summaries.hold(42, async lease => ({
+      fence: lease.fence,
+      changed: guard
+        ? await dbB.saveGuarded(42, 'summary by B', lease.fence)
+        : await dbB.save(42, 'summary by B', text(lease.fence)),
+    }))
+    const [b] = await Promise.all([workerB, sleep(2 * ttl)])
+    console.log(`2. A's lease ran out. Worker B holds chat 42 with fence ${b.fence} and saves: ${b.changed} row changed.`)
+    if (guard) return (await sceneGuarded(db, a.fence, b.fence)) && b.changed === 1
+    const aChanged = await db.save(42, 'summary by A', text(a.fence))
+    const outcome = aChanged === 0 ? 'refused, 0 rows changed' : 'ACCEPTED (the fence failed)'
+    console.log(`3. A wakes and saves with fence ${a.fence}: ${outcome}.`)
+    const { summary, fence } = await db.kept(42)
+    console.log(`chat.db keeps: ${JSON.stringify(summary)} with fence ${fence}`)
+    return aChanged === 0 && b.changed === 1
+  } finally {
+    await Promise.all([db.close(), dbB.close()])
+  }
+}
+
+/**
+ * Step 3 of the scene with --save guard: A's late save, the update and the
+ * guard's check in one transaction, is refused with stale and rolled back.
+ * @param {Chats} db
+ * @param {bigint} fenceA
+ * @param {bigint} fenceB
+ * @returns {Promise<boolean>} whether A was refused and the register keeps B's fence
+ */
+async function sceneGuarded(db, fenceA, fenceB) {
+  let refused = false
+  try {
+    await db.saveGuarded(42, 'summary by A', fenceA)
+    console.log(`3. A wakes and saves with fence ${fenceA}: ACCEPTED (the guard failed).`)
+  } catch (err) {
+    if (!(err instanceof StaleError)) throw err
+    refused = true
+    console.log(
+      `3. A wakes and saves with fence ${fenceA}: the guard refused it with stale: fence ${err.fence} is below fence ${err.largest}, recorded for ${err.resource}; A's update rolled back with it.`,
+    )
+  }
+  const largest = await db.recorded(42)
+  const { summary } = await db.kept(42)
+  console.log(`tinystore_fences keeps the largest fence that wrote chats/42: ${largest}`)
+  console.log(`chat.db keeps: ${JSON.stringify(summary)}`)
+  return refused && largest === text(fenceB)
 }
 
 /** One line from stdin (empty at its end). */
@@ -120,8 +170,9 @@ async function readLine() {
 /** @param {Args} args @param {Store} store */
 async function holdAndSave(args, store) {
   const chat = args.number('chat', 42)
-  const db = openDb(args.db)
-  db.prepare("insert or ignore into chats (id, title) values (?, 'chat')").run(chat)
+  const guard = guarded(args)
+  const db = await openChats(args.db)
+  await db.addChat(chat, 'chat')
   const ttl = args.number('ttl-ms', 15_000)
   let saved = false
   try {
@@ -132,7 +183,12 @@ async function holdAndSave(args, store) {
         await readLine()
         // Saved whether or not the lease is still held: the fence is what
         // refuses a late write.
-        const changed = save(db, chat, 'summary by node', text(lease.fence))
+        const changed = guard
+          ? await db.saveGuarded(chat, 'summary by node', lease.fence).catch(err => {
+              if (err instanceof StaleError) return 0 // refused as stale
+              throw err
+            })
+          : await db.save(chat, 'summary by node', text(lease.fence))
         console.log(`SAVED ${changed} ${lease.fence}`)
         saved = true
       },
@@ -142,6 +198,8 @@ async function holdAndSave(args, store) {
   } catch (err) {
     if (!saved || !(err instanceof TinystoreError)) throw err
     console.log(`RELEASED ${err.code}`)
+  } finally {
+    await db.close()
   }
 }
 
@@ -183,8 +241,11 @@ async function run(argv) {
     fences(args)
     return true
   }
-  if (!args.db || !args.store) throw new UsageError('--db PATH and --store DIR|ADDRESS are required')
-  openDb(args.db).close()
+  if (!args.db || !args.store) throw new UsageError('--db PATH|postgresql://URL and --store DIR|ADDRESS are required')
+  if (isPostgres(args.db) && (args.command === 'work' || args.command === 'torture')) {
+    throw new UsageError(`${args.command} takes a SQLite file as --db; scene and hold-and-save also take a postgresql:// URL`)
+  }
+  await (await openChats(args.db)).close()
   if (args.command === 'migrate') {
     console.log(`migrated ${args.db}`)
     return true
