@@ -10,14 +10,20 @@ TESTS += test-guards
 WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
 
-.PHONY: test-guards test-guards-rust
+.PHONY: test-guards test-guards-rust test-guards-contention
 
 test-guards-rust: deps-rust
 	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES) --all-targets -- -D warnings
 	$(WITH_PG) env TINYSTORE_REQUIRE_PG=1 $(CARGO) test -p tinystore --features $(GUARD_FEATURES) \
 	  --test guard_sqlite --test guard_postgres --lib guard::
 
-test-guards: test-guards-rust
+# Writers in four languages on one served key, some stopped past their TTL,
+# through the guard on SQLite and on PostgreSQL (tests/guards/README.md).
+test-guards-contention: python-install node-deps guard-worker-go
+	$(CARGO) build -q -p tinystore-cli -p chat-summaries
+	$(WITH_PG) $(PY) tests/guards/contention.py --seconds 10
+
+test-guards: test-guards-rust test-guards-contention
 
 # The guard's cost per write, in Rust (core/benches/guard.rs), on a SQLite
 # file and on the throwaway PostgreSQL; each binding adds its own

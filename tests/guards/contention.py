@@ -132,12 +132,15 @@ def read_back(db: str) -> tuple[list[tuple[int, str]], str | None]:
 def check(db: str, writers: list[Writer]) -> dict[str, Any]:
     log, register = read_back(db)
     fences = [f for f, _ in log]
+    writer_of = dict(log)
     accepted = sorted(f for w in writers for f in w.accepted)
     refused = [r for w in writers for r in w.refused]
     violations: list[str] = []
     for before, after in zip(fences, fences[1:]):
         if after <= before:
-            violations.append(f"the log's fences went from {before} to {after}")
+            violations.append(
+                f"the log's fences went from {before} ({writer_of[before]}) to {after} ({writer_of[after]})"
+            )
     if sorted(fences) != accepted:
         violations.append(f"the log ({len(fences)} rows) is not the accepted writes ({len(accepted)})")
     logged = set(fences)
