@@ -77,8 +77,11 @@ guard-worker-go: go-tools go-lib
 	rm -f $(CARGO_TARGET_DIR)/guard-worker-go
 	cd $(GO_GUARD_TOOLS) && $(GO) build -o $(CARGO_TARGET_DIR)/guard-worker-go ./worker
 
-# A guarded write against the same write unguarded, on a SQLite file and on
-# PostgreSQL: median µs per write and the ratio (docs/benchmarks.md).
+# A guarded write against the same write unguarded and with one more
+# statement, on a SQLite file and on PostgreSQL: median µs per write and the
+# ratio; part of `make bench-guards` (mk/guards.mk). Figures:
+# docs/benchmarks.md.
+bench-guards: bench-guards-go
 bench-guards-go: go-tools go-lib
 	cd $(GO_GUARD_TOOLS) && $(GO_WITH_PG) $(GO) run ./bench --writes 5000
 
