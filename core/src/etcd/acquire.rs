@@ -4,9 +4,16 @@
 //! client's shared etcd lease for its TTL (sessions.rs); it holds the key while its entry is among the first
 //! `limit` by create revision (1 for a lock), and otherwise watches the line
 //! for deletions. At the grant it writes its entry again in a transaction
-//! conditioned on the entry still existing: the revision of that write is
-//! the fence's count, so counts grow in grant order across the cluster. When
-//! the line is empty, joining and granting are one transaction.
+//! conditioned on the entry's last write being the one it knows: the
+//! revision of that write is the fence's count, so counts grow in grant
+//! order across the cluster. When the line is empty, joining and granting
+//! are one transaction.
+//!
+//! Both writes are right when a try whose answer was lost is repeated
+//! (call.rs): the join writes the entry only if it is not there yet, and
+//! otherwise takes up the one its earlier try wrote; a grant that finds a
+//! newer write of its entry takes it as its earlier try's grant. So one
+//! acquire writes one entry and is granted once.
 //!
 //! Giving up (the future dropped, a wait that ran out, `try_acquire` finding
 //! the key taken) deletes the caller's entry; a give-up that crosses the
