@@ -318,6 +318,7 @@ export declare namespace guard {
    * (the transaction function then rolls back), CorruptError when the
    * recorded fence is not 40 digits, InvalidError for a bad resource, a
    * fence that is not a bigint from 0 to 2^128-1, or a missing table.
+   * better-sqlite3's own errors (SQLITE_BUSY, say) pass through as they are.
    */
   function check(db: GuardSqliteHandle, resource: string, fence: bigint): void
   /**
@@ -327,8 +328,8 @@ export declare namespace guard {
    * transaction: after a missing table (InvalidError) roll back. At READ
    * COMMITTED a second writer of the resource waits for the first's commit,
    * then the rule decides; at REPEATABLE READ and SERIALIZABLE it fails with
-   * IoError (its `cause` the pg error, code 40001): retry the whole
-   * transaction.
+   * pg's own error, code '40001' (a serialization failure): retry the whole
+   * transaction. The driver's other errors pass through as they are.
    */
   function check(client: GuardPgHandle, resource: string, fence: bigint): Promise<void>
   /** Makes the table tinystore_fences if it is missing (SQLite: at once). */

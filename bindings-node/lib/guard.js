@@ -2,12 +2,14 @@
 // The SQL guard on the handles users already have: a better-sqlite3
 // Database (sync) or a pg Client / PoolClient (async). The statements and
 // every decision come from the core through the addon; this file runs them
-// on the handle and maps the driver's errors. Neither driver is imported:
+// on the handle. The driver's own errors pass through as they are (a
+// serialization failure is pg's error with code '40001'), but for a missing
+// register table, which is the core's InvalidError. Neither driver is imported:
 // the handle is told apart by its shape (`prepare` and `inTransaction`, or
 // `query`), so both stay optional peer dependencies.
 const native = require('./native')
 const { describe, fenceText } = require('./convert')
-const { InvalidError, IoError, fromNativeValue, mappedSync } = require('./errors')
+const { InvalidError, fromNativeValue, mappedSync } = require('./errors')
 
 /** @typedef {import('../native').NativeGuardStatements} Statements */
 
@@ -88,16 +90,6 @@ function decide(resource, fence, recorded) {
   if (refusal) throw fromNativeValue(refusal)
 }
 
-/**
- * @param {string} doing
- * @param {string} driver
- * @param {unknown} err
- */
-function driverError(doing, driver, err) {
-  const detail = err instanceof Error ? err.message : String(err)
-  return new IoError(`${doing}: ${driver}: ${detail}`, { cause: err })
-}
-
 /** @type {WeakMap<object, { check: SqliteStatement, read: SqliteStatement }>} */
 const prepared = new WeakMap()
 
@@ -126,15 +118,13 @@ function checkSqlite(db, resource, fence, text) {
 }
 
 /**
+ * The core's error for a missing register table, else the driver's own.
  * @param {string} resource
  * @param {unknown} err
  */
 function sqliteError(resource, err) {
   if (err instanceof Error && 'code' in err && /no such table: (\w+\.)?tinystore_fences\b/.test(err.message)) {
     return fromNativeValue(native.guardMissingTable(resource))
-  }
-  if (err instanceof Error && 'code' in err && String(err.code).startsWith('SQLITE_')) {
-    return driverError(`guarding ${JSON.stringify(resource)}`, 'sqlite', err)
   }
   return err
 }
@@ -165,20 +155,14 @@ async function checkPg(client, resource, fence, text) {
 }
 
 /**
+ * The core's error for a missing register table (SQLSTATE 42P01), else
+ * the driver's own.
  * @param {string} resource
  * @param {unknown} err
  */
 function pgError(resource, err) {
   const code = err instanceof Error && 'code' in err ? err.code : undefined
-  if (code === '42P01') return fromNativeValue(native.guardMissingTable(resource))
-  const doing = `guarding ${JSON.stringify(resource)}`
-  if (code === '40001') {
-    return new IoError(
-      `${doing}: postgres: a concurrent transaction wrote it first (serialization failure, SQLSTATE 40001): retry the whole transaction`,
-      { cause: err },
-    )
-  }
-  return driverError(doing, 'postgres', err)
+  return code === '42P01' ? fromNativeValue(native.guardMissingTable(resource)) : err
 }
 
 /**
@@ -211,21 +195,11 @@ function check(handle, resource, fence) {
  */
 function ensure(handle) {
   const kind = kindOf(handle, 'guard.ensure')
-  const doing = 'making tinystore_fences'
   if ('sqlite' in kind) {
-    try {
-      kind.sqlite.exec(statements('sqlite').migration)
-    } catch (err) {
-      throw driverError(doing, 'sqlite', err)
-    }
+    kind.sqlite.exec(statements('sqlite').migration)
     return
   }
-  return kind.pg.query(statements('postgres').migration).then(
-    () => undefined,
-    err => {
-      throw driverError(doing, 'postgres', err)
-    },
-  )
+  return kind.pg.query(statements('postgres').migration).then(() => undefined)
 }
 
 /**

@@ -90,9 +90,14 @@ async function database(db) {
 /** @param {number} ms */
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
 
-/** @param {unknown} err */
+/**
+ * `ERROR <code> <message>`: tinystore's code, or the driver's own (the
+ * guard lets the driver's errors through: SQLITE_BUSY, 40001), else internal.
+ * @param {unknown} err
+ */
 function errorLine(err) {
-  const code = err instanceof TinystoreError ? err.code : 'internal'
+  const driver = /** @type {{ code?: unknown }} */ (err)?.code
+  const code = err instanceof TinystoreError ? err.code : typeof driver === 'string' ? driver : 'internal'
   const message = err instanceof Error ? err.message : String(err)
   return `ERROR ${code} ${message.replace(/\s+/g, ' ')}`
 }
