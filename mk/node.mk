@@ -17,7 +17,7 @@ export TINYSTORE_NODE_ADDON := $(NODE_ADDON)
 TESTS += test-node
 BENCHES += bench-node
 
-.PHONY: dist-node node-deps test-node bench-node
+.PHONY: dist-node node-deps test-node bench-node bench-guards-node
 
 # The published addon is built with whole-program LTO in one codegen unit:
 # smaller (tests/dist/node.sh keeps it under 10 MB) and no slower.
@@ -56,3 +56,11 @@ test-node: node-deps
 bench-node: node-deps
 	$(CARGO) build -q --release -p tinystore-cli
 	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/release/tinystore node bench/hold.js
+
+# The guard's cost per write (bench/guard.mjs): a guarded write against the
+# same write unguarded (and with one more upsert), on a SQLite file through
+# better-sqlite3 and on a throwaway PostgreSQL through pg; part of `make
+# bench-guards` (mk/guards.mk). Figures: docs/benchmarks.md.
+bench-guards: bench-guards-node
+bench-guards-node: node-deps
+	cd $(NODE_DIR) && $(WITH_PG) node bench/guard.mjs

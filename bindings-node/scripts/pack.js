@@ -62,6 +62,9 @@ const main = pack(
     bin: source.bin,
     files: ['lib/', 'bin/', 'index.d.ts', 'native.d.ts'],
     optionalDependencies: { [platform.name]: source.version },
+    // The guard's drivers, which it never imports: optional.
+    peerDependencies: source.peerDependencies,
+    peerDependenciesMeta: source.peerDependenciesMeta,
   },
   stage => {
     const lib = fs.readdirSync(path.join(pkg, 'lib')).map(name => path.join('lib', name))
