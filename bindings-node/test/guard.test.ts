@@ -396,3 +396,25 @@ pgTest('pg at SERIALIZABLE: the second writer fails with the driver error 40001,
     await Promise.all([first.end(), second.end()])
   }
 })
+
+test('an error from the addon keeps its code: an unknown one, or a stale one without its fences, is internal', () => {
+  // The JS layer's mapping, below the package's exports.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const errors: {
+    fromNative(err: unknown): TinystoreError
+    fromNativeValue(value: { code: string; message: string; stale?: { resource: string; fence: bigint; largest: bigint } }): TinystoreError
+  } = require(path.join(repo, 'bindings-node', 'lib', 'errors.js'))
+  const stale = errors.fromNativeValue({ code: 'stale', message: 'm', stale: { resource: 'r', fence: 7n, largest: 9n } })
+  assert.ok(stale instanceof StaleError && stale.largest === 9n && stale.message === 'm')
+  assert.ok(errors.fromNativeValue({ code: 'corrupt', message: 'm' }) instanceof CorruptError)
+  for (const err of [
+    errors.fromNativeValue({ code: 'stale', message: 'm' }),
+    errors.fromNativeValue({ code: 'bogus', message: 'm' }),
+    errors.fromNative(new Error('stale: the write to "r" with fence 7 was refused: fence 9 is recorded for it')),
+    errors.fromNative(new Error('bogus: m')),
+  ]) {
+    assert.equal(err.code, 'internal', err.message)
+    assert.match(err.message, /unexpected error from the addon/)
+  }
+  assert.ok(errors.fromNative(new Error('invalid: m')) instanceof InvalidError)
+})
