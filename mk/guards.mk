@@ -8,9 +8,15 @@
 TESTS += test-guards
 
 WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
+# moto's S3 server, from PyPI into the Python venv (s3-deps), on loopback.
+WITH_S3 := MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
 
-.PHONY: test-guards test-guards-rust test-guards-contention
+.PHONY: test-guards test-guards-rust test-guards-contention s3-deps
+
+# moto's server for the object-storage guard's tests (tests/guards/with-s3.sh).
+s3-deps: python-env
+	@[ -x $(PY_VENV)/bin/moto_server ] || $(PY) -m pip install -q --disable-pip-version-check 'moto[server]'
 
 test-guards-rust: deps-rust
 	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES) --all-targets -- -D warnings

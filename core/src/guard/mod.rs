@@ -16,9 +16,13 @@
 //! the caller's own transaction ([`sql`]). Every language binding runs these
 //! statements on its users' own database handles; [`rusqlite`] and
 //! [`postgres`] (cargo features `guard-sqlite` and `guard-postgres`) are the
-//! Rust ones. docs/guards.md is the user's page.
+//! Rust ones. [`object`] decides a guarded write to object storage (S3's
+//! conditional writes), and [`http`] carries a fence over HTTP.
+//! docs/guards.md is the user's page.
 
 mod decide;
+pub mod http;
+pub mod object;
 #[cfg(feature = "guard-postgres")]
 pub mod postgres;
 mod resource;
