@@ -340,4 +340,153 @@ export declare namespace guard {
   function migration(dialect: GuardDialect): string
 }
 
+/**
+ * An `S3Client` of `@aws-sdk/client-s3` (v3), as the S3 guard uses it: it
+ * sends `HeadObjectCommand` and `PutObjectCommand` through `send`.
+ */
+export interface GuardS3Client {
+  send(command: any, options?: any): Promise<any>
+}
+
+/** What a guarded put or delete gives back: the SDK's PutObject output. */
+export interface GuardS3PutOutput {
+  readonly ETag?: string
+  readonly VersionId?: string
+  readonly [field: string]: unknown
+}
+
+/** What `guard.s3.put` writes. */
+export interface GuardS3PutOptions {
+  bucket: string
+  key: string
+  /** The body: a string is written as UTF-8 (hashed whole: S3's ETag is its MD5, so no streams). */
+  body: string | Uint8Array
+  /** The lease's fence, a bigint from 0 to 2^128-1. */
+  fence: bigint
+  /** Your own object metadata, written beside the guard's (whose keys it must not use). */
+  metadata?: Record<string, string>
+  contentType?: string
+  cacheControl?: string
+  contentDisposition?: string
+  contentEncoding?: string
+}
+
+/** What `guard.s3.delete` deletes. */
+export interface GuardS3DeleteOptions {
+  bucket: string
+  key: string
+  fence: bigint
+}
+
+/**
+ * The guard on S3 and S3-compatible object storage (docs/guards.md), on
+ * your own `S3Client` (`@aws-sdk/client-s3`, an optional peer dependency,
+ * required on the first call). The fence lives in the object's metadata
+ * (`tinystore-fence`, 40 digits). A put reads the object's fence and ETag
+ * (a HEAD), refuses with StaleError (resource "BUCKET/KEY") when a larger
+ * fence is stored, and otherwise writes with `If-Match` on that ETag, or
+ * `If-None-Match: *` when there is no object yet; on 412 Precondition
+ * Failed (or 409 ConditionalRequestConflict: another writer came in
+ * between) it reads and decides again, MAX_TRIES times in all, then
+ * LimitError.
+ */
+export declare namespace guard.s3 {
+  /** The metadata key holding an object's fence: "tinystore-fence". */
+  export const METADATA_KEY: string
+  /** The metadata key of the tombstone a delete leaves: "tinystore-deleted". */
+  export const TOMBSTONE_KEY: string
+  /** How many times a put reads and tries in all. */
+  export const MAX_TRIES: number
+  /**
+   * Writes `body` to `bucket/key` with `fence`, unless a larger fence is
+   * stored there. Rejects, writing nothing, with StaleError (a larger
+   * fence is stored); CorruptError (the object's tinystore-fence metadata
+   * is not 40 digits: edited by hand); InvalidError (a bad bucket, key,
+   * body, metadata or fence, or a body equal to the object's, which would
+   * keep its ETag: S3 compares ETags only, so a late writer could
+   * overwrite it unseen); UnauthorizedError (the HEAD was refused: the
+   * guard needs to read the object's metadata, s3:GetObject); LimitError
+   * (overtaken MAX_TRIES times). The SDK's other errors pass through.
+   */
+  export function put(client: GuardS3Client, options: GuardS3PutOptions): Promise<GuardS3PutOutput>
+  /**
+   * Deletes `bucket/key` under `fence`: writes an empty tombstone whose
+   * metadata keeps the fence (and tinystore-deleted: "true"), so that a
+   * late holder's put is still refused. Rejects as `put`; deleting a
+   * tombstone again is InvalidError (it would keep its ETag).
+   */
+  function delete_(client: GuardS3Client, options: GuardS3DeleteOptions): Promise<GuardS3PutOutput>
+  export { delete_ as delete }
+}
+
+/** A request as the HTTP helpers read it (node:http's IncomingMessage, Express's Request). */
+export interface FencedRequest {
+  readonly headers: Record<string, string | string[] | undefined>
+  /** The request's fence, set by `http.middleware()` (undefined: it carried none). */
+  tinystoreFence?: bigint
+}
+
+/** A response as the HTTP helpers answer it (node:http's ServerResponse, Express's Response). */
+export interface FencedResponse {
+  statusCode: number
+  readonly headersSent: boolean
+  setHeader(name: string, value: string): unknown
+  end(body?: string): unknown
+}
+
+/** The header that carries `fence`: `{ 'Tinystore-Fence': '<decimal>' }` (InvalidError for a bad fence). */
+export declare function fenceHeaders(fence: bigint): Record<string, string>
+
+/**
+ * Fences over HTTP (docs/guards.md). A request carries its fence in
+ * `Tinystore-Fence` (a decimal); a service reads it, passes it to its
+ * handler, and answers a StaleError with 409 Conflict and the largest fence
+ * in `Tinystore-Fence-Largest`. The check itself stays a guard in the
+ * handler's own transaction: a check made before the handler runs would let
+ * a request that pauses in between through.
+ */
+export declare namespace http {
+  /** "Tinystore-Fence". */
+  const FENCE_HEADER: string
+  /** "Tinystore-Fence-Largest". */
+  const LARGEST_HEADER: string
+  /** 409, the status of a stale request. */
+  const CONFLICT: number
+  /** 400, the status of a malformed fence header. */
+  const BAD_REQUEST: number
+  /** The header that carries `fence`. */
+  function fenceHeaders(fence: bigint): Record<string, string>
+  /** `globalThis.fetch` with `fence` in the request's Tinystore-Fence header. */
+  function fetch(input: string | URL | Request, fence: bigint, init?: RequestInit): Promise<Response>
+  /**
+   * The fence a request carries: undefined without the header; throws
+   * InvalidError naming the header when it is malformed (a sign, spaces,
+   * hex, 2^128, or the header sent twice).
+   */
+  function readFence(req: Pick<FencedRequest, 'headers'>): bigint | undefined
+  /** 409 for a StaleError, 400 for an InvalidError, else undefined. */
+  function statusOf(err: unknown): number | undefined
+  /**
+   * A Connect/Express-style middleware: sets `req.tinystoreFence` and calls
+   * `next()`, or answers 400 with the parser's message (text/plain) when the
+   * header is malformed.
+   */
+  function middleware(): (req: FencedRequest, res: FencedResponse, next: (err?: unknown) => void) => void
+  /**
+   * A Connect/Express-style error handler: a StaleError becomes 409 with
+   * Tinystore-Fence-Largest, an InvalidError 400 (the message as the
+   * body); any other error goes on to `next(err)`.
+   */
+  function errorHandler(): (err: unknown, req: FencedRequest, res: FencedResponse, next: (err?: unknown) => void) => void
+  /**
+   * A node:http request listener: the middleware, then `handler` (sync or
+   * async), whose errors the error handler answers; any other error is a
+   * bare 500, handed to `onError`.
+   */
+  function fenced(
+    handler: (req: FencedRequest & import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => unknown,
+    onError?: (err: unknown) => void,
+  ): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void
+}
+
 export {}

@@ -42,6 +42,15 @@ export interface NativeError {
 }
 
 /**
+ * A request's fence header as read: `error` when malformed, else the
+ * fence (`null`: no header).
+ */
+export interface NativeFenceHeader {
+  error?: NativeError
+  fence?: bigint
+}
+
+/**
  * The guard's statements for one dialect, with its drivers' placeholders
  * (`?` for SQLite, `$1` for PostgreSQL).
  */
@@ -52,6 +61,21 @@ export interface NativeGuardStatements {
   check: string
   /** Reads the recorded fence: (resource). */
   read: string
+}
+
+/**
+ * Fences over HTTP: the header names and statuses, from the core
+ * (`tinystore::guard::http`).
+ */
+export interface NativeHttpGuardConstants {
+  /** The request header that carries a fence: `Tinystore-Fence`. */
+  fenceHeader: string
+  /** The 409's header with the largest fence: `Tinystore-Fence-Largest`. */
+  largestHeader: string
+  /** The status of a stale request: 409. */
+  conflict: number
+  /** The status of a malformed fence header: 400. */
+  badRequest: number
 }
 
 /** An election's leader: its value and its term. */
@@ -189,6 +213,29 @@ export declare class NativeLocks {
   tryAcquire(key: string, options?: NativeOptions | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
 }
 
+/**
+ * The core's decision for a guarded put: `error` when refused; otherwise
+ * `create` (send `If-None-Match: *`) or the ETag to send in `If-Match`.
+ */
+export interface NativeObjectDecision {
+  error?: NativeError
+  create: boolean
+  ifMatch?: string
+}
+
+/**
+ * The object-storage guard's names and bound, from the core
+ * (`tinystore::guard::object`).
+ */
+export interface NativeObjectGuardConstants {
+  /** The metadata key that holds an object's fence: `tinystore-fence`. */
+  metadataKey: string
+  /** The metadata key of a guarded delete's tombstone: `tinystore-deleted`. */
+  tombstoneKey: string
+  /** How many times a guarded put reads and tries in all. */
+  maxTries: number
+}
+
 /** Every change of an election's leader, in order. */
 export declare class NativeObserver {
   /**
@@ -314,6 +361,15 @@ export declare class NativeStore {
 }
 
 /**
+ * An object as a HEAD read it: its ETag (quotes included) and its
+ * `tinystore-fence` metadata, if any.
+ */
+export interface NativeStoredObject {
+  etag: string
+  fence?: string
+}
+
+/**
  * Runs the `tinystore` command line on `args` (the program's name first)
  * on this thread until it ends, and gives its exit status. For a process
  * that runs only the command (the package's `bin`): SIGINT and SIGTERM get
@@ -339,11 +395,38 @@ export declare function fenceText(fence: bigint): string
 /** The `invalid` error of a bad resource name, or `null`. */
 export declare function guardCheckResource(resource: string): NativeError | null
 
+/** The HTTP helpers' header names and statuses. */
+export declare function guardHttpConstants(): NativeHttpGuardConstants
+
+/** Reads a request's fence header (`null`: missing) with the core's parser. */
+export declare function guardHttpParse(value?: string | undefined | null): NativeFenceHeader
+
+/**
+ * The status a service answers for an error of code `code` (409 for
+ * `stale`, 400 for `invalid`), or `null` for any other.
+ */
+export declare function guardHttpStatus(code: string): number | null
+
+/** The header value that carries `fence`. */
+export declare function guardHttpValue(fence: bigint): string
+
 /** The `invalid` error of a guard whose table `tinystore_fences` is missing. */
 export declare function guardMissingTable(resource: string): NativeError
 
 /** The `invalid` error of a guard called outside a transaction. */
 export declare function guardNotInTransaction(resource: string): NativeError
+
+/** The object-storage guard's names and bound. */
+export declare function guardObjectConstants(): NativeObjectGuardConstants
+
+/**
+ * Decides a guarded put of `fence` to `resource` (`bucket/key`) over what
+ * a HEAD read (`null`: no object); `body_md5` is the hex MD5 of the body.
+ */
+export declare function guardObjectDecide(resource: string, fence: bigint, stored: NativeStoredObject | undefined | null, bodyMd5: string): NativeObjectDecision
+
+/** The `limit` error of a guarded put overtaken on every try. */
+export declare function guardObjectTooManyRaces(resource: string): NativeError
 
 /**
  * Decides a check that changed no row from the fence recorded for

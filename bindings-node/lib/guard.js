@@ -10,6 +10,7 @@
 const native = require('./native')
 const { describe, fenceText } = require('./convert')
 const { InvalidError, fromNativeValue, mappedSync } = require('./errors')
+const { s3 } = require('./s3')
 
 /** @typedef {import('../native').NativeGuardStatements} Statements */
 
@@ -212,6 +213,6 @@ function migration(dialect) {
   return statements(dialect).migration
 }
 
-const guard = Object.freeze({ check, ensure, migration })
+const guard = Object.freeze({ check, ensure, migration, s3 })
 
 module.exports = { guard }

@@ -28,6 +28,7 @@ const {
   errorClasses,
 } = require('./errors')
 const { guard } = require('./guard')
+const { http, fenceHeaders } = require('./http')
 
 module.exports = {
   open,
@@ -59,4 +60,6 @@ module.exports = {
   StaleError,
   errorClasses,
   guard,
+  http,
+  fenceHeaders,
 }

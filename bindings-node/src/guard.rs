@@ -98,3 +98,146 @@ pub fn guard_missing_table(resource: String) -> NativeError {
 pub fn guard_not_in_transaction(resource: String) -> NativeError {
     error_value(guard::not_in_transaction(&resource))
 }
+
+/// The object-storage guard's names and bound, from the core
+/// (`tinystore::guard::object`).
+#[napi(object)]
+pub struct NativeObjectGuardConstants {
+    /// The metadata key that holds an object's fence: `tinystore-fence`.
+    pub metadata_key: String,
+    /// The metadata key of a guarded delete's tombstone: `tinystore-deleted`.
+    pub tombstone_key: String,
+    /// How many times a guarded put reads and tries in all.
+    pub max_tries: u32,
+}
+
+/// The object-storage guard's names and bound.
+#[napi]
+pub fn guard_object_constants() -> NativeObjectGuardConstants {
+    use tinystore::guard::object::{MAX_TRIES, METADATA_KEY, TOMBSTONE_KEY};
+    NativeObjectGuardConstants {
+        metadata_key: METADATA_KEY.to_string(),
+        tombstone_key: TOMBSTONE_KEY.to_string(),
+        max_tries: MAX_TRIES,
+    }
+}
+
+/// An object as a HEAD read it: its ETag (quotes included) and its
+/// `tinystore-fence` metadata, if any.
+#[napi(object)]
+pub struct NativeStoredObject {
+    pub etag: String,
+    pub fence: Option<String>,
+}
+
+/// The core's decision for a guarded put: `error` when refused; otherwise
+/// `create` (send `If-None-Match: *`) or the ETag to send in `If-Match`.
+#[napi(object)]
+pub struct NativeObjectDecision {
+    pub error: Option<NativeError>,
+    pub create: bool,
+    pub if_match: Option<String>,
+}
+
+/// Decides a guarded put of `fence` to `resource` (`bucket/key`) over what
+/// a HEAD read (`null`: no object); `body_md5` is the hex MD5 of the body.
+#[napi]
+pub fn guard_object_decide(
+    resource: String,
+    fence: BigInt,
+    stored: Option<NativeStoredObject>,
+    body_md5: String,
+) -> napi::Result<NativeObjectDecision> {
+    use tinystore::guard::object::{decide_put, Condition, Stored};
+    let fence = to_fence(&fence)?;
+    let stored = stored.as_ref().map(|s| Stored {
+        etag: &s.etag,
+        fence: s.fence.as_deref(),
+    });
+    Ok(match decide_put(&resource, fence, stored, &body_md5) {
+        Ok(Condition::Create) => NativeObjectDecision {
+            error: None,
+            create: true,
+            if_match: None,
+        },
+        Ok(Condition::Replace(etag)) => NativeObjectDecision {
+            error: None,
+            create: false,
+            if_match: Some(etag),
+        },
+        Err(err) => NativeObjectDecision {
+            error: Some(error_value(err)),
+            create: false,
+            if_match: None,
+        },
+    })
+}
+
+/// The `limit` error of a guarded put overtaken on every try.
+#[napi]
+pub fn guard_object_too_many_races(resource: String) -> NativeError {
+    error_value(tinystore::guard::object::too_many_races(&resource))
+}
+
+/// Fences over HTTP: the header names and statuses, from the core
+/// (`tinystore::guard::http`).
+#[napi(object)]
+pub struct NativeHttpGuardConstants {
+    /// The request header that carries a fence: `Tinystore-Fence`.
+    pub fence_header: String,
+    /// The 409's header with the largest fence: `Tinystore-Fence-Largest`.
+    pub largest_header: String,
+    /// The status of a stale request: 409.
+    pub conflict: u16,
+    /// The status of a malformed fence header: 400.
+    pub bad_request: u16,
+}
+
+/// The HTTP helpers' header names and statuses.
+#[napi]
+pub fn guard_http_constants() -> NativeHttpGuardConstants {
+    use tinystore::guard::http::{BAD_REQUEST, CONFLICT, FENCE_HEADER, LARGEST_HEADER};
+    NativeHttpGuardConstants {
+        fence_header: FENCE_HEADER.to_string(),
+        largest_header: LARGEST_HEADER.to_string(),
+        conflict: CONFLICT,
+        bad_request: BAD_REQUEST,
+    }
+}
+
+/// A request's fence header as read: `error` when malformed, else the
+/// fence (`null`: no header).
+#[napi(object)]
+pub struct NativeFenceHeader {
+    pub error: Option<NativeError>,
+    pub fence: Option<BigInt>,
+}
+
+/// Reads a request's fence header (`null`: missing) with the core's parser.
+#[napi]
+pub fn guard_http_parse(value: Option<String>) -> NativeFenceHeader {
+    match guard::http::parse_fence_header(value.as_deref()) {
+        Ok(fence) => NativeFenceHeader {
+            error: None,
+            fence: fence.map(|f| BigInt::from(f.get())),
+        },
+        Err(err) => NativeFenceHeader {
+            error: Some(error_value(err)),
+            fence: None,
+        },
+    }
+}
+
+/// The header value that carries `fence`.
+#[napi]
+pub fn guard_http_value(fence: BigInt) -> napi::Result<String> {
+    Ok(guard::http::fence_header_value(to_fence(&fence)?))
+}
+
+/// The status a service answers for an error of code `code` (409 for
+/// `stale`, 400 for `invalid`), or `null` for any other.
+#[napi]
+pub fn guard_http_status(code: String) -> Option<u16> {
+    let code = tinystore::Code::parse(&code)?;
+    guard::http::status_of(&tinystore::Error::new(code, String::new()))
+}

@@ -28,10 +28,17 @@ function declared(file: string): Map<string, Set<string>> {
     } else if (ts.isFunctionDeclaration(node) && node.name) {
       out.set(node.name.text, new Set())
     } else if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name)) {
-      // A namespace (guard): its functions are the object's members.
-      const members = new Set<string>()
+      // A namespace (guard, http): its functions, constants and inner
+      // namespaces (`namespace guard.s3` adds s3 to guard) are the object's
+      // members.
+      const members = out.get(node.name.text) ?? new Set<string>()
       if (node.body && ts.isModuleBlock(node.body)) {
-        for (const f of node.body.statements) if (ts.isFunctionDeclaration(f) && f.name) members.add(f.name.text)
+        for (const f of node.body.statements) {
+          if (ts.isFunctionDeclaration(f) && f.name) members.add(f.name.text)
+          if (ts.isVariableStatement(f)) for (const d of f.declarationList.declarations) if (ts.isIdentifier(d.name)) members.add(d.name.text)
+        }
+      } else if (node.body && ts.isModuleDeclaration(node.body) && ts.isIdentifier(node.body.name)) {
+        members.add(node.body.name.text)
       }
       out.set(node.name.text, members)
     } else if (ts.isVariableStatement(node)) {
