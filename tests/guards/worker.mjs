@@ -7,8 +7,11 @@
 // served store at ADDRESS and, under each lease, writes one guard_log row
 // and checks the lease's fence with the guard for "contention/1", in one
 // transaction: better-sqlite3 (BEGIN IMMEDIATE) for a file path, pg (READ
-// COMMITTED) for a postgresql:// URL. The package, better-sqlite3 and pg are
-// loaded from bindings-node, as its tests load them.
+// COMMITTED) for a postgresql:// URL. For s3://BUCKET/KEY it writes the
+// object instead, a guarded put (guard.s3) of {"fence", "writer"} through
+// an S3Client on $TINYSTORE_S3_URL (path-style). The package, better-sqlite3,
+// pg and @aws-sdk/client-s3 are loaded from bindings-node, as its tests
+// load them.
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 
@@ -51,6 +54,23 @@ function say(line) {
  * @returns {Promise<{ write(fence: bigint): Promise<void>, close(): Promise<void> }>}
  */
 async function database(db) {
+  const object = /^s3:\/\/([^/]+)\/(.+)$/.exec(db)
+  if (object) {
+    const endpoint = process.env.TINYSTORE_S3_URL
+    if (!endpoint) throw new Error(`--db ${db} needs TINYSTORE_S3_URL (run under tests/guards/with-s3.sh)`)
+    const { S3Client } = require('@aws-sdk/client-s3')
+    const client = new S3Client({ endpoint, forcePathStyle: true, region: process.env.AWS_REGION ?? 'us-east-1' })
+    const [, bucket, key] = object
+    return {
+      async write(fence) {
+        const body = JSON.stringify({ fence: String(fence), writer: name })
+        await guard.s3.put(client, { bucket, key, body, fence })
+      },
+      async close() {
+        client.destroy()
+      },
+    }
+  }
   if (/^postgres(ql)?:\/\//.test(db)) {
     const pg = require('pg')
     const client = new pg.Client({ connectionString: db })
