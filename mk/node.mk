@@ -17,7 +17,7 @@ export TINYSTORE_NODE_ADDON := $(NODE_ADDON)
 TESTS += test-node
 BENCHES += bench-node
 
-.PHONY: dist-node node-deps test-node bench-node bench-guards-node
+.PHONY: dist-node node-deps test-node bench-node bench-guards-node bench-guards-s3-node
 
 # The published addon is built with whole-program LTO in one codegen unit:
 # smaller (tests/dist/node.sh keeps it under 10 MB) and no slower.
@@ -65,3 +65,10 @@ bench-node: node-deps
 bench-guards: bench-guards-node
 bench-guards-node: node-deps
 	cd $(NODE_DIR) && $(WITH_PG) node bench/guard.mjs
+
+# The S3 guard's cost per write (bench/guard-s3.mjs): a guarded put against
+# a plain put on the same moto server (mk/guards.mk's WITH_S3). Figures:
+# docs/benchmarks.md, "Object-storage guard: Node".
+bench-guards: bench-guards-s3-node
+bench-guards-s3-node: node-deps s3-deps
+	cd $(NODE_DIR) && $(WITH_S3) node bench/guard-s3.mjs
