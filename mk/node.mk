@@ -13,6 +13,9 @@ NODE_CONSUMER := $(CARGO_TARGET_DIR)/node-consumer
 NODE_BUILT := $(DIST_TARGET)-node/$(DIST_TRIPLE)/release/libtinystore_node.so
 NODE_ADDON := $(CARGO_TARGET_DIR)/dist/tinystore.linux-x64-gnu.node
 export TINYSTORE_NODE_ADDON := $(NODE_ADDON)
+# mk/guards.mk's $(WITH_S3), expanded when used: guards.mk is read before
+# mk/python.mk sets PY_VENV, so its := sees none.
+NODE_WITH_S3 = MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
 
 TESTS += test-node
 BENCHES += bench-node
@@ -43,10 +46,10 @@ test-node: node-deps s3-deps
 	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json
 	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json
 	# Under a throwaway PostgreSQL (mk/guards.mk's WITH_PG) for the guard's
-	# tests, and moto's S3 server (WITH_S3) for guard.s3's, which
+	# tests, and moto's S3 server (NODE_WITH_S3) for guard.s3's, which
 	# TINYSTORE_REQUIRE_PG=1 and TINYSTORE_REQUIRE_S3=1 forbid to skip.
 	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
-	  $(WITH_S3) $(WITH_PG) node --test .test-build/*.test.js test/*.test.mjs
+	  $(NODE_WITH_S3) $(WITH_PG) node --test .test-build/*.test.js test/*.test.mjs
 	# The consumer's install must build the addon itself: remove it first.
 	rm -rf $(NODE_CONSUMER) $(NODE_DIR)/tinystore.node && mkdir -p $(NODE_CONSUMER)
 	cd $(NODE_CONSUMER) && npm init -y >/dev/null && \
@@ -67,8 +70,8 @@ bench-guards-node: node-deps
 	cd $(NODE_DIR) && $(WITH_PG) node bench/guard.mjs
 
 # The S3 guard's cost per write (bench/guard-s3.mjs): a guarded put against
-# a plain put on the same moto server (mk/guards.mk's WITH_S3). Figures:
+# a plain put on the same moto server (NODE_WITH_S3). Figures:
 # docs/benchmarks.md, "Object-storage guard: Node".
 bench-guards: bench-guards-s3-node
 bench-guards-s3-node: node-deps s3-deps
-	cd $(NODE_DIR) && $(WITH_S3) node bench/guard-s3.mjs
+	cd $(NODE_DIR) && $(NODE_WITH_S3) node bench/guard-s3.mjs
