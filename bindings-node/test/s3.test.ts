@@ -7,6 +7,7 @@
 // tests skip, unless TINYSTORE_REQUIRE_S3=1 (make test-node).
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -285,4 +286,14 @@ test('a HEAD refused with 403 is UnauthorizedError naming the object, and nothin
 test('guard.s3 has the core\'s names and bound', () => {
   assert.deepEqual(Object.keys(guard.s3).sort(), ['MAX_TRIES', 'METADATA_KEY', 'TOMBSTONE_KEY', 'delete', 'put'])
   assert.deepEqual([guard.s3.METADATA_KEY, guard.s3.TOMBSTONE_KEY, guard.s3.MAX_TRIES], ['tinystore-fence', 'tinystore-deleted', 5])
+})
+
+test('the package does not load @aws-sdk/client-s3 until a guarded write', () => {
+  const script =
+    "const t = require('tinystore'); const loaded = () => Object.keys(require.cache).some(k => k.includes('@aws-sdk'));" +
+    "const before = loaded(); t.guard.s3.put({ send: async () => { throw Object.assign(new Error('x'), { name: 'NotFound' }) } }," +
+    " { bucket: 'b', key: 'k', body: 'x', fence: 1n }).catch(() => {}).finally(() => console.log(before, loaded()))"
+  const run = spawnSync(process.execPath, ['-e', script], { cwd: path.join(repo, 'bindings-node'), encoding: 'utf8' })
+  assert.equal(run.status, 0, run.stderr)
+  assert.equal(run.stdout.trim(), 'false true')
 })
