@@ -6,6 +6,9 @@
 PY_VENV := $(CURDIR)/.venv-python
 PY := $(PY_VENV)/bin/python
 PY_TINYSTORE_BIN := $(CARGO_TARGET_DIR)/debug/tinystore
+# mk/guards.mk's $(WITH_S3), with moto_server from this venv (guards.mk is
+# read before this file sets PY_VENV, so its := sees none).
+PY_WITH_S3 := MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
 
 TESTS += test-python
 BENCHES += bench-python
@@ -15,9 +18,12 @@ BENCHES += bench-python
 $(PY):
 	python3 -m venv $(PY_VENV) || { apt-get update && apt-get install -y python3-venv python3-pip && python3 -m venv $(PY_VENV); }
 
-# psycopg (with its binary libpq) for the guard's PostgreSQL tests and bench.
+# psycopg (with its binary libpq) for the guard's PostgreSQL tests and bench;
+# boto3 for the S3 guard's; requests, httpx and uvicorn (an ASGI server) for
+# tinystore.http's.
 python-env: $(PY)
-	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest 'psycopg[binary]>=3.1,<4'
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest 'psycopg[binary]>=3.1,<4' \
+	  'boto3>=1.36' requests httpx uvicorn
 
 # The wheel is built by zig for glibc 2.17, stripped; the console script
 # `tinystore` comes with it.
@@ -31,14 +37,15 @@ python-install: python-env dist-python
 	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/tinystore-*.whl
 
 # pytest runs under a throwaway PostgreSQL (tests/guards/with-postgres.sh)
-# (mk/guards.mk's WITH_PG) for the guard's tests, which
-# TINYSTORE_REQUIRE_PG=1 forbids to skip it.
-test-python: python-install
+# (mk/guards.mk's WITH_PG) for the guard's tests, and beside moto's S3
+# server (WITH_S3) for the S3 guard's, which TINYSTORE_REQUIRE_PG=1 and
+# TINYSTORE_REQUIRE_S3=1 forbid to skip.
+test-python: python-install s3-deps
 	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	cd bindings-python && $(PY) -m mypy --strict python/tinystore tests bench
-	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) TINYSTORE_REQUIRE_PG=1 \
-	  $(WITH_PG) $(PY) -m pytest -q -p no:cacheprovider; \
+	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
+	  $(PY_WITH_S3) $(WITH_PG) $(PY) -m pytest -q -p no:cacheprovider; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "test-python: pytest ran no test" >&2; exit 1; fi; exit $$status
 
 bench-python: python-install
@@ -51,3 +58,9 @@ bench-python: python-install
 bench-guards: bench-guards-python
 bench-guards-python: python-install
 	cd bindings-python && $(WITH_PG) $(PY) bench/guard.py
+
+# The S3 guard's cost per put (bench/guard_s3.py): a guarded put against a
+# plain put on moto's server on loopback. Figures: docs/benchmarks.md.
+.PHONY: bench-guards-s3-python
+bench-guards-s3-python: python-install s3-deps
+	cd bindings-python && $(PY_WITH_S3) $(PY) bench/guard_s3.py

@@ -44,7 +44,7 @@ from ._native import (
 )
 from ._serve import Server, serve
 from ._store import Store, connect, open
-from . import guard
+from . import guard, http
 
 __all__ = [
     "Closed",
@@ -78,6 +78,7 @@ __all__ = [
     "connect",
     "fence_text",
     "guard",
+    "http",
     "open",
     "parse_fence",
     "serve",

@@ -33,6 +33,10 @@ READ or SERIALIZABLE, a concurrent writer of the same resource makes the
 check fail with ``psycopg.errors.SerializationFailure``: roll back and retry
 the whole transaction (at READ COMMITTED the check waits for the other
 writer's commit instead, then decides).
+
+:mod:`tinystore.guard.s3` is the same rule on S3 and S3-compatible object
+storage, the fence kept in each object's metadata and the write made
+conditional on the ETag read (``pip install tinystore[s3]``).
 """
 
 from __future__ import annotations
@@ -42,8 +46,8 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from . import _native
-from ._errors import Invalid
+from .. import _native
+from .._errors import Invalid
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -53,7 +57,7 @@ if TYPE_CHECKING:
     Handle: TypeAlias = "sqlite3.Connection | sqlite3.Cursor | psycopg.Connection[Any] | psycopg.Cursor[Any]"
     AsyncHandle: TypeAlias = "psycopg.AsyncConnection[Any] | psycopg.AsyncCursor[Any]"
 
-__all__ = ["check", "check_async", "ensure", "ensure_async", "migration"]
+__all__ = ["check", "check_async", "ensure", "ensure_async", "migration", "s3"]
 
 
 class _Statements(NamedTuple):
@@ -227,3 +231,6 @@ def _recorded(row: Any) -> str | None:
         return None
     value = row[0]
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+from . import s3  # noqa: E402  (imports no boto3: it works on the client you pass)
