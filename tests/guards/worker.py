@@ -1,7 +1,8 @@
 """The contention test's Python writer (README.md beside this file): takes
 turns holding key "1" of "guarded" and writes resource "contention/1"
 through tinystore.guard, on a SQLite file (sqlite3) or PostgreSQL
-(psycopg), with tinystore's sync API.
+(psycopg), with tinystore's sync API; or, with --db s3://BUCKET/KEY, puts
+KEY through tinystore.guard.s3 (boto3, the endpoint $TINYSTORE_S3_URL).
 
     worker.py --store ADDRESS --db DB --name NAME --seconds S --ttl-ms T
 """
@@ -51,6 +52,29 @@ class Postgres:
             tinystore.guard.check(self.conn, RESOURCE, fence)
 
 
+class S3:
+    """An object in S3 (moto's server at $TINYSTORE_S3_URL, path-style):
+    each write a guarded put of KEY whose body is the JSON of the fence and
+    the writer."""
+
+    def __init__(self, url: str) -> None:
+        import os
+
+        import boto3  # type: ignore[import-untyped]
+        from botocore.config import Config  # type: ignore[import-untyped]
+
+        self.bucket, self.key = url.removeprefix("s3://").split("/", 1)
+        self.client: Any = boto3.client(
+            "s3", endpoint_url=os.environ["TINYSTORE_S3_URL"], config=Config(s3={"addressing_style": "path"})
+        )
+
+    def write(self, fence: int, name: str) -> None:
+        import json
+
+        body = json.dumps({"fence": str(fence), "writer": name})
+        tinystore.guard.s3.put(self.client, self.bucket, self.key, body, fence)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     for flag in ("--store", "--db", "--name"):
@@ -60,7 +84,13 @@ def main() -> int:
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
 
-    db: Sqlite | Postgres = Postgres(args.db) if args.db.startswith(("postgresql://", "postgres://")) else Sqlite(args.db)
+    db: Sqlite | Postgres | S3
+    if args.db.startswith("s3://"):
+        db = S3(args.db)
+    elif args.db.startswith(("postgresql://", "postgres://")):
+        db = Postgres(args.db)
+    else:
+        db = Sqlite(args.db)
     store = tinystore.connect(args.store)
     locks = store.locks("guarded", ttl=args.ttl_ms / 1000, renew=False)
     end = time.monotonic() + args.seconds
