@@ -32,3 +32,24 @@ test-examples: examples-build
 	  status=$$?; if [ $$status -eq 5 ]; then echo "test-examples: pytest ran no test" >&2; exit 1; fi; exit $$status
 	LANGUAGES="$(LANGUAGES)" $(PY) -m pytest -q -p no:cacheprovider $(SCHEDULER_DIR)/tests; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "test-examples: the scheduler's pytest ran no test" >&2; exit 1; fi; exit $$status
+
+# The fenced-service example (examples/fenced-service/): a WSGI service
+# whose handler saves through the SQL guard, and a worker per language that
+# calls it with its fence. `make test-fenced-service` plays the scene over
+# HTTP for each language of LANGUAGES whose worker is in the tree (a worker
+# the target built and the test cannot find fails it).
+FENCED_DIR := examples/fenced-service
+FENCED_LANGUAGES := python $(foreach l,rust node go,$(if $(filter $(l),$(LANGUAGES)),$(if $(wildcard $(FENCED_DIR)/$(l)),$(l))))
+
+TESTS += test-fenced-service
+.PHONY: test-fenced-service
+
+test-fenced-service: python-install $(if $(filter node,$(FENCED_LANGUAGES)),node-deps) \
+  $(if $(filter go,$(FENCED_LANGUAGES)),go-tools go-lib)
+	$(CARGO) build -q -p tinystore-cli $(if $(filter rust,$(FENCED_LANGUAGES)),-p fenced-service-worker)
+	$(if $(filter go,$(FENCED_LANGUAGES)),rm -f $(CARGO_TARGET_DIR)/fenced-service-worker-go && \
+	  cd $(FENCED_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/fenced-service-worker-go .)
+	cd $(FENCED_DIR) && $(PY) -m mypy --strict --no-incremental service.py python tests
+	LANGUAGES="$(filter $(LANGUAGES),$(FENCED_LANGUAGES))" FENCED_SERVICE_REQUIRE="$(FENCED_LANGUAGES)" \
+	  $(PY) -m pytest -q -p no:cacheprovider -rs $(FENCED_DIR)/tests; \
+	  status=$$?; if [ $$status -eq 5 ]; then echo "test-fenced-service: pytest ran no test" >&2; exit 1; fi; exit $$status
