@@ -8,9 +8,12 @@
 TESTS += test-guards
 
 WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
-# moto's S3 server, from PyPI into the Python venv (s3-deps), on loopback.
-WITH_S3 := MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
+# moto's S3 server, from PyPI into the Python venv (s3-deps), on loopback
+# (`=`, not `:=`: PY_VENV is set by mk/python.mk, included after this file).
+WITH_S3 = MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
+# The object-storage guard (AWS SDK) and the HTTP helpers, tested on moto.
+GUARD_S3_FEATURES := guard-sqlite,guard-s3,guard-http
 
 .PHONY: test-guards test-guards-rust test-guards-contention s3-deps
 
@@ -18,10 +21,12 @@ GUARD_FEATURES := guard-sqlite,guard-postgres
 s3-deps: python-env
 	@[ -x $(PY_VENV)/bin/moto_server ] || $(PY) -m pip install -q --disable-pip-version-check 'moto[server]'
 
-test-guards-rust: deps-rust
-	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES) --all-targets -- -D warnings
+test-guards-rust: deps-rust s3-deps
+	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --all-targets -- -D warnings
 	$(WITH_PG) env TINYSTORE_REQUIRE_PG=1 $(CARGO) test -p tinystore --features $(GUARD_FEATURES) \
 	  --test guard_sqlite --test guard_postgres --lib guard::
+	$(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(CARGO) test -p tinystore --features $(GUARD_S3_FEATURES) \
+	  --test guard_s3 --test guard_http
 
 # Writers in four languages on one served key, some stopped past their TTL,
 # through the guard on SQLite and on PostgreSQL (tests/guards/README.md).
@@ -42,3 +47,9 @@ bench-guards-rust: deps-rust
 	$(WITH_PG) $(CARGO) bench -p tinystore --features $(GUARD_FEATURES) --bench guard
 
 bench-guards: bench-guards-rust
+
+# A guarded put against a plain put on one moto server (core/benches/guard_s3.rs).
+.PHONY: bench-guards-s3-rust
+bench-guards-s3-rust: deps-rust s3-deps
+	$(CARGO) build --release -p tinystore --features guard-s3 --bench guard_s3
+	$(WITH_S3) $(CARGO) bench -p tinystore --features guard-s3 --bench guard_s3

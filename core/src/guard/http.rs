@@ -46,6 +46,152 @@ pub fn status_of(err: &Error) -> Option<u16> {
     }
 }
 
+/// The `http` types and a tower layer (cargo feature `guard-http`).
+#[cfg(feature = "guard-http")]
+pub use self::layer::*;
+
+#[cfg(feature = "guard-http")]
+mod layer {
+    use super::{fence_header_value, parse_fence_header, FENCE_HEADER, LARGEST_HEADER};
+    use crate::error::{Code, Error, Result};
+    use crate::fence::Fence;
+    use http::header::{HeaderValue, CONTENT_TYPE};
+    use http::{Request, Response, StatusCode};
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    /// The error type of [`FenceService`]: tower's usual boxed error.
+    pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+    /// Sets `request`'s [`FENCE_HEADER`] to `fence` (a client helper),
+    /// replacing one already there.
+    pub fn attach<B>(request: &mut Request<B>, fence: Fence) {
+        request
+            .headers_mut()
+            .insert(FENCE_HEADER, header_value(fence));
+    }
+
+    /// A request builder with `fence` in its [`FENCE_HEADER`].
+    pub fn with_fence(builder: http::request::Builder, fence: Fence) -> http::request::Builder {
+        builder.header(FENCE_HEADER, header_value(fence))
+    }
+
+    fn header_value(fence: Fence) -> HeaderValue {
+        HeaderValue::from_str(&fence_header_value(fence)).expect("a decimal is a header value")
+    }
+
+    /// Reads `request`'s fence: `None` without the header; `invalid`
+    /// naming the header when it is malformed or sent more than once.
+    pub fn fence_of<B>(request: &Request<B>) -> Result<Option<Fence>> {
+        let mut values = Vec::new();
+        for value in request.headers().get_all(FENCE_HEADER) {
+            let text = value
+                .to_str()
+                .map_err(|_| Error::invalid(format!("header {FENCE_HEADER}: not ASCII text")))?;
+            values.push(text);
+        }
+        if values.is_empty() {
+            return Ok(None);
+        }
+        parse_fence_header(Some(&values.join(", ")))
+    }
+
+    /// The `409 Conflict` answer to a `stale` error, the largest recorded
+    /// fence in [`LARGEST_HEADER`] and the error's message as its body;
+    /// `None` for any other error.
+    pub fn stale_response<R: From<String>>(err: &Error) -> Option<Response<R>> {
+        let stale = err.stale_detail()?;
+        let largest = Fence::from_u128(stale.largest);
+        let mut response = text_response(StatusCode::CONFLICT, err.message());
+        response
+            .headers_mut()
+            .insert(LARGEST_HEADER, header_value(largest));
+        Some(response)
+    }
+
+    /// The `400 Bad Request` answer to a malformed fence header, the
+    /// parser's message as its body.
+    pub fn bad_request<R: From<String>>(err: &Error) -> Response<R> {
+        text_response(StatusCode::BAD_REQUEST, err.message())
+    }
+
+    fn text_response<R: From<String>>(status: StatusCode, text: &str) -> Response<R> {
+        let mut response = Response::new(R::from(format!("{text}\n")));
+        *response.status_mut() = status;
+        response.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        response
+    }
+
+    /// A tower layer for a service: it reads each request's
+    /// [`FENCE_HEADER`] into the request's extensions (a [`Fence`], absent
+    /// when the header is), answers `400` on a malformed header without
+    /// calling the service, and answers a `stale` [`Error`] the service
+    /// fails with as `409 Conflict` ([`stale_response`]). The check itself
+    /// is the handler's: a guard in the transaction that makes its write.
+    #[derive(Debug, Clone, Copy, Default)]
+    pub struct FenceLayer;
+
+    impl<S> tower_layer::Layer<S> for FenceLayer {
+        type Service = FenceService<S>;
+
+        fn layer(&self, inner: S) -> FenceService<S> {
+            FenceService { inner }
+        }
+    }
+
+    /// The service [`FenceLayer`] makes. Its errors are the inner
+    /// service's, boxed, but for a `stale` [`Error`], which is answered.
+    #[derive(Debug, Clone)]
+    pub struct FenceService<S> {
+        inner: S,
+    }
+
+    impl<S, B, R> tower_service::Service<Request<B>> for FenceService<S>
+    where
+        S: tower_service::Service<Request<B>, Response = Response<R>>,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+        R: From<String> + Send + 'static,
+    {
+        type Response = Response<R>;
+        type Error = BoxError;
+        type Future = Pin<Box<dyn Future<Output = Result<Response<R>, BoxError>> + Send>>;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+            self.inner.poll_ready(cx).map_err(Into::into)
+        }
+
+        fn call(&mut self, mut request: Request<B>) -> Self::Future {
+            match fence_of(&request) {
+                Err(err) => return Box::pin(std::future::ready(Ok(bad_request(&err)))),
+                Ok(Some(fence)) => {
+                    request.extensions_mut().insert(fence);
+                }
+                Ok(None) => {}
+            }
+            let call = self.inner.call(request);
+            Box::pin(async move {
+                match call.await {
+                    Ok(response) => Ok(response),
+                    Err(err) => {
+                        let err: BoxError = err.into();
+                        match err.downcast_ref::<Error>() {
+                            Some(e) if e.code() == Code::Stale => {
+                                Ok(stale_response(e).expect("a stale error has its fences"))
+                            }
+                            _ => Err(err),
+                        }
+                    }
+                }
+            })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,9 @@
 //! statements on its users' own database handles; [`rusqlite`] and
 //! [`postgres`] (cargo features `guard-sqlite` and `guard-postgres`) are the
 //! Rust ones. [`object`] decides a guarded write to object storage (S3's
-//! conditional writes), and [`http`] carries a fence over HTTP.
+//! conditional writes) and [`s3`] (cargo feature `guard-s3`) makes it on
+//! the AWS SDK's client; [`http`] carries a fence over HTTP, with `http`
+//! types and a tower layer under cargo feature `guard-http`.
 //! docs/guards.md is the user's page.
 
 mod decide;
@@ -28,6 +30,8 @@ pub mod postgres;
 mod resource;
 #[cfg(feature = "guard-sqlite")]
 pub mod rusqlite;
+#[cfg(feature = "guard-s3")]
+pub mod s3;
 pub mod sql;
 
 pub use decide::{missing_table, not_in_transaction, refused};
