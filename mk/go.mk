@@ -9,7 +9,8 @@
 # (tests/guards/README.md) as $(CARGO_TARGET_DIR)/guard-worker-go; `make
 # bench-guards-go` measures the guard's cost per write. Both live in their
 # own module, tests/guards/go, so that no SQL driver enters the module
-# users get.
+# users get. The S3 guard, tinystore.dev/go/s3guard, is a module of its own
+# in bindings-go/s3guard, tested against moto's S3 server.
 
 GO ?= go
 GO_DIR := bindings-go
@@ -30,6 +31,13 @@ BENCHES += bench-go
 
 GO_WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
 GO_GUARD_TOOLS := tests/guards/go
+# The object-storage guard on aws-sdk-go-v2: its own module,
+# tinystore.dev/go/s3guard, so that tinystore.dev/go needs no AWS module.
+# Its tests run against moto's S3 server ($(WITH_S3), mk/guards.mk).
+GO_S3GUARD := $(GO_DIR)/s3guard
+# $(WITH_S3) with PY_VENV read when the recipe runs: mk/guards.mk sets
+# WITH_S3 with := before mk/python.mk has set PY_VENV.
+GO_WITH_S3 = MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
 
 .PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go guard-worker-go bench-guards-go
 
@@ -64,18 +72,28 @@ go-header-check: go-tools
 	  if diff -u $(GO_HEADER) $$tmp; then rm -f $$tmp; \
 	  else rm -f $$tmp; echo "bindings-go/$(GO_HEADER) drifted from capi: run make go-header" >&2; exit 1; fi
 
-test-go: go-tools go-lib go-header-check
+test-go: go-tools go-lib go-header-check s3-deps
 	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	$(CARGO) test -q -p tinystore-capi
 	cd $(GO_DIR) && $(GO) vet ./...
 	cd $(GO_GUARD_TOOLS) && $(GO) vet ./...
 	cd $(GO_DIR) && $(GO_WITH_PG) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
+	cd $(GO_S3GUARD) && $(GO) vet ./...
+	cd $(GO_S3GUARD) && $(GO_WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
 
 # The guard's contention writer for Go (tests/guards/contention.py runs it).
 guard-worker-go: go-tools go-lib
 	rm -f $(CARGO_TARGET_DIR)/guard-worker-go
 	cd $(GO_GUARD_TOOLS) && $(GO) build -o $(CARGO_TARGET_DIR)/guard-worker-go ./worker
+
+# The fenced-service example's Go worker (examples/fenced-service/README.md),
+# its own module so that the example's needs stay out of the binding's.
+GO_FENCED_SERVICE := examples/fenced-service/go
+.PHONY: fenced-service-worker-go
+fenced-service-worker-go: go-tools go-lib
+	rm -f $(CARGO_TARGET_DIR)/fenced-service-worker-go
+	cd $(GO_FENCED_SERVICE) && $(GO) vet ./... && $(GO) build -o $(CARGO_TARGET_DIR)/fenced-service-worker-go .
 
 # A guarded write against the same write unguarded and with one more
 # statement, on a SQLite file and on PostgreSQL: median µs per write and the
@@ -90,3 +108,10 @@ bench-go: go-tools go-lib
 	cd $(GO_DIR) && $(GO) test -run '^$$' -bench 'HoldEmbedded' -benchtime 200000x -count 5 ./tinystore
 	cd $(GO_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/release/tinystore \
 	  $(GO) test -run '^$$' -bench 'HoldServed' -benchtime 20000x -count 5 ./tinystore
+
+# The object-storage guard's cost per write: a plain PutObject against
+# s3guard.Put on moto's server (tests/guards/go/bench-s3), median µs and the
+# ratio. Figures: docs/benchmarks.md ("Object-storage guard: Go").
+.PHONY: bench-guards-s3-go
+bench-guards-s3-go: go-tools go-lib s3-deps
+	cd $(GO_GUARD_TOOLS) && $(GO_WITH_S3) $(GO) run ./bench-s3 --writes 500

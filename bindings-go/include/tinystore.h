@@ -145,6 +145,25 @@ typedef struct TsGuardStatements {
   char *read;
 } TsGuardStatements;
 
+// The names the object-storage and HTTP guards use, from the core, as
+// NUL-terminated UTF-8 that lives as long as the library (never freed).
+typedef struct TsGuardNames {
+  // The metadata key of an object's fence (`tinystore-fence`).
+  const char *metadata_key;
+  // The metadata key of a guarded delete's tombstone (`tinystore-deleted`).
+  const char *tombstone_key;
+  // The request header that carries a fence (`Tinystore-Fence`).
+  const char *fence_header;
+  // The response header of a 409 with the largest fence.
+  const char *largest_header;
+  // How many times a guarded put reads and tries in all.
+  uint32_t max_tries;
+  // The status of a refused (`stale`) request.
+  uint16_t conflict;
+  // The status of a request whose fence header is malformed.
+  uint16_t bad_request;
+} TsGuardNames;
+
 // Waits for the acquire to end (or be given up with `ts_acquire_cancel`
 // from another thread) on this thread when no other call of the process
 // waits, and returns true: take it with `ts_acquire_take`. Otherwise
@@ -405,6 +424,61 @@ void ts_guard_missing_table(const uint8_t *resource, size_t resource_len, struct
 // # Safety
 // `resource` points to `resource_len` readable bytes; `err` is writable.
 void ts_guard_not_in_transaction(const uint8_t *resource, size_t resource_len, struct TsError *err);
+
+// Writes the object-storage and HTTP guards' names to `*out`.
+//
+// # Safety
+// `out` is writable.
+void ts_guard_names(struct TsGuardNames *out);
+
+// Decides a guarded put of `fence` to object `resource` (`bucket/key`)
+// over what a HEAD read (`has_stored` false: no object; else its `etag`
+// and, when `has_fence`, its `tinystore-fence` metadata `stored_fence`),
+// for a body whose hex MD5 is `body_md5`. True: write, with `If-Match` on
+// the ETag read when `*replace`, else with `If-None-Match: *`. Otherwise
+// `err` says why: `TS_CODE_STALE` (and `*largest` is the stored fence),
+// `TS_CODE_CORRUPT` naming the object's metadata, `TS_CODE_INVALID` (a
+// body that keeps the ETag, or a bad resource).
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `replace`, `largest`
+// and `err` are writable.
+bool ts_guard_decide_put(const uint8_t *resource,
+                         size_t resource_len,
+                         struct TsFence fence,
+                         bool has_stored,
+                         const uint8_t *etag,
+                         size_t etag_len,
+                         bool has_fence,
+                         const uint8_t *stored_fence,
+                         size_t stored_fence_len,
+                         const uint8_t *body_md5,
+                         size_t body_md5_len,
+                         bool *replace,
+                         struct TsFence *largest,
+                         struct TsError *err);
+
+// Fills `err` with the `limit` error of a guarded put of object
+// `resource` that met another writer on every one of its tries.
+//
+// # Safety
+// `resource` points to `resource_len` readable bytes; `err` is writable.
+void ts_guard_too_many_races(const uint8_t *resource, size_t resource_len, struct TsError *err);
+
+// Reads a request's `Tinystore-Fence` header (`has_value` false: no
+// header; a header sent twice is given joined by commas). True: `*present`
+// says whether there was a fence, and `*out` is it. Otherwise
+// `TS_CODE_INVALID` naming the header and what is wrong.
+//
+// # Safety
+// `value` points to `value_len` readable bytes; `present`, `out` and
+// `err` are writable.
+bool ts_fence_header_parse(bool has_value,
+                           const uint8_t *value,
+                           size_t value_len,
+                           bool *present,
+                           struct TsFence *out,
+                           struct TsError *err);
 
 // Whether it is still held: false once released, run out, or lost with
 // its store or connection. When it was lost, `err` (when not NULL) gets
