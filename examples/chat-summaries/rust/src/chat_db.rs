@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 use std::path::Path;
 
-const MIGRATIONS: [(&str, &str); 4] = [
+pub const MIGRATIONS: [(&str, &str); 4] = [
     (
         "0001_chats",
         include_str!("../../migrations/0001_chats.sql"),

@@ -3,6 +3,7 @@
 //! commands, which every language's program shares.
 
 mod chat_db;
+mod chat_pg;
 mod torture;
 
 use std::collections::HashMap;
@@ -127,28 +128,77 @@ fn work(args: &Args, store: &Store) -> Result<()> {
     })
 }
 
-/// Saves a summary the way `--save` says; the rows changed (0: refused).
-fn save_by(
-    args: &Args,
-    conn: &mut rusqlite::Connection,
-    chat: i64,
-    summary: &str,
-    fence: tinystore::Fence,
-) -> Result<usize> {
-    if args.guarded()? {
-        return Ok(usize::from(chat_db::save_guarded(
-            conn, chat, summary, fence,
-        )?));
+/// Where the chats are: a SQLite file, or PostgreSQL for a `postgresql://`
+/// `--db` (scene and hold-and-save only).
+enum Chats {
+    Sqlite(rusqlite::Connection),
+    Postgres(chat_pg::ChatPg),
+}
+
+impl Chats {
+    fn open(db: &std::path::Path) -> Result<Chats> {
+        let text = db.to_string_lossy();
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            return Ok(Chats::Postgres(chat_pg::ChatPg::open(&text)?));
+        }
+        Ok(Chats::Sqlite(chat_db::open(db)?))
     }
-    Ok(chat_db::save(conn, chat, summary, &fence.text())?)
+
+    fn add_chat(&self, chat: i64) -> Result<()> {
+        match self {
+            Chats::Sqlite(conn) => {
+                conn.execute(
+                    "insert into chats (id, title) values (?1, 'chat') on conflict do nothing",
+                    [chat],
+                )?;
+                Ok(())
+            }
+            Chats::Postgres(pg) => pg.add_chat(chat),
+        }
+    }
+
+    /// Saves a summary the way `--save` says; the rows changed (0: refused).
+    fn save(
+        &mut self,
+        args: &Args,
+        chat: i64,
+        summary: &str,
+        fence: tinystore::Fence,
+    ) -> Result<usize> {
+        let guarded = args.guarded()?;
+        match self {
+            Chats::Sqlite(conn) if guarded => Ok(usize::from(chat_db::save_guarded(
+                conn, chat, summary, fence,
+            )?)),
+            Chats::Sqlite(conn) => Ok(chat_db::save(conn, chat, summary, &fence.text())?),
+            Chats::Postgres(pg) if guarded => {
+                Ok(usize::from(pg.save_guarded(chat, summary, fence)?))
+            }
+            Chats::Postgres(pg) => pg.save_column(chat, summary, fence),
+        }
+    }
+
+    /// What the chat keeps, in words.
+    fn kept(&self, args: &Args, chat: i64) -> Result<String> {
+        let (summary, fence) = match self {
+            Chats::Sqlite(conn) if args.guarded()? => {
+                let (summary, _) = chat_db::kept(conn, chat)?;
+                (summary, chat_db::recorded(conn, chat)?.unwrap_or_default())
+            }
+            Chats::Sqlite(conn) => chat_db::kept(conn, chat)?,
+            Chats::Postgres(pg) => pg.kept(chat)?,
+        };
+        Ok(if args.guarded()? {
+            format!("{summary:?}; tinystore_fences keeps chats/{chat} = {fence}")
+        } else {
+            format!("{summary:?} with fence {fence}")
+        })
+    }
 }
 
 fn scene(args: &Args, store: &Store) -> Result<bool> {
-    let mut conn = chat_db::open(&args.db)?;
-    conn.execute(
-        "insert or ignore into chats (id, title) values (42, 'chat 42')",
-        [],
-    )?;
+    let mut chats = Chats::open(&args.db)?;
+    chats.add_chat(42)?;
     let ttl = Duration::from_millis(args.number("ttl-ms", 300)? as u64);
     let summaries = store.locks("summaries");
     let a = summaries.clone().ttl(ttl).renew(false).acquire(42)?;
@@ -158,11 +208,11 @@ fn scene(args: &Args, store: &Store) -> Result<bool> {
     );
     let b = std::thread::scope(|s| {
         let worker_b = s.spawn(|| -> Result<(tinystore::Fence, usize)> {
-            let mut conn = chat_db::open(&args.db)?;
+            let mut chats = Chats::open(&args.db)?;
             summaries.hold(42, |lease| -> Result<_> {
                 Ok((
                     lease.fence(),
-                    save_by(args, &mut conn, 42, "summary by B", lease.fence())?,
+                    chats.save(args, 42, "summary by B", lease.fence())?,
                 ))
             })
         });
@@ -173,7 +223,7 @@ fn scene(args: &Args, store: &Store) -> Result<bool> {
         "2. A's lease ran out. Worker B holds chat 42 with fence {} and saves: {} row changed.",
         b.0, b.1
     );
-    let a_changed = save_by(args, &mut conn, 42, "summary by A", a.fence())?;
+    let a_changed = chats.save(args, 42, "summary by A", a.fence())?;
     let refusal = if args.guarded()? {
         "refused by the guard (stale), its update rolled back"
     } else {
@@ -188,45 +238,21 @@ fn scene(args: &Args, store: &Store) -> Result<bool> {
             "ACCEPTED (the fence failed)"
         }
     );
-    let (summary, fence) = chat_db::kept(&conn, 42)?;
-    if args.guarded()? {
-        let recorded = chat_db::recorded(&conn, 42)?.unwrap_or_default();
-        println!("chat.db keeps: {summary:?}; tinystore_fences keeps chats/42 = {recorded}");
-    } else {
-        println!("chat.db keeps: {summary:?} with fence {fence}");
-    }
+    println!("chat.db keeps: {}", chats.kept(args, 42)?);
     Ok(a_changed == 0 && b.1 == 1)
 }
 
 fn hold_and_save(args: &Args, store: &Store) -> Result<()> {
     let chat = args.number("chat", 42)?;
-    let conn = chat_db::open(&args.db)?;
-    conn.execute(
-        "insert or ignore into chats (id, title) values (?1, 'chat')",
-        [chat],
-    )?;
+    let mut chats = Chats::open(&args.db)?;
+    chats.add_chat(chat)?;
     let ttl = Duration::from_millis(args.number("ttl-ms", 15_000)? as u64);
     let name = args.flags.get("name").map_or("summaries", String::as_str);
     let lease = store.locks(name).ttl(ttl).acquire(chat)?;
     println!("HELD {}", lease.fence());
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
-    let changed = if args.guarded()? {
-        let mut conn = conn;
-        usize::from(chat_db::save_guarded(
-            &mut conn,
-            chat,
-            "summary by rust",
-            lease.fence(),
-        )?)
-    } else {
-        chat_db::save(
-            &conn,
-            chat,
-            "summary by rust",
-            &format!("{:040}", lease.fence().get()),
-        )?
-    };
+    let changed = chats.save(args, chat, "summary by rust", lease.fence())?;
     println!("SAVED {changed} {}", lease.fence());
     match lease.release() {
         Ok(()) => println!("RELEASED ok"),
@@ -275,7 +301,14 @@ fn run() -> Result<bool> {
     if args.db.as_os_str().is_empty() || args.store.is_empty() {
         return Err("--db PATH and --store DIR|ADDRESS are required".into());
     }
-    chat_db::open(&args.db)?;
+    let on_postgres = matches!(Chats::open(&args.db)?, Chats::Postgres(_));
+    if on_postgres && !["migrate", "scene", "hold-and-save"].contains(&args.command.as_str()) {
+        return Err(format!(
+            "{} runs on SQLite only; on PostgreSQL: migrate, scene, hold-and-save",
+            args.command
+        )
+        .into());
+    }
     if args.command == "migrate" {
         println!("migrated {}", args.db.display());
         return Ok(true);

@@ -1,6 +1,7 @@
 //! The Rust writer of the guard contention test (tests/guards/README.md has
 //! the protocol): takes turns holding one key, writing one resource through
-//! the guard on SQLite or PostgreSQL, and says what happened to each write.
+//! the guard on SQLite, PostgreSQL or S3 (`--db s3://BUCKET/KEY`, the
+//! endpoint in `TINYSTORE_S3_URL`), and says what happened to each write.
 
 use std::time::{Duration, Instant};
 use tinystore::guard;
@@ -42,10 +43,51 @@ fn args() -> Result<Args> {
 enum Db {
     Sqlite(rusqlite::Connection),
     Postgres(tokio_postgres::Client),
+    /// A guarded put of KEY in BUCKET under each lease.
+    S3 {
+        client: aws_sdk_s3::Client,
+        bucket: String,
+        key: String,
+    },
+}
+
+/// An S3 client on `TINYSTORE_S3_URL` (path-style), its keys from the
+/// environment as with-s3.sh sets them.
+fn s3_client() -> Result<aws_sdk_s3::Client> {
+    use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+    let url = std::env::var("TINYSTORE_S3_URL").map_err(|_| "--db s3:// needs TINYSTORE_S3_URL")?;
+    let var = |k: &str| std::env::var(k).unwrap_or_else(|_| "test".to_string());
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(url)
+        .region(Region::new(
+            std::env::var("AWS_REGION").unwrap_or_else(|_| "us-east-1".to_string()),
+        ))
+        .credentials_provider(Credentials::new(
+            var("AWS_ACCESS_KEY_ID"),
+            var("AWS_SECRET_ACCESS_KEY"),
+            None,
+            None,
+            "env",
+        ))
+        .force_path_style(true)
+        .build();
+    Ok(aws_sdk_s3::Client::from_conf(config))
 }
 
 impl Db {
     async fn open(target: &str) -> Result<Db> {
+        if let Some(path) = target.strip_prefix("s3://") {
+            let (bucket, key) = path
+                .split_once('/')
+                .filter(|(b, k)| !b.is_empty() && !k.is_empty())
+                .ok_or(format!("--db {target:?}: expected s3://BUCKET/KEY"))?;
+            return Ok(Db::S3 {
+                client: s3_client()?,
+                bucket: bucket.to_string(),
+                key: key.to_string(),
+            });
+        }
         if target.starts_with("postgres") {
             let (client, connection) =
                 tokio_postgres::connect(target, tokio_postgres::NoTls).await?;
@@ -58,7 +100,7 @@ impl Db {
     }
 
     /// Logs the write and checks its fence in one transaction, committed
-    /// when the guard accepts it.
+    /// when the guard accepts it; on S3, the guarded put of a JSON body.
     async fn write(&mut self, fence: Fence, name: &str) -> Result<std::result::Result<(), Error>> {
         match self {
             Db::Sqlite(conn) => {
@@ -86,6 +128,16 @@ impl Db {
                     tx.commit().await?;
                 }
                 Ok(outcome)
+            }
+            Db::S3 {
+                client,
+                bucket,
+                key,
+            } => {
+                let body = serde_json::json!({"fence": fence.to_string(), "writer": name});
+                let outcome =
+                    guard::s3::put(client, bucket, key, body.to_string().as_bytes(), fence).await;
+                Ok(outcome.map(|_| ()))
             }
         }
     }
