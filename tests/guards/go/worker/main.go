@@ -6,7 +6,9 @@
 //
 //	worker --store unix:DIR/tinystore.sock --db DB --name NAME --seconds S --ttl-ms T
 //
-// DB is a SQLite file or a postgresql:// URL whose tables exist already.
+// DB is a SQLite file or a postgresql:// URL whose tables exist already,
+// or s3://BUCKET/KEY: then each write is a guarded put of KEY (s3guard) on
+// the server at $TINYSTORE_S3_URL, its body {"fence": ..., "writer": NAME}.
 // `make guard-worker-go` builds it as $(CARGO_TARGET_DIR)/guard-worker-go; it
 // lives in its own module, tests/guards/go, so that the drivers stay out
 // of the module users get.
@@ -34,7 +36,7 @@ const resource = "contention/1"
 
 func main() {
 	address := flag.String("store", "", "the server's address, unix:DIR/tinystore.sock")
-	dsn := flag.String("db", "", "a SQLite file or a postgresql:// URL")
+	dsn := flag.String("db", "", "a SQLite file, a postgresql:// URL or s3://BUCKET/KEY")
 	name := flag.String("name", "", "this writer's name, logged with each accepted write")
 	seconds := flag.Float64("seconds", 10, "how long to take turns")
 	ttlMS := flag.Int("ttl-ms", 300, "the lease's TTL in milliseconds")
@@ -57,22 +59,29 @@ type worker struct {
 	insert  string
 }
 
+// A writer writes once under a lease with its fence, and prints the
+// outcome.
+type writer interface {
+	write(ctx context.Context, fence locks.Fence)
+}
+
 func run(address, dsn, name string, seconds, ttl time.Duration) error {
 	ctx := context.Background()
-	w := worker{name: name}
-	var err error
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		w.dialect, w.insert = guard.Postgres, "insert into guard_log (fence, writer) values ($1, $2)"
-		w.db, err = sql.Open("pgx", dsn)
+	var w writer
+	if strings.HasPrefix(dsn, "s3://") {
+		o, err := newObjectWriter(dsn, name)
+		if err != nil {
+			return err
+		}
+		w = o
 	} else {
-		// BEGIN IMMEDIATE and a 10 s busy timeout, as the protocol says.
-		w.dialect, w.insert = guard.SQLite, "insert into guard_log (fence, writer) values (?, ?)"
-		w.db, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(10000)&_txlock=immediate")
+		s, err := openSQL(dsn, name)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = s.db.Close() }()
+		w = s
 	}
-	if err != nil {
-		return err
-	}
-	defer func() { _ = w.db.Close() }()
 	store, err := tinystore.Connect(address)
 	if err != nil {
 		return err
@@ -96,9 +105,27 @@ func run(address, dsn, name string, seconds, ttl time.Duration) error {
 	return nil
 }
 
+// openSQL opens the SQL writer's database.
+func openSQL(dsn, name string) (*worker, error) {
+	w := &worker{name: name}
+	var err error
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		w.dialect, w.insert = guard.Postgres, "insert into guard_log (fence, writer) values ($1, $2)"
+		w.db, err = sql.Open("pgx", dsn)
+	} else {
+		// BEGIN IMMEDIATE and a 10 s busy timeout, as the protocol says.
+		w.dialect, w.insert = guard.SQLite, "insert into guard_log (fence, writer) values (?, ?)"
+		w.db, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(10000)&_txlock=immediate")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
 // write logs the fence and checks it through the guard in one
 // transaction: ACCEPTED when committed, REFUSED when stale.
-func (w worker) write(ctx context.Context, fence locks.Fence) {
+func (w *worker) write(ctx context.Context, fence locks.Fence) {
 	var options *sql.TxOptions // SQLite: BEGIN IMMEDIATE, from the DSN
 	if w.dialect == guard.Postgres {
 		options = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
