@@ -63,33 +63,63 @@ type Client interface {
 }
 
 // An Option adds to the guarded put.
-type Option func(*s3.PutObjectInput)
+type Option func(*settings)
 
-// Metadata adds the caller's own metadata to the object; the guard's own
-// keys are set by the guard and win over these.
+type settings struct {
+	metadata    map[string]string
+	contentType *string
+}
+
+// Metadata adds the caller's own metadata to the object; a key that is
+// one of the guard's own (MetadataKey, TombstoneKey, in any case) is
+// invalid.
 func Metadata(metadata map[string]string) Option {
-	return func(in *s3.PutObjectInput) {
+	return func(s *settings) {
 		for k, v := range metadata {
-			in.Metadata[k] = v
+			s.metadata[k] = v
 		}
 	}
 }
 
 // ContentType sets the object's Content-Type.
 func ContentType(contentType string) Option {
-	return func(in *s3.PutObjectInput) { in.ContentType = aws.String(contentType) }
+	return func(s *settings) { s.contentType = aws.String(contentType) }
 }
 
 // Put writes body to bucket/key with fence through the guard, and gives
 // S3's answer to the write that landed. Errors: a *tinystore.StaleError
 // when a larger fence is stored; corrupt when the object's tinystore-fence
-// metadata is not 40 digits; invalid for a body equal to the object's (or
-// a bad resource); unauthorized when the HEAD is refused (the guard must
-// read the object's metadata); limit after MaxTries writers in between;
-// any other error of the client as an io error that wraps it (errors.As
-// reaches the SDK's). Nothing is written on any error.
+// metadata is not 40 digits; invalid for a body equal to the object's, a
+// nil client, an empty bucket or key, or metadata naming the guard's own
+// keys; unauthorized when the HEAD is refused (the guard must read the
+// object's metadata); limit after MaxTries writers in between; any other
+// error of the client as an io error that wraps it (errors.As reaches the
+// SDK's). Nothing is written on any error.
 func Put(ctx context.Context, client Client, bucket, key string, body []byte, fence locks.Fence, opts ...Option) (*s3.PutObjectOutput, error) {
+	return put(ctx, client, bucket, key, body, fence, false, opts)
+}
+
+// Delete is the guarded delete of bucket/key: a guarded put of an empty
+// object whose metadata tinystore-deleted is "true", so that its fence
+// stays. Its errors are Put's; deleting a tombstone again is invalid (its
+// body would keep the ETag).
+func Delete(ctx context.Context, client Client, bucket, key string, fence locks.Fence, opts ...Option) (*s3.PutObjectOutput, error) {
+	return put(ctx, client, bucket, key, nil, fence, true, opts)
+}
+
+func put(ctx context.Context, client Client, bucket, key string, body []byte, fence locks.Fence, tombstone bool, opts []Option) (*s3.PutObjectOutput, error) {
 	resource := bucket + "/" + key
+	s := settings{metadata: map[string]string{}}
+	for _, opt := range opts {
+		opt(&s)
+	}
+	if err := check(client, bucket, key, s.metadata); err != nil {
+		return nil, err
+	}
+	s.metadata[MetadataKey] = fmt.Sprintf("%040s", fence)
+	if tombstone {
+		s.metadata[TombstoneKey] = "true"
+	}
 	sum := md5.Sum(body)
 	bodyMD5 := hex.EncodeToString(sum[:])
 	for try := 0; try < MaxTries; try++ {
@@ -102,15 +132,12 @@ func Put(ctx context.Context, client Client, bucket, key string, body []byte, fe
 			return nil, err
 		}
 		in := &s3.PutObjectInput{
-			Bucket:   aws.String(bucket),
-			Key:      aws.String(key),
-			Body:     bytes.NewReader(body),
-			Metadata: map[string]string{},
+			Bucket:      aws.String(bucket),
+			Key:         aws.String(key),
+			Body:        bytes.NewReader(body),
+			Metadata:    s.metadata,
+			ContentType: s.contentType,
 		}
-		for _, opt := range opts {
-			opt(in)
-		}
-		in.Metadata[MetadataKey] = fmt.Sprintf("%040s", fence)
 		if replace {
 			in.IfMatch = aws.String(stored.ETag)
 		} else {
@@ -127,13 +154,24 @@ func Put(ctx context.Context, client Client, bucket, key string, body []byte, fe
 	return nil, guard.TooManyRaces(resource)
 }
 
-// Delete is the guarded delete of bucket/key: a guarded put of an empty
-// object whose metadata tinystore-deleted is "true", so that its fence
-// stays. Its errors are Put's; deleting a tombstone again is invalid (its
-// body would keep the ETag).
-func Delete(ctx context.Context, client Client, bucket, key string, fence locks.Fence, opts ...Option) (*s3.PutObjectOutput, error) {
-	opts = append(opts, func(in *s3.PutObjectInput) { in.Metadata[TombstoneKey] = "true" })
-	return Put(ctx, client, bucket, key, nil, fence, opts...)
+// check refuses what the guard cannot write: invalid, naming what is
+// wrong.
+func check(client Client, bucket, key string, metadata map[string]string) error {
+	invalid := func(format string, args ...any) error {
+		return &locks.Error{Code: locks.CodeInvalid, Message: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case client == nil:
+		return invalid("s3guard was given a nil S3 client for object %q", bucket+"/"+key)
+	case bucket == "" || key == "":
+		return invalid("s3guard needs a bucket and a key; it was given bucket %q and key %q", bucket, key)
+	}
+	for k := range metadata {
+		if strings.EqualFold(k, MetadataKey) || strings.EqualFold(k, TombstoneKey) {
+			return invalid("the metadata of the guarded write of object %q names %q, which is the guard's own: leave it to the guard", bucket+"/"+key, k)
+		}
+	}
+	return nil
 }
 
 // head reads the object's ETag and fence; nil when there is none.

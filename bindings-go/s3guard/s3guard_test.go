@@ -305,7 +305,10 @@ func TestDeleteLeavesATombstoneThatKeepsTheFence(t *testing.T) {
 		t.Fatalf("tombstone %+v", got)
 	}
 	for _, late := range []func() error{
-		func() error { _, err := s3guard.Put(ctx, client, b, "k", []byte("v2"), locks.Fence{Count: 5}); return err },
+		func() error {
+			_, err := s3guard.Put(ctx, client, b, "k", []byte("v2"), locks.Fence{Count: 5})
+			return err
+		},
 		func() error { _, err := s3guard.Delete(ctx, client, b, "k", locks.Fence{Count: 5}); return err },
 	} {
 		if err := late(); !errors.Is(err, locks.ErrStale) {
@@ -364,5 +367,41 @@ func TestAnUnreachableStoreIsIO(t *testing.T) {
 	_, err := s3guard.Put(context.Background(), client, "b", "k", []byte("x"), locks.Fence{Count: 1})
 	if !errors.Is(err, locks.ErrIO) || !strings.Contains(err.Error(), "b/k") {
 		t.Fatalf("got %v, want io naming the object", err)
+	}
+}
+
+// Arguments the guard cannot write are invalid, naming what is wrong,
+// and nothing is sent.
+func TestBadArgumentsAreInvalidAndWriteNothing(t *testing.T) {
+	client, b := bucket(t)
+	ctx := context.Background()
+	for name, call := range map[string]func() error{
+		"nil S3 client": func() error {
+			_, err := s3guard.Put(ctx, nil, b, "k", []byte("x"), locks.Fence{Count: 1})
+			return err
+		},
+		"key \"\"": func() error {
+			_, err := s3guard.Put(ctx, client, b, "", []byte("x"), locks.Fence{Count: 1})
+			return err
+		},
+		"\"Tinystore-Fence\"": func() error {
+			_, err := s3guard.Put(ctx, client, b, "k", []byte("x"), locks.Fence{Count: 1},
+				s3guard.Metadata(map[string]string{"Tinystore-Fence": "9"}))
+			return err
+		},
+		"\"tinystore-deleted\"": func() error {
+			_, err := s3guard.Delete(ctx, client, b, "k", locks.Fence{Count: 1},
+				s3guard.Metadata(map[string]string{"tinystore-deleted": "false"}))
+			return err
+		},
+	} {
+		err := call()
+		var e *locks.Error
+		if !errors.As(err, &e) || e.Code != locks.CodeInvalid || !strings.Contains(e.Message, name) {
+			t.Errorf("%s: got %v, want invalid naming it", name, err)
+		}
+	}
+	if got := get(t, client, b, "k"); got != nil {
+		t.Fatalf("something was written: %+v", got)
 	}
 }
