@@ -35,9 +35,6 @@ GO_GUARD_TOOLS := tests/guards/go
 # tinystore.dev/go/s3guard, so that tinystore.dev/go needs no AWS module.
 # Its tests run against moto's S3 server ($(WITH_S3), mk/guards.mk).
 GO_S3GUARD := $(GO_DIR)/s3guard
-# $(WITH_S3) with PY_VENV read when the recipe runs: mk/guards.mk sets
-# WITH_S3 with := before mk/python.mk has set PY_VENV.
-GO_WITH_S3 = MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
 
 .PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go guard-worker-go bench-guards-go
 
@@ -80,7 +77,7 @@ test-go: go-tools go-lib go-header-check s3-deps
 	cd $(GO_GUARD_TOOLS) && $(GO) vet ./...
 	cd $(GO_DIR) && $(GO_WITH_PG) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
 	cd $(GO_S3GUARD) && $(GO) vet ./...
-	cd $(GO_S3GUARD) && $(GO_WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
+	cd $(GO_S3GUARD) && $(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
 
 # The guard's contention writer for Go (tests/guards/contention.py runs it).
 guard-worker-go: go-tools go-lib
@@ -114,4 +111,4 @@ bench-go: go-tools go-lib
 # ratio. Figures: docs/benchmarks.md ("Object-storage guard: Go").
 .PHONY: bench-guards-s3-go
 bench-guards-s3-go: go-tools go-lib s3-deps
-	cd $(GO_GUARD_TOOLS) && $(GO_WITH_S3) $(GO) run ./bench-s3 --writes 500
+	cd $(GO_GUARD_TOOLS) && $(WITH_S3) $(GO) run ./bench-s3 --writes 500
