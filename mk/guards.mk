@@ -29,10 +29,11 @@ test-guards-rust: deps-rust s3-deps
 	  --test guard_s3 --test guard_http
 
 # Writers in four languages on one served key, some stopped past their TTL,
-# through the guard on SQLite and on PostgreSQL (tests/guards/README.md).
-test-guards-contention: python-install node-deps guard-worker-go
+# through the guard on SQLite, on PostgreSQL and on S3 (moto, a versioned
+# bucket) (tests/guards/README.md).
+test-guards-contention: python-install node-deps guard-worker-go s3-deps
 	$(CARGO) build -q -p tinystore-cli -p chat-summaries
-	$(WITH_PG) $(PY) tests/guards/contention.py --seconds 10
+	$(WITH_S3) $(WITH_PG) $(PY) tests/guards/contention.py --seconds 10 --dbs sqlite,postgres,s3
 
 test-guards: test-guards-rust test-guards-contention
 

@@ -1,19 +1,23 @@
 """The guard's contention test: writers in several languages take turns
 holding one key through one `tinystore serve` and write one resource
-through the guard, on SQLite and on PostgreSQL, while this driver stops some
-of them with SIGSTOP just after they took the key, past their TTL, and
-resumes them. Each writer speaks the protocol of README.md beside this file.
+through the guard, on SQLite, on PostgreSQL and on S3 (moto's server), while
+this driver stops some of them with SIGSTOP just after they took the key,
+past their TTL, and resumes them. Each writer speaks the protocol of
+README.md beside this file.
 
-Checked after, per database: the log's fences rise in commit order (no
-fence twice, none lower than one before it); the register holds the largest
+Checked after, per store: the log's fences rise in commit order (no fence
+twice, none lower than one before it); the register holds the largest
 logged fence; no refused write left a row; every accepted write left one;
-and at least one late write was refused.
+and at least one late write was refused. On S3 the log is the versions of
+the object (the bucket has versioning on), read oldest first, and the
+register is the latest version's tinystore-fence metadata.
 
 Usage: python contention.py [--seconds S] [--languages rust,python,node,go]
-       [--dbs sqlite,postgres] [--out DIR]
-PostgreSQL needs TINYSTORE_PG_URL (run under with-postgres.sh). Needs the
-Python package tinystore (with psycopg) in the running interpreter, which
-gives the register's migration. Prints a JSON report; exits 1 on a
+       [--dbs sqlite,postgres,s3] [--out DIR]
+PostgreSQL needs TINYSTORE_PG_URL (run under with-postgres.sh), S3
+TINYSTORE_S3_URL (with-s3.sh). Needs the Python package tinystore (with
+psycopg, and boto3 for S3) in the running interpreter, which gives the
+register's migration. Prints a JSON report; exits 1 on a
 violation, 2 when the run itself failed.
 """
 
@@ -113,8 +117,47 @@ def prepare_postgres(url: str, name: str) -> str:
     return db
 
 
+S3_KEY = "contention/1.json"
+
+
+def s3_client() -> Any:
+    import boto3
+
+    return boto3.client("s3", endpoint_url=os.environ["TINYSTORE_S3_URL"])
+
+
+def prepare_s3(name: str) -> str:
+    """A bucket with versioning on; the s3:// address of the key."""
+    s3 = s3_client()
+    s3.create_bucket(Bucket=name)
+    s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
+    return f"s3://{name}/{S3_KEY}"
+
+
+def read_back_s3(db: str) -> tuple[list[tuple[int, str]], str | None]:
+    """Every version of the object, oldest first: (fence, writer) from its
+    body, checked against its metadata; and the latest version's fence."""
+    bucket = db.removeprefix("s3://").split("/", 1)[0]
+    s3 = s3_client()
+    versions = []
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=S3_KEY):
+        versions.extend(v for v in page.get("Versions", []) if v["Key"] == S3_KEY)
+    log = []
+    for v in reversed(versions):  # S3 lists the newest first
+        got = s3.get_object(Bucket=bucket, Key=S3_KEY, VersionId=v["VersionId"])
+        body = json.loads(got["Body"].read())
+        meta = got["Metadata"].get("tinystore-fence")
+        if meta != f"{int(body['fence']):040d}":
+            raise RuntimeError(f"version {v['VersionId']}: metadata fence {meta} is not its body's {body['fence']}")
+        log.append((int(body["fence"]), str(body["writer"])))
+    latest = s3.head_object(Bucket=bucket, Key=S3_KEY)["Metadata"].get("tinystore-fence") if versions else None
+    return log, latest
+
+
 def read_back(db: str) -> tuple[list[tuple[int, str]], str | None]:
     """The log in commit order, and the register's text for the resource."""
+    if db.startswith("s3://"):
+        return read_back_s3(db)
     if db.startswith("postgres"):
         import psycopg
 
@@ -177,7 +220,11 @@ def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str
             if server.poll() is not None or time.monotonic() > limit:
                 raise RuntimeError(f"tinystore serve did not start; see {out}/server-{db_kind}.log")
             time.sleep(0.02)
-        if db_kind == "postgres":
+        if db_kind == "s3":
+            if not os.environ.get("TINYSTORE_S3_URL"):
+                raise RuntimeError("TINYSTORE_S3_URL is not set: run under tests/guards/with-s3.sh")
+            db = prepare_s3(f"contention-{os.getpid()}")
+        elif db_kind == "postgres":
             url = os.environ.get("TINYSTORE_PG_URL")
             if not url:
                 raise RuntimeError("TINYSTORE_PG_URL is not set: run under tests/guards/with-postgres.sh")
