@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { openSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
@@ -12,21 +12,54 @@ import { type Store, connect } from 'tinystore'
 import { leadersInTurn } from './elections'
 import { sleep, tempDir } from './helpers'
 
-/** A loopback TCP port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  assert.ok(address !== null && typeof address === 'object')
-  server.close()
-  await once(server, 'close')
-  return address.port
+/** Two distinct loopback TCP ports that were free a moment ago (both held open while chosen). */
+async function freePorts(): Promise<[number, number]> {
+  const servers = [createServer(), createServer()]
+  const ports: number[] = []
+  for (const server of servers) {
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const address = server.address()
+    assert.ok(address !== null && typeof address === 'object')
+    ports.push(address.port)
+  }
+  for (const server of servers) {
+    server.close()
+    await once(server, 'close')
+  }
+  return [ports[0], ports[1]]
 }
 
-/** Starts a single-member etcd in `dir`; resolves with it and its client address once healthy. */
+/** The last lines of etcd's log in `dir`, for an error message. */
+function logTail(dir: string): string {
+  try {
+    return readFileSync(path.join(dir, 'etcd.log'), 'utf8').trimEnd().split('\n').slice(-8).join('\n')
+  } catch (error) {
+    return `(no log: ${(error as Error).message})`
+  }
+}
+
+/**
+ * Starts a single-member etcd in `dir`; resolves with it and its client
+ * address once healthy. A member that exits while starting (a port taken
+ * between choosing and binding it) is tried again on new ports, three times
+ * in all; the error then carries the end of each log.
+ */
 async function startEtcd(dir: string): Promise<{ child: ChildProcess; client: string }> {
-  const [client, peer] = [await freePort(), await freePort()]
+  const failures: string[] = []
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const tryDir = path.join(dir, `try-${attempt}`)
+    mkdirSync(tryDir)
+    const started = await startEtcdOnce(tryDir)
+    if ('child' in started) return started
+    failures.push(`try ${attempt}: ${started.failed}\n${logTail(tryDir)}`)
+  }
+  throw new Error(`etcd did not start:\n${failures.join('\n')}`)
+}
+
+/** One try of startEtcd: the running member, or why it failed. */
+async function startEtcdOnce(dir: string): Promise<{ child: ChildProcess; client: string } | { failed: string }> {
+  const [client, peer] = await freePorts()
   const c = `http://127.0.0.1:${client}`
   const p = `http://127.0.0.1:${peer}`
   const log = openSync(path.join(dir, 'etcd.log'), 'w')
@@ -36,12 +69,13 @@ async function startEtcd(dir: string): Promise<{ child: ChildProcess; client: st
     '--listen-peer-urls', p, '--initial-advertise-peer-urls', p,
     '--initial-cluster', `t=${p}`,
   ], { stdio: ['ignore', log, log] })
-  let failed: Error | undefined
-  child.on('error', error => (failed = new Error(`etcd did not start (apt-get install etcd-server): ${error.message}`)))
-  child.on('exit', code => (failed ??= new Error(`etcd exited with ${code}: see ${dir}/etcd.log`)))
+  closeSync(log)
+  let failed: string | undefined
+  child.on('error', error => (failed = `etcd could not run (apt-get install etcd-server): ${error.message}`))
+  child.on('exit', (code, signal) => (failed ??= `etcd exited with ${code ?? signal}`))
   const deadline = Date.now() + 20_000
   for (;;) {
-    if (failed) throw failed
+    if (failed) return { failed }
     try {
       const answer = await fetch(`${c}/health`, { signal: AbortSignal.timeout(1000) })
       if ((await answer.text()).includes('"health":"true"')) break
@@ -50,7 +84,7 @@ async function startEtcd(dir: string): Promise<{ child: ChildProcess; client: st
     }
     if (Date.now() > deadline) {
       child.kill()
-      throw new Error('etcd did not become healthy in 20 s')
+      return { failed: 'etcd did not become healthy in 20 s' }
     }
     await sleep(50)
   }
