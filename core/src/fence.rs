@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The number of digits in a fence's text form.
-pub const TEXT_DIGITS: usize = 40;
+pub(crate) const TEXT_DIGITS: usize = 40;
 
 /// A fence: larger than every fence the store gave before it.
 ///

@@ -20,8 +20,8 @@
 //!   waited for, or given up from any thread), [`hold_outcome`] and
 //!   `Lease::end_hold` (what a hold returns), `Lease::lost_reason`, the
 //!   defaults ([`DEFAULT_TTL`], [`DEFAULT_WAIT`], [`DEFAULT_RENEW`]) and
-//!   [`poll_now`]. Every request is checked once, by
-//!   [`Request::new`].
+//!   [`poll_now`]. Every request is checked once, where it is made
+//!   (`vocab::Request::new`), whichever way it came in.
 //!
 //! ```
 //! # fn main() -> Result<(), tinystore::Error> {
@@ -34,6 +34,8 @@
 //! })?;
 //! # Ok(()) }
 //! ```
+
+#![warn(unreachable_pub, missing_docs)]
 
 mod acquiring;
 mod backend;
@@ -75,16 +77,13 @@ pub use client::{Address, ConnectOptions, TlsTarget};
 pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
 pub use election::{Election, Leader, Leadership, Observer, Observing, OBSERVE_BUFFER};
 pub use error::{Code, Error, Result, Stale};
-pub use fence::{Fence, TEXT_DIGITS};
+pub use fence::Fence;
 pub use hold::hold_outcome;
 pub use lease::{Lease, Permit};
 pub use locks::Locks;
 pub use lost::OnLost;
-pub use names::{check_key, check_name, Key, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_VALUE_BYTES};
-pub use options::{
-    check_ttl, check_wait, Options, DEFAULT_RENEW, DEFAULT_TTL, DEFAULT_WAIT, MAX_TTL, MAX_WAIT,
-    MIN_TTL,
-};
+pub use names::{Key, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_VALUE_BYTES};
+pub use options::{Options, DEFAULT_RENEW, DEFAULT_TTL, DEFAULT_WAIT, MAX_TTL, MAX_WAIT, MIN_TTL};
 pub use poll::poll_now;
 pub use semaphore::Semaphore;
 pub use status::{
@@ -92,4 +91,4 @@ pub use status::{
 };
 pub use store::{restore, Store};
 pub use store_options::StoreOptions;
-pub use vocab::{Request, MAX_LIMIT};
+pub use vocab::MAX_LIMIT;

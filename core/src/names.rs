@@ -11,7 +11,7 @@ pub const MAX_KEY_BYTES: usize = 1024;
 pub const MAX_VALUE_BYTES: usize = 1024;
 
 /// Checks a group name: 1 to 128 bytes of `A-Z a-z 0-9 . _ - :`.
-pub fn check_name(name: &str) -> Result<()> {
+pub(crate) fn check_name(name: &str) -> Result<()> {
     if name.is_empty() || name.len() > MAX_NAME_BYTES {
         return Err(Error::invalid(format!(
             "name {name:?} must be 1 to {MAX_NAME_BYTES} bytes, not {}",
@@ -31,7 +31,7 @@ pub fn check_name(name: &str) -> Result<()> {
 
 /// Checks a leader's value for the election `name`: at most
 /// [`MAX_VALUE_BYTES`] bytes; `invalid` naming its size otherwise.
-pub fn check_value(name: &str, value: &str) -> Result<()> {
+pub(crate) fn check_value(name: &str, value: &str) -> Result<()> {
     if value.len() > MAX_VALUE_BYTES {
         return Err(Error::invalid(format!(
             "value of election {name} must be at most {MAX_VALUE_BYTES} bytes, not {}",
@@ -42,7 +42,7 @@ pub fn check_value(name: &str, value: &str) -> Result<()> {
 }
 
 /// Checks a key: 1 to 1024 bytes of UTF-8.
-pub fn check_key(name: &str, key: &str) -> Result<()> {
+pub(crate) fn check_key(name: &str, key: &str) -> Result<()> {
     if key.is_empty() || key.len() > MAX_KEY_BYTES {
         return Err(Error::invalid(format!(
             "key of {name} must be 1 to {MAX_KEY_BYTES} bytes, not {}",

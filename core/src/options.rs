@@ -64,7 +64,7 @@ impl Options {
 }
 
 /// Checks that a TTL is from 10 ms to 24 h.
-pub fn check_ttl(ttl: Duration) -> Result<()> {
+pub(crate) fn check_ttl(ttl: Duration) -> Result<()> {
     if ttl < MIN_TTL || ttl > MAX_TTL {
         return Err(Error::invalid(format!(
             "ttl {ttl:?} is out of range: it must be from 10ms to 24h"
@@ -74,7 +74,7 @@ pub fn check_ttl(ttl: Duration) -> Result<()> {
 }
 
 /// Checks that a wait is at most 30 days.
-pub fn check_wait(wait: Duration) -> Result<()> {
+pub(crate) fn check_wait(wait: Duration) -> Result<()> {
     if wait > MAX_WAIT {
         return Err(Error::invalid(format!(
             "wait {wait:?} is out of range: it must be from 0 to 30 days"

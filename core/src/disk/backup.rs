@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// Refuses with `invalid` a `dest` that is one of the files of the store in
 /// `dir` (`kv.db`, its `-wal` and `-shm`, `LOCK`, `EPOCH`, the socket),
 /// whether named directly, through `..`, or through a symbolic link.
-pub fn check_backup_dest(dir: &Path, dest: &Path) -> Result<()> {
+pub(crate) fn check_backup_dest(dir: &Path, dest: &Path) -> Result<()> {
     let target = resolve(dest);
     let store = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let same_file = |own: &Path| match (std::fs::metadata(&target), std::fs::metadata(own)) {

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// An open `kv.db`.
-pub struct KvDb {
+pub(super) struct KvDb {
     conn: Connection,
     path: String,
 }
@@ -27,7 +27,7 @@ fn sql_error(path: &str, doing: &str, err: rusqlite::Error) -> Error {
 
 /// What a served store left in `kv.db` for its next owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Left {
+pub(super) struct Left {
     /// The epoch of the last open.
     pub epoch: u64,
     /// Whether the last owner closed it cleanly.
@@ -41,7 +41,7 @@ pub struct Left {
 impl Left {
     /// Whether the next owner must wait a grace before its first grant:
     /// leases were given to other processes and the stop was not clean.
-    pub fn owes_grace(&self) -> bool {
+    pub(super) fn owes_grace(&self) -> bool {
         self.served && !self.clean
     }
 }
@@ -68,7 +68,7 @@ fn backup_error(path: &str, dest: &Path, err: rusqlite::Error) -> Error {
 impl KvDb {
     /// Makes a new `kv.db` at `path` (which must not exist) holding `epoch`,
     /// in one durable transaction.
-    pub fn create(path: &Path, epoch: u64) -> Result<KvDb> {
+    pub(super) fn create(path: &Path, epoch: u64) -> Result<KvDb> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -89,7 +89,7 @@ impl KvDb {
     /// Opens an existing `kv.db` to write, after checking it is tinystore's:
     /// an empty file or a database without tinystore's table is `corrupt`
     /// and is left as it was.
-    pub fn open(path: &Path) -> Result<KvDb> {
+    pub(super) fn open(path: &Path) -> Result<KvDb> {
         check_not_empty(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let db = KvDb::connect(path, flags)?;
@@ -101,7 +101,7 @@ impl KvDb {
     /// Opens an existing `kv.db` to read only, after the same checks as
     /// [`KvDb::open`]: nothing is made or written (readers of a WAL file may
     /// still make its `-shm` index).
-    pub fn open_read_only(path: &Path) -> Result<KvDb> {
+    pub(super) fn open_read_only(path: &Path) -> Result<KvDb> {
         check_not_empty(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let db = KvDb::connect(path, flags)?;
@@ -148,7 +148,7 @@ impl KvDb {
     }
 
     /// What the last owner left: `corrupt` when it is not tinystore's.
-    pub fn left(&self) -> Result<Left> {
+    pub(super) fn left(&self) -> Result<Left> {
         let number = |name: &str, text: String| {
             text.parse::<u64>().map_err(|_| {
                 Error::new(
@@ -179,7 +179,7 @@ impl KvDb {
     /// Writes the new epoch and marks the store open (not clean), durably.
     /// `owes_grace` keeps the served mark of a stop whose grace this owner
     /// has yet to wait out; otherwise the store is marked not served.
-    pub fn begin_epoch(&mut self, epoch: u64, owes_grace: bool) -> Result<()> {
+    pub(super) fn begin_epoch(&mut self, epoch: u64, owes_grace: bool) -> Result<()> {
         let served = if owes_grace { "1" } else { "0" };
         self.write(
             "write the epoch",
@@ -194,7 +194,7 @@ impl KvDb {
 
     /// Marks the store served, with the grace its next owner waits after an
     /// unclean stop, durably.
-    pub fn mark_served(&mut self, grace: Duration) -> Result<()> {
+    pub(super) fn mark_served(&mut self, grace: Duration) -> Result<()> {
         let ms = u64::try_from(grace.as_millis()).unwrap_or(u64::MAX);
         self.write(
             "mark the store served",
@@ -204,7 +204,7 @@ impl KvDb {
     }
 
     /// Marks the store closed cleanly, durably.
-    pub fn mark_clean(&mut self) -> Result<()> {
+    pub(super) fn mark_clean(&mut self) -> Result<()> {
         self.write("mark the store clean", "", &[("clean", "1".into())])
     }
 
@@ -228,7 +228,7 @@ impl KvDb {
     }
 
     /// Writes a consistent copy of the database to `dest`.
-    pub fn backup(&self, dest: &Path) -> Result<()> {
+    pub(super) fn backup(&self, dest: &Path) -> Result<()> {
         self.conn
             .backup(rusqlite::DatabaseName::Main, dest, None)
             .map_err(|e| backup_error(&self.path, dest, e))

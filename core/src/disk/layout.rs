@@ -7,17 +7,17 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::Path;
 
 /// The file name of the database in a store directory.
-pub const KV_DB: &str = "kv.db";
+pub(super) const KV_DB: &str = "kv.db";
 /// The file name of the socket a served store listens on.
 pub const SOCKET: &str = "tinystore.sock";
 /// The owner lock.
-pub const LOCK: &str = "LOCK";
+pub(super) const LOCK: &str = "LOCK";
 /// The second record of the last epoch (see `epoch_file`).
-pub const EPOCH: &str = "EPOCH";
+pub(super) const EPOCH: &str = "EPOCH";
 
 /// The files a store directory holds for itself: a backup is never written
 /// onto one of them.
-pub const OWN_FILES: [&str; 7] = [
+pub(super) const OWN_FILES: [&str; 7] = [
     KV_DB,
     "kv.db-wal",
     "kv.db-shm",

@@ -15,11 +15,12 @@ mod owner;
 mod peek;
 mod restore;
 
-pub use backup::{backup_unowned, check_backup_dest};
+pub use backup::backup_unowned;
+pub(crate) use backup::check_backup_dest;
 pub use layout::SOCKET;
 pub use owner::owner_pid;
 pub use peek::{peek, Unserved};
-pub use restore::restore;
+pub(crate) use restore::restore;
 
 use crate::clock::Clock;
 use crate::error::{Code, Error, Result};
@@ -31,7 +32,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// An owned, open store directory.
-pub struct Disk {
+pub(crate) struct Disk {
     dir: PathBuf,
     db: Mutex<KvDb>,
     epoch: u64,
@@ -49,7 +50,7 @@ impl Disk {
     /// when `create` is set (mode 0700); otherwise it is `invalid`. A
     /// directory that lost its `kv.db`, or whose `kv.db` is empty or not
     /// tinystore's, is `corrupt` and left as it is.
-    pub fn open(dir: &Path, clock: &dyn Clock, create: bool) -> Result<Disk> {
+    pub(crate) fn open(dir: &Path, clock: &dyn Clock, create: bool) -> Result<Disk> {
         let found = find(dir)?;
         match found {
             Found::Missing | Found::Empty if !create => return Err(no_store(dir)),
@@ -84,18 +85,18 @@ impl Disk {
     }
 
     /// The epoch of this open.
-    pub fn epoch(&self) -> u64 {
+    pub(crate) fn epoch(&self) -> u64 {
         self.epoch
     }
 
     /// Whether this owner must wait a grace before its first grant: the
     /// store was served and its last stop was not clean.
-    pub fn owes_grace(&self) -> bool {
+    pub(crate) fn owes_grace(&self) -> bool {
         self.owes_grace
     }
 
     /// The grace the store's last server kept, if one was recorded.
-    pub fn recorded_grace(&self) -> Option<Duration> {
+    pub(crate) fn recorded_grace(&self) -> Option<Duration> {
         self.recorded_grace
     }
 
@@ -104,25 +105,25 @@ impl Disk {
     }
 
     /// Marks `kv.db` served, with the grace to wait after an unclean stop.
-    pub fn mark_served(&self, grace: Duration) -> Result<()> {
+    pub(crate) fn mark_served(&self, grace: Duration) -> Result<()> {
         self.db().mark_served(grace)
     }
 
     /// Marks `kv.db` closed cleanly.
-    pub fn mark_clean(&self) -> Result<()> {
+    pub(crate) fn mark_clean(&self) -> Result<()> {
         self.db().mark_clean()
     }
 
     /// Writes a consistent copy of `kv.db` to `dest`, which may not be one
     /// of the store's own files.
-    pub fn backup(&self, dest: &Path) -> Result<()> {
+    pub(crate) fn backup(&self, dest: &Path) -> Result<()> {
         check_backup_dest(&self.dir, dest)?;
         self.db().backup(dest)
     }
 }
 
 /// The epoch of a new open: max(now, previous + 1); an error past 2^64-1.
-pub fn next_epoch(now_ms: u64, previous: Option<u64>) -> Result<u64> {
+pub(crate) fn next_epoch(now_ms: u64, previous: Option<u64>) -> Result<u64> {
     match previous {
         None => Ok(now_ms),
         Some(prev) => prev

@@ -10,14 +10,14 @@ use std::path::Path;
 
 /// Ownership of a store directory, held while this value lives.
 #[derive(Debug)]
-pub struct Owner {
+pub(super) struct Owner {
     _file: File,
 }
 
 impl Owner {
     /// Takes the lock on `DIR/LOCK` and writes this process's pid into it;
     /// fails with `in_use`, naming the owner's pid, when another holds it.
-    pub fn take(dir: &Path) -> Result<Owner> {
+    pub(super) fn take(dir: &Path) -> Result<Owner> {
         let path = dir.join(LOCK);
         let mut file = OpenOptions::new()
             .read(true)

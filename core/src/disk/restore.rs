@@ -9,7 +9,7 @@ use std::path::Path;
 /// Restores a backup made by `backup` into the store directory `dir`, which
 /// must not be open. `DIR/EPOCH` is kept, so the restored store opens with
 /// max(now, backed-up epoch + 1, last epoch of `dir` + 1).
-pub fn restore(backup: &Path, dir: &Path) -> Result<()> {
+pub(crate) fn restore(backup: &Path, dir: &Path) -> Result<()> {
     make_dir(dir)?;
     let _owner = Owner::take(dir)?;
     let staged = dir.join("kv.db.restoring");

@@ -14,14 +14,14 @@ use std::io::Write;
 use std::path::Path;
 
 /// An append-only audit file.
-pub struct Audit {
+pub(crate) struct Audit {
     file: File,
     path: String,
 }
 
 impl Audit {
     /// Opens `path` for appending, making it if missing.
-    pub fn open(path: &Path) -> Result<Audit> {
+    pub(crate) fn open(path: &Path) -> Result<Audit> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)

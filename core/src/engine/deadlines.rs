@@ -24,7 +24,7 @@ fn is_live(leases: &Leases, (at, id): (u64, LeaseId)) -> bool {
 impl Deadlines {
     /// Records that lease `id` runs out at `at`; rebuilds the heap first
     /// when most of it is stale.
-    pub fn push(&mut self, at: u64, id: LeaseId, leases: &Leases) {
+    pub(super) fn push(&mut self, at: u64, id: LeaseId, leases: &Leases) {
         if self.heap.len() >= 64 && self.heap.len() > 2 * leases.len() {
             let live: Vec<_> = self
                 .heap
@@ -38,13 +38,13 @@ impl Deadlines {
 
     /// The earliest deadline recorded; it may be stale, which only wakes
     /// the scheduler early.
-    pub fn first(&self) -> Option<u64> {
+    pub(super) fn first(&self) -> Option<u64> {
         self.heap.peek().map(|Reverse((at, _))| *at)
     }
 
     /// Removes and returns the next lease whose deadline is at or before
     /// `now`, skipping stale entries.
-    pub fn pop_due(&mut self, now: u64, leases: &Leases) -> Option<LeaseId> {
+    pub(super) fn pop_due(&mut self, now: u64, leases: &Leases) -> Option<LeaseId> {
         while let Some(Reverse(entry)) = self.heap.peek().copied() {
             if entry.0 > now {
                 return None;
@@ -58,7 +58,7 @@ impl Deadlines {
     }
 
     /// Forgets every deadline.
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.heap.clear();
     }
 }

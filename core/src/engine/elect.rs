@@ -16,7 +16,7 @@ use tokio::time::Instant;
 impl Engine {
     /// The leader of the election `name` now, after ending leases that ran
     /// out; `None` when nobody leads.
-    pub fn leader(&self, name: &str) -> Result<Option<Leader>> {
+    pub(crate) fn leader(&self, name: &str) -> Result<Option<Leader>> {
         check_name(name)?;
         let mut st = self.lock();
         self.reap(&mut st, Instant::now());
@@ -26,7 +26,7 @@ impl Engine {
 
     /// Every change of the leader of the election `name`, starting from the
     /// leader now.
-    pub fn observe(&self, name: &str) -> Result<Observer> {
+    pub(crate) fn observe(&self, name: &str) -> Result<Observer> {
         check_name(name)?;
         let mut st = self.lock();
         self.reap(&mut st, Instant::now());

@@ -21,7 +21,7 @@ pub(super) struct KeyState {
 
 impl KeyState {
     /// Whether nobody holds the key or waits for it.
-    pub fn is_idle(&self) -> bool {
+    pub(super) fn is_idle(&self) -> bool {
         self.holders == 0 && self.waiters.is_empty()
     }
 }
@@ -37,7 +37,7 @@ pub(super) struct Keys {
 
 impl Keys {
     /// The slot of `id`, if the key is known.
-    pub fn find(&self, id: &KeyId) -> Option<KeySlot> {
+    pub(super) fn find(&self, id: &KeyId) -> Option<KeySlot> {
         let hash = self.hasher.hash_one(id);
         let slots = &self.slots;
         self.index
@@ -48,7 +48,7 @@ impl Keys {
     }
 
     /// The slot of `id`, made with `limit` and no holders if it is new.
-    pub fn find_or_insert(&mut self, id: &KeyId, limit: u32) -> KeySlot {
+    pub(super) fn find_or_insert(&mut self, id: &KeyId, limit: u32) -> KeySlot {
         if let Some(slot) = self.find(id) {
             return slot;
         }
@@ -82,17 +82,17 @@ impl Keys {
     }
 
     /// The key in `slot`.
-    pub fn get(&self, slot: KeySlot) -> Option<&KeyState> {
+    pub(super) fn get(&self, slot: KeySlot) -> Option<&KeyState> {
         state(&self.slots, slot)
     }
 
     /// The key in `slot`, to change.
-    pub fn get_mut(&mut self, slot: KeySlot) -> Option<&mut KeyState> {
+    pub(super) fn get_mut(&mut self, slot: KeySlot) -> Option<&mut KeyState> {
         self.slots.get_mut(slot as usize)?.as_mut()
     }
 
     /// Forgets the key in `slot`; its slot may then name another key.
-    pub fn remove(&mut self, slot: KeySlot) -> Option<KeyState> {
+    pub(super) fn remove(&mut self, slot: KeySlot) -> Option<KeyState> {
         let hash = self.hasher.hash_one(&self.get(slot)?.id);
         if let Ok(entry) = self.index.find_entry(hash, |&s| s == slot) {
             entry.remove();
@@ -102,7 +102,7 @@ impl Keys {
     }
 
     /// Every key with its slot.
-    pub fn iter(&self) -> impl Iterator<Item = (KeySlot, &KeyState)> {
+    pub(super) fn iter(&self) -> impl Iterator<Item = (KeySlot, &KeyState)> {
         self.slots
             .iter()
             .enumerate()
@@ -110,12 +110,12 @@ impl Keys {
     }
 
     /// The slots of every key.
-    pub fn slots(&self) -> Vec<KeySlot> {
+    pub(super) fn slots(&self) -> Vec<KeySlot> {
         self.iter().map(|(slot, _)| slot).collect()
     }
 
     /// Forgets every key, returning them.
-    pub fn drain(&mut self) -> Vec<KeyState> {
+    pub(super) fn drain(&mut self) -> Vec<KeyState> {
         self.index.clear();
         self.free.clear();
         std::mem::take(&mut self.slots)

@@ -31,13 +31,13 @@ fn parts(id: LeaseId) -> (usize, u32) {
 
 impl Leases {
     /// How many leases are held.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.len
     }
 
     /// Stores a lease and returns its new id, or `None` when all 2^32 slots
     /// are used.
-    pub fn insert(&mut self, held: LeaseRecord) -> Option<LeaseId> {
+    pub(super) fn insert(&mut self, held: LeaseRecord) -> Option<LeaseId> {
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -58,7 +58,7 @@ impl Leases {
     }
 
     /// The lease `id`, if it is held.
-    pub fn get(&self, id: LeaseId) -> Option<&LeaseRecord> {
+    pub(super) fn get(&self, id: LeaseId) -> Option<&LeaseRecord> {
         let (slot, generation) = parts(id);
         let entry = self.slots.get(slot)?;
         (entry.generation == generation)
@@ -67,7 +67,7 @@ impl Leases {
     }
 
     /// The lease `id`, if it is held, to change.
-    pub fn get_mut(&mut self, id: LeaseId) -> Option<&mut LeaseRecord> {
+    pub(super) fn get_mut(&mut self, id: LeaseId) -> Option<&mut LeaseRecord> {
         let (slot, generation) = parts(id);
         let entry = self.slots.get_mut(slot)?;
         if entry.generation != generation {
@@ -77,7 +77,7 @@ impl Leases {
     }
 
     /// Removes the lease `id`, returning it if it was held.
-    pub fn remove(&mut self, id: LeaseId) -> Option<LeaseRecord> {
+    pub(super) fn remove(&mut self, id: LeaseId) -> Option<LeaseRecord> {
         let (slot, generation) = parts(id);
         let entry = self.slots.get_mut(slot)?;
         if entry.generation != generation {
@@ -90,7 +90,7 @@ impl Leases {
     }
 
     /// Every held lease with its id.
-    pub fn iter(&self) -> impl Iterator<Item = (LeaseId, &LeaseRecord)> {
+    pub(super) fn iter(&self) -> impl Iterator<Item = (LeaseId, &LeaseRecord)> {
         self.slots.iter().enumerate().filter_map(|(slot, entry)| {
             let held = entry.held.as_ref()?;
             Some((id_of(slot as u32, entry.generation), held))
@@ -98,7 +98,7 @@ impl Leases {
     }
 
     /// Removes every lease, returning them with their ids.
-    pub fn drain(&mut self) -> Vec<(LeaseId, LeaseRecord)> {
+    pub(super) fn drain(&mut self) -> Vec<(LeaseId, LeaseRecord)> {
         let mut all = Vec::with_capacity(self.len);
         for (slot, entry) in self.slots.iter_mut().enumerate() {
             if let Some(held) = entry.held.take() {
@@ -118,7 +118,7 @@ pub(super) mod tests {
     use tokio::sync::mpsc;
 
     /// A lease on key slot 0 that runs out at `expires`.
-    pub fn held(expires: u64) -> LeaseRecord {
+    pub(crate) fn held(expires: u64) -> LeaseRecord {
         let (tx, _rx) = mpsc::unbounded_channel();
         LeaseRecord {
             key: 0,

@@ -33,18 +33,18 @@ struct Queue {
 
 impl Line {
     /// Whether nobody waits.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.0.is_none()
     }
 
     /// How many wait.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.0.as_ref().map_or(0, |q| q.waiting)
     }
 
     /// Puts a caller at the end of the line. Its id must be larger than
     /// every id already in line (the engine hands out rising ids).
-    pub fn push_back(&mut self, waiter: Waiter) {
+    pub(super) fn push_back(&mut self, waiter: Waiter) {
         let queue = self.0.get_or_insert_with(|| {
             Box::new(Queue {
                 places: VecDeque::new(),
@@ -57,7 +57,7 @@ impl Line {
     }
 
     /// Takes the first caller in line.
-    pub fn pop_front(&mut self) -> Option<Waiter> {
+    pub(super) fn pop_front(&mut self) -> Option<Waiter> {
         let queue = self.0.as_mut()?;
         let mut first = None;
         while first.is_none() {
@@ -74,7 +74,7 @@ impl Line {
     }
 
     /// Takes the caller `id` out of the line, wherever it stands.
-    pub fn remove(&mut self, id: u64) -> Option<Waiter> {
+    pub(super) fn remove(&mut self, id: u64) -> Option<Waiter> {
         let queue = self.0.as_mut()?;
         let at = queue.places.binary_search_by_key(&id, |(id, _)| *id).ok()?;
         let gone = queue.places[at].1.take()?;
@@ -90,7 +90,7 @@ impl Line {
     }
 
     /// Takes everyone out of the line.
-    pub fn take_all(&mut self) -> Vec<Waiter> {
+    pub(super) fn take_all(&mut self) -> Vec<Waiter> {
         let Some(queue) = self.0.take() else {
             return Vec::new();
         };

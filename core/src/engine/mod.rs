@@ -17,8 +17,8 @@ mod tally;
 mod tests;
 mod wait;
 
-pub use audit::Audit;
-pub use tally::{Tally, Totals};
+pub(crate) use audit::Audit;
+pub(crate) use tally::{Tally, Totals};
 
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
@@ -33,7 +33,7 @@ use tokio::sync::{oneshot, Notify};
 use tokio::time::Instant;
 
 /// The lock engine of one open store.
-pub struct Engine {
+pub(crate) struct Engine {
     epoch: u64,
     state: Mutex<State>,
     wake: Arc<Notify>,
@@ -46,7 +46,11 @@ impl Engine {
     /// has passed, recording every grant and end in `audit` if given. Must
     /// be called within a tokio runtime: it spawns the task that ends leases
     /// at their TTL.
-    pub fn new(epoch: u64, grace: Option<Duration>, mut audit: Option<Audit>) -> Arc<Engine> {
+    pub(crate) fn new(
+        epoch: u64,
+        grace: Option<Duration>,
+        mut audit: Option<Audit>,
+    ) -> Arc<Engine> {
         if let Some(audit) = audit.as_mut() {
             audit.opened(epoch);
         }
@@ -63,7 +67,7 @@ impl Engine {
     }
 
     /// The epoch in the high 64 bits of every fence this engine gives.
-    pub fn epoch(&self) -> u64 {
+    pub(crate) fn epoch(&self) -> u64 {
         self.epoch
     }
 
@@ -75,7 +79,7 @@ impl Engine {
 
     /// Grants the key now if it is free and nobody waits for it; `None`
     /// otherwise.
-    pub fn try_acquire(&self, request: &Request) -> Result<Option<Granted>> {
+    pub(crate) fn try_acquire(&self, request: &Request) -> Result<Option<Granted>> {
         let mut st = self.lock();
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -89,7 +93,7 @@ impl Engine {
 
     /// Waits first come first served until the key is free. Dropping the
     /// future gives up the wait and never leaks a lease.
-    pub async fn acquire(self: &Arc<Self>, request: Request) -> Result<Granted> {
+    pub(crate) async fn acquire(self: &Arc<Self>, request: Request) -> Result<Granted> {
         let (waiter_id, key, slot, reply) = {
             let mut st = self.lock();
             let now = Instant::now();
@@ -118,12 +122,12 @@ impl Engine {
     /// Runs `drop_waits`, which drops waits of this engine (and must not
     /// await or call the engine); their places are then given up together,
     /// under one hold of the lock.
-    pub fn leave_together(&self, drop_waits: impl FnOnce()) {
+    pub(crate) fn leave_together(&self, drop_waits: impl FnOnce()) {
         wait::leave_together(self, drop_waits);
     }
 
     /// Extends a held lease by its TTL from now.
-    pub fn renew(&self, id: LeaseId) -> Result<()> {
+    pub(crate) fn renew(&self, id: LeaseId) -> Result<()> {
         let mut st = self.lock();
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -142,7 +146,7 @@ impl Engine {
     }
 
     /// Releases a held lease and serves the next in line.
-    pub fn release(&self, id: LeaseId) -> Result<()> {
+    pub(crate) fn release(&self, id: LeaseId) -> Result<()> {
         let mut st = self.lock();
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -156,7 +160,7 @@ impl Engine {
 
     /// Ends every lease (their holders are told `reason`) and fails every
     /// waiter with it. Later calls fail with `reason` too.
-    pub fn close(&self, reason: Error) {
+    pub(crate) fn close(&self, reason: Error) {
         let mut st = self.lock();
         if st.closed.is_some() {
             return;
@@ -187,13 +191,13 @@ impl Engine {
     }
 
     /// Tells `tally` every grant and end from now on (replacing any earlier).
-    pub fn set_tally(&self, tally: Arc<dyn Tally>) {
+    pub(crate) fn set_tally(&self, tally: Arc<dyn Tally>) {
         self.lock().tally = Some(tally);
     }
 
     /// Whether the grace given at [`Engine::new`] (if any) has passed, even
     /// if the engine was closed since.
-    pub fn grace_passed(&self) -> bool {
+    pub(crate) fn grace_passed(&self) -> bool {
         self.lock()
             .grace_until
             .is_none_or(|until| Instant::now() >= until)

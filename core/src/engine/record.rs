@@ -24,7 +24,7 @@ pub(super) struct LeaseRecord {
 
 impl LeaseRecord {
     /// The lease's TTL.
-    pub fn ttl(&self) -> Duration {
+    pub(super) fn ttl(&self) -> Duration {
         Duration::from_millis(u64::from(self.ttl_ms))
     }
 }
@@ -39,7 +39,7 @@ impl Lost {
     /// Tells the holder the lease `id` ended with `reason`; `None` when
     /// the holder released it, which it knows: nothing is told (a watch's
     /// waits end when the record drops its sender).
-    pub fn tell(&self, id: LeaseId, reason: Option<Error>) {
+    pub(super) fn tell(&self, id: LeaseId, reason: Option<Error>) {
         match (self, reason) {
             (Lost::Watch(signal), Some(reason)) => {
                 signal.tell(reason);

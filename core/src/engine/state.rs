@@ -32,7 +32,7 @@ pub(super) struct State {
 
 impl State {
     /// Empty bookkeeping whose deadlines count from now.
-    pub fn new(grace_until: Option<Instant>, audit: Option<super::audit::Audit>) -> State {
+    pub(super) fn new(grace_until: Option<Instant>, audit: Option<super::audit::Audit>) -> State {
         State {
             base: Instant::now(),
             closed: None,
@@ -49,29 +49,29 @@ impl State {
     }
 
     /// A fresh id for a waiter.
-    pub fn next_id(&mut self) -> u64 {
+    pub(super) fn next_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
     /// `at` in nanoseconds since the engine started (0 for earlier instants).
-    pub fn nanos(&self, at: Instant) -> u64 {
+    pub(super) fn nanos(&self, at: Instant) -> u64 {
         u64::try_from(at.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
     }
 
     /// The instant `nanos` after the engine started.
-    pub fn instant(&self, nanos: u64) -> Instant {
+    pub(super) fn instant(&self, nanos: u64) -> Instant {
         self.base + Duration::from_nanos(nanos)
     }
 
     /// Whether the grace after an unclean stop still forbids grants. Only
     /// the scheduler ends the grace, since it must then serve every line.
-    pub fn in_grace(&self) -> bool {
+    pub(super) fn in_grace(&self) -> bool {
         self.grace_until.is_some()
     }
 
     /// The earliest instant the scheduler must act at.
-    pub fn next_deadline(&self) -> Option<Instant> {
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
         let lease = self.deadlines.first().map(|at| self.instant(at));
         match (lease, self.grace_until) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -82,7 +82,7 @@ impl State {
     /// Removes a lease from every table, recording `why` in the audit log,
     /// without telling its holder or serving the line; the caller does what
     /// follows.
-    pub fn detach(&mut self, id: LeaseId, why: &str) -> Option<LeaseRecord> {
+    pub(super) fn detach(&mut self, id: LeaseId, why: &str) -> Option<LeaseRecord> {
         let held = self.leases.remove(id)?;
         if let Some(entry) = self.keys.get_mut(held.key) {
             entry.holders = entry.holders.saturating_sub(1);

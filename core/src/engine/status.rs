@@ -15,7 +15,7 @@ impl Engine {
     /// A snapshot of the epoch, the fences given, and the held leases and
     /// lines of waiters on `page` (by name, then key, then fence), with
     /// their totals. Only those shown are copied out.
-    pub fn status(&self, page: StatusPage) -> Status {
+    pub(crate) fn status(&self, page: StatusPage) -> Status {
         let mut st = self.lock();
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -85,7 +85,7 @@ impl Engine {
 
 impl Engine {
     /// What is held and waiting now; O(keys).
-    pub fn totals(&self) -> Totals {
+    pub(crate) fn totals(&self) -> Totals {
         let st = self.lock();
         let now = Instant::now();
         let mut by_name: HashMap<(&'static str, &str), usize> = HashMap::new();

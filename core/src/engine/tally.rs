@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// Told every grant and every end of a lease, in the engine's order, under
 /// its lock: it must not block nor call the engine.
-pub trait Tally: Send + Sync {
+pub(crate) trait Tally: Send + Sync {
     /// A lease on `key` was granted.
     fn granted(&self, key: &KeyId);
     /// A lease on `key` ended: `why` is `released`, `expired` (its TTL ran
@@ -20,7 +20,7 @@ pub trait Tally: Send + Sync {
 
 /// What the engine holds and waits for now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Totals {
+pub(crate) struct Totals {
     /// Leases and permits held.
     pub held: usize,
     /// Acquires waiting in line, on every key.

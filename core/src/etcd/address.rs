@@ -9,7 +9,7 @@ const MAX_PREFIX_BYTES: usize = 128;
 /// A parsed `etcd://` address: the members to reach and the prefix under
 /// which this store's keys live.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EtcdAddress {
+pub(crate) struct EtcdAddress {
     /// `HOST:PORT` of each member given, in order.
     pub members: Vec<String>,
     /// The prefix without slashes around it, e.g. `tinystore` or `apps/chat`.
@@ -19,7 +19,7 @@ pub struct EtcdAddress {
 impl EtcdAddress {
     /// Parses `etcd://HOST:PORT[,HOST:PORT...]/PREFIX`. The prefix is 1 to
     /// 128 bytes of `A-Z a-z 0-9 . _ - :` in segments joined by `/`.
-    pub fn parse(text: &str) -> Result<EtcdAddress> {
+    pub(crate) fn parse(text: &str) -> Result<EtcdAddress> {
         let rest = text
             .strip_prefix("etcd://")
             .ok_or_else(|| bad(text, "it does not start with etcd://"))?;

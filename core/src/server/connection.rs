@@ -28,7 +28,7 @@ pub(crate) enum Transport {
 
 impl Transport {
     /// The token `hello` must carry, if any.
-    pub fn token(&self) -> Option<&str> {
+    pub(super) fn token(&self) -> Option<&str> {
         match self {
             Transport::Tcp(token) => Some(token),
             Transport::Tls(token) => token.as_deref(),
@@ -37,7 +37,7 @@ impl Transport {
     }
 
     /// `unix`, `tcp` or `tls`, as logs and metrics name it.
-    pub fn label(&self) -> &'static str {
+    pub(super) fn label(&self) -> &'static str {
         match self {
             Transport::Unix => "unix",
             Transport::Tcp(_) => "tcp",
@@ -67,7 +67,7 @@ impl Connection {
     /// A new connection to `embedded`'s engine, with the receiving ends of
     /// its two channels: lines for the client queued while its task was
     /// idle, and the ends of its leases the engine tells.
-    pub fn new(
+    pub(super) fn new(
         embedded: Arc<Embedded>,
         transport: Transport,
         metrics: Arc<Metrics>,
@@ -94,17 +94,17 @@ impl Connection {
     }
 
     /// The connection's leases and waits.
-    pub fn state(&self) -> MutexGuard<'_, ConnectionLeases> {
+    pub(super) fn state(&self) -> MutexGuard<'_, ConnectionLeases> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The connection's waiting acquires.
-    pub fn waits(&self) -> MutexGuard<'_, Waits> {
+    pub(super) fn waits(&self) -> MutexGuard<'_, Waits> {
         self.waits.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The connection's observers of elections.
-    pub fn observers(&self) -> MutexGuard<'_, Observers> {
+    pub(super) fn observers(&self) -> MutexGuard<'_, Observers> {
         self.observers.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -113,7 +113,7 @@ impl Connection {
     /// wakeup); otherwise through the channel that wakes it. Both happen
     /// under the outbox's lock, so the task can write the channel's lines
     /// before the outbox's and keep the order frames were queued in.
-    pub fn send(&self, frame: ServerFrame) {
+    pub(super) fn send(&self, frame: ServerFrame) {
         let line = frame.encode();
         let mut outbox = self.outbox();
         if outbox.serving {
@@ -125,29 +125,29 @@ impl Connection {
     }
 
     /// The lines queued while the connection's task handles an event.
-    pub fn outbox(&self) -> MutexGuard<'_, Outbox> {
+    pub(super) fn outbox(&self) -> MutexGuard<'_, Outbox> {
         self.outbox.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Queues a reply.
-    pub fn reply(&self, reply: Reply) {
+    pub(super) fn reply(&self, reply: Reply) {
         self.send(ServerFrame::Reply(reply));
     }
 
     /// Queues an error reply.
-    pub fn fail(&self, id: Option<u64>, err: &Error) {
+    pub(super) fn fail(&self, id: Option<u64>, err: &Error) {
         self.reply(Reply::err(id, err));
     }
 
     /// Queues a `lost` event.
-    pub fn lost(&self, lease: &str, reason: &Error) {
+    pub(super) fn lost(&self, lease: &str, reason: &Error) {
         self.send(ServerFrame::Event(Event::lost(lease, reason)));
     }
 
     /// Cancels every wait and releases every lease of this connection, in
     /// batches, letting other connections run between them; how many
     /// waits and leases that was.
-    pub async fn close(&self) -> usize {
+    pub(super) async fn close(&self) -> usize {
         let waits = std::mem::take(&mut *self.waits());
         let held = self.state().close();
         drop(std::mem::take(&mut *self.observers()));
@@ -164,7 +164,7 @@ impl Connection {
 
     /// Whether the client came over TCP, plain or TLS (and so must
     /// authenticate).
-    pub fn is_tcp(&self) -> bool {
+    pub(super) fn is_tcp(&self) -> bool {
         !matches!(self.transport, Transport::Unix)
     }
 }

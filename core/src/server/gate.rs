@@ -84,7 +84,7 @@ impl Strangers {
 
 impl Gate {
     /// A place for a new Unix connection; `limit` when all are taken.
-    pub fn unix(&self) -> Result<Pass, Error> {
+    pub(super) fn unix(&self) -> Result<Pass, Error> {
         let slot = self.unix.clone().try_acquire_owned();
         let slot = slot.map_err(|_| full(" on the Unix socket"))?;
         Ok(Pass {
@@ -98,7 +98,7 @@ impl Gate {
     /// the one waiting longest has had [`STRANGER_GRACE`], which is then
     /// closed. The caller accepts nothing more meanwhile, so newer
     /// connections wait in the kernel's backlog.
-    pub async fn tcp(&self) -> Pass {
+    pub(super) async fn tcp(&self) -> Pass {
         loop {
             // A stranger that leaves after this look still wakes the wait:
             // `notify_one` keeps a permit for a wait not yet polled.
@@ -166,7 +166,7 @@ impl Drop for Stranger {
 
 impl Pass {
     /// How long the connection has to say hello.
-    pub fn hello_timeout(&self) -> Duration {
+    pub(super) fn hello_timeout(&self) -> Duration {
         if self.stranger.is_some() {
             STRANGER_TIMEOUT
         } else {
@@ -177,14 +177,14 @@ impl Pass {
     /// For a stranger, the longest frame it may send before hello (a longer
     /// one ends the connection at once); `None` for any other connection,
     /// which has the usual limit, over-long lines skipped.
-    pub fn frame_limit(&self) -> Option<usize> {
+    pub(super) fn frame_limit(&self) -> Option<usize> {
         self.stranger.as_ref().map(|_| MAX_STRANGER_FRAME_BYTES)
     }
 
     /// Resolves when a stranger is closed to make room for a newer one
     /// (never before it has waited [`STRANGER_GRACE`]);
     /// never for a connection that is not a stranger.
-    pub async fn evicted(&mut self) {
+    pub(super) async fn evicted(&mut self) {
         match self.stranger.as_mut() {
             Some(stranger) => {
                 let _ = (&mut stranger.evicted).await;
@@ -195,7 +195,7 @@ impl Pass {
 
     /// The connection said hello and authenticated: a stranger becomes a
     /// member, if the members' cap has room (`limit` if not).
-    pub fn greeted(&mut self) -> Result<(), Error> {
+    pub(super) fn greeted(&mut self) -> Result<(), Error> {
         let Some(stranger) = self.stranger.take() else {
             return Ok(());
         };

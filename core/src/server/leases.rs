@@ -23,18 +23,18 @@ pub(super) struct ConnectionLeases {
 
 impl ConnectionLeases {
     /// Whether the connection is gone (or the server shutting down).
-    pub fn is_closed(&self) -> bool {
+    pub(super) fn is_closed(&self) -> bool {
         self.closed
     }
 
     /// Whether nothing is held or waited for.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.held.is_empty() && self.pending.is_empty() && self.observing.is_empty()
     }
 
     /// Records a waiting acquire `id`; the receiver fires when it is
     /// cancelled or the connection closes.
-    pub fn add_pending(&mut self, id: u64) -> Result<oneshot::Receiver<()>> {
+    pub(super) fn add_pending(&mut self, id: u64) -> Result<oneshot::Receiver<()>> {
         self.check_id_free(id)?;
         if self.pending.len() >= MAX_WAITERS_PER_CONNECTION {
             return Err(Error::new(
@@ -53,7 +53,7 @@ impl ConnectionLeases {
     /// Fails with `invalid` when request id `id` names an acquire that is
     /// waiting: its reply is still to come, and two replies with one id
     /// could not be told apart.
-    pub fn check_id_free(&self, id: u64) -> Result<()> {
+    pub(super) fn check_id_free(&self, id: u64) -> Result<()> {
         if self.pending.contains_key(&id) {
             return Err(Error::new(
                 Code::Invalid,
@@ -71,7 +71,7 @@ impl ConnectionLeases {
 
     /// Records the observer `id`; the receiver fires when it is cancelled
     /// or the connection closes.
-    pub fn add_observer(&mut self, id: u64) -> Result<oneshot::Receiver<()>> {
+    pub(super) fn add_observer(&mut self, id: u64) -> Result<oneshot::Receiver<()>> {
         self.check_id_free(id)?;
         if self.observing.len() >= MAX_OBSERVERS_PER_CONNECTION {
             return Err(Error::new(
@@ -88,18 +88,18 @@ impl ConnectionLeases {
     }
 
     /// Whether the observer `id` goes on.
-    pub fn is_observing(&self, id: u64) -> bool {
+    pub(super) fn is_observing(&self, id: u64) -> bool {
         self.observing.contains_key(&id)
     }
 
     /// Forgets the observer `id`, which ended by itself; false if it was
     /// cancelled meanwhile.
-    pub fn end_observer(&mut self, id: u64) -> bool {
+    pub(super) fn end_observer(&mut self, id: u64) -> bool {
         self.observing.remove(&id).is_some()
     }
 
     /// Fails with `limit` when the connection holds as many leases as allowed.
-    pub fn check_room(&self) -> Result<()> {
+    pub(super) fn check_room(&self) -> Result<()> {
         if self.held.len() >= MAX_LEASES_PER_CONNECTION {
             return Err(Error::new(
                 Code::Limit,
@@ -110,13 +110,13 @@ impl ConnectionLeases {
     }
 
     /// Ends the wait `id` as answered; false if it was cancelled meanwhile.
-    pub fn finish_pending(&mut self, id: u64) -> bool {
+    pub(super) fn finish_pending(&mut self, id: u64) -> bool {
         self.pending.remove(&id).is_some()
     }
 
     /// Cancels the wait or the observer `id`; false if no such acquire
     /// waits and no such observer goes on.
-    pub fn cancel(&mut self, id: u64) -> bool {
+    pub(super) fn cancel(&mut self, id: u64) -> bool {
         match self.pending.remove(&id) {
             Some(tx) => {
                 let _ = tx.send(());
@@ -128,19 +128,19 @@ impl ConnectionLeases {
 
     /// Records a held lease (the engine tells the connection when it ends,
     /// through the connection's lost channel); its wire id is [`wire_id`].
-    pub fn hold(&mut self, id: LeaseId) {
+    pub(super) fn hold(&mut self, id: LeaseId) {
         self.held.insert(id);
     }
 
     /// The engine's id of a lease this connection holds.
-    pub fn get(&self, lease: &str) -> Result<LeaseId> {
+    pub(super) fn get(&self, lease: &str) -> Result<LeaseId> {
         engine_id(lease)
             .filter(|id| self.held.contains(id))
             .ok_or_else(|| not_here(lease))
     }
 
     /// Forgets a held lease, returning its engine id.
-    pub fn take(&mut self, lease: &str) -> Result<LeaseId> {
+    pub(super) fn take(&mut self, lease: &str) -> Result<LeaseId> {
         engine_id(lease)
             .filter(|id| self.held.remove(id))
             .ok_or_else(|| not_here(lease))
@@ -148,7 +148,7 @@ impl ConnectionLeases {
 
     /// Marks the connection closed, cancels every wait and returns every
     /// held lease for release.
-    pub fn close(&mut self) -> Vec<LeaseId> {
+    pub(super) fn close(&mut self) -> Vec<LeaseId> {
         self.closed = true;
         self.pending.clear();
         self.observing.clear();

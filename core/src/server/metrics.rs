@@ -77,7 +77,7 @@ fn request_histogram() -> Histogram {
 
 impl Metrics {
     /// The metrics of a server whose store has `epoch`.
-    pub fn new(epoch: u64) -> Metrics {
+    pub(super) fn new(epoch: u64) -> Metrics {
         let mut m = Metrics {
             registry: Registry::default(),
             names: Mutex::default(),
@@ -163,7 +163,7 @@ impl Metrics {
     }
 
     /// A connection over `transport` opened; it counts until the guard drops.
-    pub fn connection(self: &Arc<Metrics>, transport: &'static str) -> OpenConnection {
+    pub(super) fn connection(self: &Arc<Metrics>, transport: &'static str) -> OpenConnection {
         let labels = TransportLabels { transport };
         self.connections.get_or_create(&labels).inc();
         OpenConnection {
@@ -173,14 +173,14 @@ impl Metrics {
     }
 
     /// A connection over `transport` was refused authentication.
-    pub fn refused(&self, transport: &'static str) {
+    pub(super) fn refused(&self, transport: &'static str) {
         self.refused
             .get_or_create(&TransportLabels { transport })
             .inc();
     }
 
     /// A request `op` took `took` to handle.
-    pub fn request(&self, op: &'static str, took: Duration) {
+    pub(super) fn request(&self, op: &'static str, took: Duration) {
         self.requests
             .get_or_create(&OpLabels { op })
             .observe(took.as_secs_f64());
@@ -188,7 +188,7 @@ impl Metrics {
 
     /// The figures as Prometheus text (OpenMetrics), after reading what is
     /// held and waiting now and the process's figures.
-    pub fn render(&self, totals: Totals) -> String {
+    pub(super) fn render(&self, totals: Totals) -> String {
         self.held.set(totals.held as i64);
         self.waiters.set(totals.waiters as i64);
         self.set_waiting(&totals.waiting_by_name);

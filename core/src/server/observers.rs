@@ -25,7 +25,7 @@ pub(super) struct Observers {
 impl Observers {
     /// Adds the observer of request `id`, whose first item was taken. It
     /// stops when `stop` fires (a cancel, the connection's end).
-    pub fn push(&mut self, id: u64, observer: Observer, stop: oneshot::Receiver<()>) {
+    pub(super) fn push(&mut self, id: u64, observer: Observer, stop: oneshot::Receiver<()>) {
         let changes = observer
             .map(move |change| (id, change))
             .take_until(stop.map(|_| ()));
@@ -35,7 +35,7 @@ impl Observers {
     /// Ready with the next change of any observer. Pending (with no waker
     /// kept) when none observes: new ones come only from the connection's
     /// own task, which polls again after adding one.
-    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Change> {
+    pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Change> {
         match self.streams.poll_next_unpin(cx) {
             Poll::Ready(Some(change)) => Poll::Ready(change),
             Poll::Ready(None) | Poll::Pending => Poll::Pending,

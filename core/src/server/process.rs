@@ -23,7 +23,7 @@ pub(super) struct Process {
 
 impl Process {
     /// Adds the figures to `registry`.
-    pub fn register(&self, registry: &mut Registry) {
+    pub(super) fn register(&self, registry: &mut Registry) {
         registry.register(
             "process_cpu_seconds",
             "User and system CPU time spent in seconds",
@@ -57,7 +57,7 @@ impl Process {
     }
 
     /// Reads the figures now; those /proc does not give stay as they were.
-    pub fn refresh(&self) {
+    pub(super) fn refresh(&self) {
         // SAFETY: sysconf and getrlimit only read values.
         let (ticks, page) = unsafe {
             (

@@ -41,7 +41,7 @@ pub(super) struct Trim {
 
 impl Trim {
     /// A connection closed, having given up `things` waits and leases.
-    pub fn closed(&self, things: usize) {
+    pub(super) fn closed(&self, things: usize) {
         let counted = things.saturating_add(PER_CONNECTION);
         let freed = self.freed.fetch_add(counted, Ordering::Relaxed);
         if freed.saturating_add(counted) >= TRIM_AFTER {

@@ -32,7 +32,7 @@ impl Waits {
     /// Adds a waiting acquire. The caller polled it once already, so it
     /// holds its place in line; it is polled again on the next
     /// [`Waits::poll_next`].
-    pub fn push(&mut self, what: WaitFor, waiting: Boxed<Result<Granted>>) {
+    pub(super) fn push(&mut self, what: WaitFor, waiting: Boxed<Result<Granted>>) {
         self.pending
             .push(Box::pin(async move { (what, waiting.await) }));
     }
@@ -40,7 +40,7 @@ impl Waits {
     /// Ready with the next acquire that finished. Pending (with no waker
     /// kept) when none waits: new ones come only from the connection's own
     /// task, which polls again after adding one.
-    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<(WaitFor, Result<Granted>)> {
+    pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<(WaitFor, Result<Granted>)> {
         match self.pending.poll_next_unpin(cx) {
             Poll::Ready(Some(done)) => Poll::Ready(done),
             Poll::Ready(None) | Poll::Pending => Poll::Pending,
@@ -48,14 +48,14 @@ impl Waits {
     }
 
     /// How many acquires wait.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.pending.len()
     }
 
     /// Gives up every wait, a batch at a time: a batch leaves its lines
     /// under one short hold of the engine's lock, and other tasks run
     /// between batches, so the lock is never held long.
-    pub async fn give_up(self, engine: &Engine) {
+    pub(super) async fn give_up(self, engine: &Engine) {
         let mut waits = self.pending.into_iter();
         loop {
             let mut dropped = 0;

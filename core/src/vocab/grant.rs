@@ -7,7 +7,7 @@ use crate::fence::Fence;
 
 /// A lease the engine granted.
 #[derive(Debug)]
-pub struct Granted {
+pub(crate) struct Granted {
     /// The lease's id.
     pub id: LeaseId,
     /// The fence, for a lock; `None` for a semaphore permit.
@@ -19,7 +19,7 @@ pub struct Granted {
 
 /// A lease given to a caller by any kind of store.
 #[derive(Debug)]
-pub struct Grant {
+pub(crate) struct Grant {
     /// The lease's id.
     pub id: LeaseId,
     /// The fence, for a lock; `None` for a semaphore permit.

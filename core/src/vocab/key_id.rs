@@ -8,7 +8,7 @@ use crate::names::{check_key, check_name};
 /// an election (fenced, one key per name), and its group's name and key, stored as one text so that a million held
 /// keys cost one small allocation each. Only a valid name and key make one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct KeyId {
+pub(crate) struct KeyId {
     /// The group's name followed by the key.
     text: Box<str>,
     /// Where the name ends in `text` (a name is at most 128 bytes).
@@ -26,7 +26,7 @@ impl KeyId {
     /// a semaphore's otherwise. Fails with `invalid`, naming the field, when
     /// the name is not 1 to 128 bytes of `A-Z a-z 0-9 . _ - :` or the key
     /// is not 1 to 1024 bytes.
-    pub fn new(fenced: bool, name: &str, key: &str) -> Result<KeyId> {
+    pub(crate) fn new(fenced: bool, name: &str, key: &str) -> Result<KeyId> {
         check_name(name)?;
         check_key(name, key)?;
         let name_len = u8::try_from(name.len())
@@ -43,7 +43,7 @@ impl KeyId {
     /// leader's term), and apart from the lock group and semaphore of the
     /// same name. Fails with `invalid` when the name is not 1 to 128 bytes
     /// of `A-Z a-z 0-9 . _ - :`.
-    pub fn election(name: &str) -> Result<KeyId> {
+    pub(crate) fn election(name: &str) -> Result<KeyId> {
         check_name(name)?;
         let name_len = u8::try_from(name.len())
             .map_err(|_| Error::internal(format!("name {name:?} passed its check too long")))?;
@@ -56,18 +56,18 @@ impl KeyId {
     }
 
     /// Whether this is an election's key (its key text is empty).
-    pub fn is_election(&self) -> bool {
+    pub(crate) fn is_election(&self) -> bool {
         self.election
     }
 
     /// Whether this is an exclusive lock, whose leases carry fences.
-    pub fn fenced(&self) -> bool {
+    pub(crate) fn fenced(&self) -> bool {
         self.fenced
     }
 
     /// `lock`, `semaphore` or `election`: the kind of group, as the
     /// server's metrics label it.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         if self.election {
             "election"
         } else if self.fenced {
@@ -78,12 +78,12 @@ impl KeyId {
     }
 
     /// The group's name.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.text[..usize::from(self.name_len)]
     }
 
     /// The key within the group.
-    pub fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         &self.text[usize::from(self.name_len)..]
     }
 }

@@ -2,4 +2,4 @@
 //! connection, or an etcd session).
 
 /// Identifies a lease within one engine or backend.
-pub type LeaseId = u64;
+pub(crate) type LeaseId = u64;

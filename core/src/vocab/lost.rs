@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use tokio::sync::{mpsc, Notify};
 
 /// Makes both sides of one lease's lost signal.
-pub fn lost_signal() -> (LostSender, LostSignal) {
+pub(crate) fn lost_signal() -> (LostSender, LostSignal) {
     let shared = Arc::new(Shared {
         reason: OnceLock::new(),
         sender_gone: AtomicBool::new(false),
@@ -26,12 +26,12 @@ struct Shared {
 
 /// The side that tells: once, with why the lease ended. Dropping it
 /// without telling ends the waits of [`LostSignal::ended`] with `None`.
-pub struct LostSender(Arc<Shared>);
+pub(crate) struct LostSender(Arc<Shared>);
 
 impl LostSender {
     /// Tells why the lease ended; only the first reason counts. True when
     /// this was the first.
-    pub fn tell(&self, reason: Error) -> bool {
+    pub(crate) fn tell(&self, reason: Error) -> bool {
         let first = self.0.reason.set(reason).is_ok();
         if first {
             self.0.changed.notify_waiters();
@@ -40,13 +40,13 @@ impl LostSender {
     }
 
     /// Why it ended, if told.
-    pub fn reason(&self) -> Option<Error> {
+    pub(crate) fn reason(&self) -> Option<Error> {
         self.0.reason.get().cloned()
     }
 
     /// A signal watching this sender.
     #[cfg(feature = "etcd")]
-    pub fn subscribe(&self) -> LostSignal {
+    pub(crate) fn subscribe(&self) -> LostSignal {
         LostSignal(self.0.clone())
     }
 }
@@ -69,22 +69,22 @@ impl fmt::Debug for LostSender {
 /// The signal a lease's holder watches: no reason while held, then why it
 /// ended. Cheap to clone; costs its teller nothing while nobody waits.
 #[derive(Clone)]
-pub struct LostSignal(Arc<Shared>);
+pub(crate) struct LostSignal(Arc<Shared>);
 
 impl LostSignal {
     /// Why the lease ended; `None` while it has not.
-    pub fn reason(&self) -> Option<Error> {
+    pub(crate) fn reason(&self) -> Option<Error> {
         self.0.reason.get().cloned()
     }
 
     /// Whether it was told that the lease ended.
-    pub fn is_lost(&self) -> bool {
+    pub(crate) fn is_lost(&self) -> bool {
         self.0.reason.get().is_some()
     }
 
     /// Waits until told: `Some(reason)`; `None` when the teller went away
     /// without telling.
-    pub async fn ended(&self) -> Option<Error> {
+    pub(crate) async fn ended(&self) -> Option<Error> {
         loop {
             let changed = self.0.changed.notified();
             let mut changed = std::pin::pin!(changed);
@@ -109,7 +109,7 @@ impl fmt::Debug for LostSignal {
 /// How the engine tells a holder that its lease ended without the holder
 /// releasing it (it ran out, or the store closed).
 #[derive(Debug, Clone, Default)]
-pub enum LostTo {
+pub(crate) enum LostTo {
     /// A watch signal of its own per lease, in its grant.
     #[default]
     Watch,

@@ -15,8 +15,9 @@ mod lease_id;
 mod lost;
 mod request;
 
-pub use grant::{Grant, Granted};
-pub use key_id::KeyId;
-pub use lease_id::LeaseId;
-pub use lost::{lost_signal, LostSender, LostSignal, LostTo};
-pub use request::{Request, MAX_LIMIT};
+pub(crate) use grant::{Grant, Granted};
+pub(crate) use key_id::KeyId;
+pub(crate) use lease_id::LeaseId;
+pub(crate) use lost::{lost_signal, LostSender, LostSignal, LostTo};
+pub(crate) use request::Request;
+pub use request::MAX_LIMIT;

@@ -15,7 +15,7 @@ pub const MAX_LIMIT: u32 = 1_000_000;
 
 /// A request for one key whose every field was checked.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     key: Arc<KeyId>,
     limit: u32,
     ttl: Duration,
@@ -33,7 +33,12 @@ impl Request {
     /// not 1 to 128 bytes of `A-Z a-z 0-9 . _ - :`; a key not 1 to 1024
     /// bytes; a limit not from 1 to [`MAX_LIMIT`]; a TTL not from 10 ms to
     /// 24 h; a wait over 30 days. Checked in that order.
-    pub fn new(name: &str, key: &str, limit: Option<u32>, options: Options) -> Result<Request> {
+    pub(crate) fn new(
+        name: &str,
+        key: &str,
+        limit: Option<u32>,
+        options: Options,
+    ) -> Result<Request> {
         let key = KeyId::new(limit.is_none(), name, key)?;
         let limit = check_limit(name, limit)?;
         Ok(Request {
@@ -51,7 +56,7 @@ impl Request {
     /// with `options`: `invalid`, naming the field, on a bad name, a value
     /// over [`MAX_VALUE_BYTES`](crate::MAX_VALUE_BYTES), a bad TTL or wait,
     /// checked in that order.
-    pub fn election(name: &str, value: &str, options: Options) -> Result<Request> {
+    pub(crate) fn election(name: &str, value: &str, options: Options) -> Result<Request> {
         let key = KeyId::election(name)?;
         crate::names::check_value(name, value)?;
         Ok(Request {
@@ -69,7 +74,7 @@ impl Request {
     /// and wait are whole milliseconds: the same checks, with the errors
     /// naming the fields as the wire does (`ttl_ms`, `wait_ms`). Its lease
     /// does not renew itself: the client renews it.
-    pub fn from_wire(
+    pub(crate) fn from_wire(
         name: &str,
         key: &str,
         limit: Option<u32>,
@@ -120,17 +125,17 @@ impl Request {
     }
 
     /// The key asked for.
-    pub fn key(&self) -> &Arc<KeyId> {
+    pub(crate) fn key(&self) -> &Arc<KeyId> {
         &self.key
     }
 
     /// Holders allowed at once: 1 for a lock.
-    pub fn limit(&self) -> u32 {
+    pub(crate) fn limit(&self) -> u32 {
         self.limit
     }
 
     /// The lease's TTL, from 10 ms to 24 h.
-    pub fn ttl(&self) -> Duration {
+    pub(crate) fn ttl(&self) -> Duration {
         self.ttl
     }
 
@@ -140,18 +145,18 @@ impl Request {
     }
 
     /// How long acquire may wait; `None` until the caller gives up.
-    pub fn wait(&self) -> Option<Duration> {
+    pub(crate) fn wait(&self) -> Option<Duration> {
         self.wait
     }
 
     /// Whether the lease keeps itself alive until it is released.
-    pub fn keepalive(&self) -> bool {
+    pub(crate) fn keepalive(&self) -> bool {
         self.keepalive
     }
 
     /// The campaigner's value, for an election; `None` for a lock or a
     /// semaphore.
-    pub fn value(&self) -> Option<&str> {
+    pub(crate) fn value(&self) -> Option<&str> {
         self.value.as_deref()
     }
 

@@ -6,6 +6,11 @@
 //! message with examples. This module has the frames and their decoding, and
 //! no sockets.
 
+// The frames are `pub` for the fuzz targets (feature `fuzzing`), which
+// reach them through `tinystore::fuzzing`; without it nothing outside the
+// crate can name them.
+#![cfg_attr(not(feature = "fuzzing"), allow(unreachable_pub))]
+
 mod codec;
 mod frame;
 mod quick;
@@ -13,8 +18,9 @@ mod reply;
 mod request;
 
 pub use codec::{FrameRead, FrameReader};
-pub use frame::{Op, RequestFrame, WireKey};
-pub use reply::{Event, Reply, ServerFrame, WireLeader};
+pub(crate) use frame::{Op, RequestFrame, WireKey};
+pub use reply::ServerFrame;
+pub(crate) use reply::{Event, Reply, WireLeader};
 pub use request::decode_request;
 
 /// The quick decoder of the common requests: `None` sends a line the
@@ -34,10 +40,10 @@ pub fn decode_careful(
 }
 
 /// The protocol version this crate speaks, settled by `hello`.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// The longest frame, newline excluded, either side accepts.
-pub const MAX_FRAME_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_FRAME_BYTES: usize = 64 * 1024;
 
 /// The most connections a server serves at once on its Unix socket, and
 /// apart from those, the most authenticated ones on TCP.
