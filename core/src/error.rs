@@ -3,88 +3,12 @@
 
 use std::fmt;
 
+mod code;
+
+pub use code::Code;
+
 /// A `Result` whose error is a tinystore [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// The error codes of docs/locks.md: the same set on the wire and in every
-/// language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Code {
-    /// A wait ran out before the key was free.
-    Timeout,
-    /// The lease ran out, was released, or its store or connection went away.
-    LeaseLost,
-    /// The store directory is owned by another process that does not serve it.
-    InUse,
-    /// The store or connection was closed.
-    Closed,
-    /// A bad name, key, TTL, fence text or argument.
-    Invalid,
-    /// A documented limit was passed.
-    Limit,
-    /// A TCP client did not authenticate, or gave a wrong token; or a TLS
-    /// handshake was refused (a certificate, either side's).
-    Unauthorized,
-    /// `kv.db` could not be read as a tinystore database.
-    Corrupt,
-    /// An operating-system I/O error.
-    Io,
-    /// The server could not be reached.
-    Unavailable,
-    /// A bug or an unexpected state; never the caller's fault.
-    Internal,
-    /// A guard refused a write: its fence is below the largest one recorded
-    /// for that resource ([`Error::stale`] carries the three).
-    Stale,
-}
-
-impl Code {
-    /// Every code, in the order docs/locks.md lists them.
-    pub const ALL: [Code; 12] = [
-        Code::Timeout,
-        Code::LeaseLost,
-        Code::InUse,
-        Code::Closed,
-        Code::Invalid,
-        Code::Limit,
-        Code::Unauthorized,
-        Code::Corrupt,
-        Code::Io,
-        Code::Unavailable,
-        Code::Internal,
-        Code::Stale,
-    ];
-
-    /// The code's spelling on the wire, e.g. `"lease_lost"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Code::Timeout => "timeout",
-            Code::LeaseLost => "lease_lost",
-            Code::InUse => "in_use",
-            Code::Closed => "closed",
-            Code::Invalid => "invalid",
-            Code::Limit => "limit",
-            Code::Unauthorized => "unauthorized",
-            Code::Corrupt => "corrupt",
-            Code::Io => "io",
-            Code::Unavailable => "unavailable",
-            Code::Internal => "internal",
-            Code::Stale => "stale",
-        }
-    }
-
-    /// Parses a code's wire spelling; `None` for an unknown one.
-    pub fn parse(text: &str) -> Option<Code> {
-        Code::ALL.into_iter().find(|c| c.as_str() == text)
-    }
-}
-
-impl fmt::Display for Code {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A tinystore error: a [`Code`] and a message that names what it is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -145,6 +69,23 @@ impl Error {
     /// The message, without the code.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The `closed` error of a call on a store handle that was closed;
+    /// `what` is its directory or address.
+    pub fn store_closed(what: impl fmt::Display) -> Error {
+        Error::closed(format!("store {what} was closed"))
+    }
+
+    /// The `closed` error of a call on a group handle (locks, semaphore,
+    /// election) that was closed.
+    pub fn group_closed(name: &str) -> Error {
+        Error::closed(format!("group {name} was closed"))
+    }
+
+    /// The `lease_lost` error of a call on a lease that was released.
+    pub fn released(name: &str, key: &str) -> Error {
+        Error::lease_lost(format!("the lease on {name}/{key} was released"))
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> Error {

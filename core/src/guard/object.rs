@@ -110,9 +110,60 @@ pub fn too_many_races(resource: &str) -> Error {
     )
 }
 
+/// Checks the caller's own metadata for a guarded put to `resource`
+/// (`bucket/key`): a key that is one of the guard's own ([`METADATA_KEY`],
+/// [`TOMBSTONE_KEY`], in any case) is `invalid`, naming it.
+pub fn check_metadata<'a>(resource: &str, keys: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    for name in keys {
+        let lower = name.to_ascii_lowercase();
+        if lower == METADATA_KEY || lower == TOMBSTONE_KEY {
+            return Err(Error::new(
+                Code::Invalid,
+                format!(
+                    "the metadata of a guarded put to object {resource:?} may not set {name:?}: the guard writes it; nothing was written"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The `unauthorized` error of a guarded write whose HEAD of `resource`
+/// was refused with HTTP `status` (403): the guard must read the object's
+/// fence and ETag before it writes.
+pub fn head_refused(resource: &str, status: u16) -> Error {
+    Error::new(
+        Code::Unauthorized,
+        format!(
+            "reading object {resource:?} was refused (HTTP {status}): the guard needs to read the object's metadata (its fence and ETag, a HEAD: s3:GetObject) before it writes; nothing was written"
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_guards_own_metadata_keys_are_refused_in_any_case() {
+        assert_eq!(check_metadata("b/k", ["owner", "x"]), Ok(()));
+        for key in ["tinystore-fence", "Tinystore-Deleted"] {
+            let err = check_metadata("b/k", ["owner", key]).unwrap_err();
+            assert_eq!(err.code(), Code::Invalid);
+            assert!(err.message().contains(key), "{err}");
+            assert!(err.message().contains("\"b/k\""), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_refused_head_is_unauthorized_and_names_the_object() {
+        let err = head_refused("b/k", 403);
+        assert_eq!(err.code(), Code::Unauthorized);
+        assert!(
+            err.message().contains("\"b/k\"") && err.message().contains("403"),
+            "{err}"
+        );
+    }
 
     const MD5: &str = "0cc175b9c0f1b6a831c399e269772661";
 

@@ -21,7 +21,8 @@
 //! ```
 
 use super::object::{
-    decide_put, too_many_races, Condition, Stored, MAX_TRIES, METADATA_KEY, TOMBSTONE_KEY,
+    check_metadata, decide_put, head_refused, too_many_races, Condition, Stored, MAX_TRIES,
+    METADATA_KEY, TOMBSTONE_KEY,
 };
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
@@ -62,14 +63,8 @@ pub async fn put_with_metadata(
     fence: Fence,
     metadata: &HashMap<String, String>,
 ) -> Result<Written> {
-    for name in metadata.keys() {
-        let lower = name.to_ascii_lowercase();
-        if lower == METADATA_KEY || lower == TOMBSTONE_KEY {
-            return Err(Error::invalid(format!(
-                "the metadata of a guarded put to object \"{bucket}/{key}\" may not set {name:?}: the guard writes it; nothing was written"
-            )));
-        }
-    }
+    let resource = format!("{bucket}/{key}");
+    check_metadata(&resource, metadata.keys().map(String::as_str))?;
     guarded_put(client, bucket, key, body, fence, metadata.clone()).await
 }
 
@@ -150,12 +145,7 @@ async fn head(
         }
         Err(err) => match status(&err) {
             Some(404) => Ok(None),
-            Some(403) => Err(Error::new(
-                Code::Unauthorized,
-                format!(
-                    "reading object {resource:?} was refused (403 Forbidden): the guard needs to read the object's metadata (its fence and ETag, a HEAD: s3:GetObject) before it writes; nothing was written"
-                ),
-            )),
+            Some(403) => Err(head_refused(resource, 403)),
             _ => Err(sdk_error("reading", resource, err)),
         },
     }
