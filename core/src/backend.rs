@@ -12,8 +12,12 @@ use std::path::Path;
 /// The operations every kind of store provides.
 #[async_trait::async_trait]
 pub(crate) trait Backend: Send + Sync + 'static {
-    /// Waits first come first served for the key; dropping the future gives
-    /// up without leaking a lease.
+    /// Waits first come first served for the key of `request` (a lock's, a
+    /// semaphore's, or an election's: to lead it), at most its `wait`, then
+    /// `timeout` as [`Request::within_wait`] words it, and it never held;
+    /// dropping the future gives up without leaking a lease or a
+    /// leadership. The backend applies the wait where its line is; callers
+    /// pass it down and never apply it again.
     async fn acquire(&self, request: Request) -> Result<Grant>;
 
     /// Grants the key if it is free now.
@@ -34,12 +38,6 @@ pub(crate) trait Backend: Send + Sync + 'static {
 
     /// Writes a consistent copy of `kv.db` to `dest`.
     async fn backup(&self, dest: &Path) -> Result<()>;
-
-    /// Waits first come first served to lead the election of `request`
-    /// (made by `Request::election`), at most its `wait` (then `timeout`,
-    /// and it never led); dropping the future gives up the campaign without
-    /// leaving a leadership behind.
-    async fn campaign(&self, request: Request) -> Result<Grant>;
 
     /// The leader of the election `name` (checked by the caller) now.
     async fn leader(&self, name: &str) -> Result<Option<Leader>>;

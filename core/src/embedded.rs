@@ -79,7 +79,8 @@ impl Embedded {
 #[async_trait::async_trait]
 impl Backend for Embedded {
     async fn acquire(&self, request: Request) -> Result<Grant> {
-        with_signal(self.engine.acquire(request).await?)
+        let waiting = self.engine.acquire(request.clone());
+        with_signal(request.within_wait(waiting).await?)
     }
 
     async fn try_acquire(&self, request: Request) -> Result<Option<Grant>> {
@@ -110,15 +111,6 @@ impl Backend for Embedded {
             Some(disk) => disk.backup(dest),
             None => Err(self.closed_error()),
         }
-    }
-
-    async fn campaign(&self, request: Request) -> Result<Grant> {
-        let waiting = self.engine.acquire(request.clone());
-        with_signal(
-            request
-                .within_wait(waiting, "to lead", "without leading")
-                .await?,
-        )
     }
 
     async fn leader(&self, name: &str) -> Result<Option<Leader>> {

@@ -51,13 +51,11 @@ impl Group {
         held_from(&self.backend, request, grant)
     }
 
-    /// Waits for the key, up to the `wait` option.
+    /// Waits for the key, up to the `wait` option (which the backend
+    /// applies).
     pub(crate) async fn acquire<H: LeaseKind>(&self, key: String, over: Options) -> Result<H> {
         let request = self.request(&key, over)?;
-        let waiting = self.backend.acquire(request.clone());
-        let grant = request
-            .within_wait(waiting, "for", "without getting it")
-            .await?;
+        let grant = self.backend.acquire(request.clone()).await?;
         self.held(&request, grant)
     }
 

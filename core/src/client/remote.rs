@@ -18,8 +18,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// How much longer than a campaign's `wait` the client waits for the
-/// server, which ends the wait itself, to say so.
+/// How much longer than an acquire's or a campaign's `wait` the client
+/// waits for the server, which ends the wait itself, to say so.
 const WAIT_BACKSTOP: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A store reached over a connection.
@@ -80,12 +80,14 @@ impl Remote {
         let (name, key_text) = (key.name().to_string(), WireKey::Text(key.key().to_string()));
         let limit = (!key.fenced()).then_some(request.limit());
         let ttl_ms = Some(u64::from(request.ttl_ms()));
+        // At most 30 days (checked), so it fits.
+        let wait_ms = request.wait().map(|w| w.as_millis() as u64);
         let op = if key.is_election() {
             Op::Campaign {
                 name,
                 value: request.value().unwrap_or_default().to_string(),
                 ttl_ms,
-                wait_ms: request.wait().map(|w| w.as_millis() as u64),
+                wait_ms,
             }
         } else if waits {
             Op::Acquire {
@@ -93,7 +95,7 @@ impl Remote {
                 key: key_text,
                 limit,
                 ttl_ms,
-                wait_ms: None,
+                wait_ms,
             }
         } else {
             Op::TryAcquire {
@@ -114,8 +116,16 @@ impl Remote {
 
 #[async_trait::async_trait]
 impl Backend for Remote {
+    /// The server ends the wait (`wait_ms`) where the line is, with the
+    /// same `timeout` as a store in this process, so a request whose wait
+    /// ran out never held. The client's own timer, a little later, only
+    /// guards against a server that stopped answering.
     async fn acquire(&self, request: Request) -> Result<Grant> {
-        self.grant(request, true).await?.ok_or_else(|| {
+        let backstop = request
+            .clone()
+            .with_wait(request.wait().map(|w| w + WAIT_BACKSTOP));
+        let waiting = self.grant(request, true);
+        backstop.within_wait(waiting).await?.ok_or_else(|| {
             Error::new(
                 Code::Internal,
                 "the server answered an acquire without a lease",
@@ -185,23 +195,6 @@ impl Backend for Remote {
             path: path.to_string(),
         };
         self.link().await?.call(op, None).await.map(|_| ())
-    }
-
-    async fn campaign(&self, request: Request) -> Result<Grant> {
-        // The server ends the wait (`wait_ms`) where the line is, so a
-        // campaign whose wait ran out never leads; the client's own timer,
-        // a little later, only guards against a server that stopped.
-        let backstop = request
-            .clone()
-            .with_wait(request.wait().map(|w| w + WAIT_BACKSTOP));
-        let waiting = self.grant(request, true);
-        let grant = backstop.within_wait(waiting, "to lead", "without leading");
-        grant.await?.ok_or_else(|| {
-            Error::new(
-                Code::Internal,
-                "the server answered a campaign without a leadership",
-            )
-        })
     }
 
     async fn leader(&self, name: &str) -> Result<Option<Leader>> {

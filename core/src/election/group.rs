@@ -112,9 +112,10 @@ impl Election {
     /// `campaign` with per-call options.
     pub async fn campaign_with(&self, value: &str, options: Options) -> Result<Leadership> {
         let request = Request::election(&self.name, value, self.options.merged(options))?;
-        // The backend ends the wait itself: a server ends it where the line
-        // is, so that a campaign whose wait ran out never leads.
-        let grant = self.backend.campaign(request.clone()).await?;
+        // A campaign is an acquire of the election's key: the backend ends
+        // its wait where the line is, so a campaign whose wait ran out
+        // never leads.
+        let grant = self.backend.acquire(request.clone()).await?;
         let lease: Lease = held_from(&self.backend, &request, grant)?;
         Ok(Leadership::new(lease, value.to_string()))
     }

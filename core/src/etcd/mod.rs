@@ -106,7 +106,9 @@ fn now_ms() -> u64 {
 #[async_trait::async_trait]
 impl Backend for Etcd {
     async fn acquire(&self, request: Request) -> Result<Grant> {
-        acquire::acquire(&self.inner, request, true)
+        let waiting = acquire::acquire(&self.inner, request.clone(), true);
+        request
+            .within_wait(waiting)
             .await?
             .ok_or_else(|| Error::internal("an etcd acquire ended without a lease"))
     }
@@ -175,14 +177,6 @@ impl Backend for Etcd {
              `etcdctl snapshot save` (docs/etcd.md)",
             self.inner.address
         )))
-    }
-
-    async fn campaign(&self, request: Request) -> Result<Grant> {
-        let waiting = acquire::acquire(&self.inner, request.clone(), true);
-        request
-            .within_wait(waiting, "to lead", "without leading")
-            .await?
-            .ok_or_else(|| Error::internal("an etcd campaign ended without a leadership"))
     }
 
     async fn leader(&self, name: &str) -> Result<Option<Leader>> {

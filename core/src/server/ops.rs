@@ -104,7 +104,6 @@ fn acquire(
 /// Waits first come first served for `request` (an acquire's or a
 /// campaign's), answering request `id` when it is granted or gives up.
 fn queue(conn: &Arc<Connection>, id: u64, request: Request) -> Result<()> {
-    let wait = request.wait();
     // A free key is granted at once, with nothing to wait for or cancel
     // (unless `id` is in use by a wait or an observer: refused).
     conn.state().check_id_free(id)?;
@@ -112,26 +111,14 @@ fn queue(conn: &Arc<Connection>, id: u64, request: Request) -> Result<()> {
         return Ok(());
     }
     let cancelled = conn.state().add_pending(id)?;
-    let key = request.key().clone();
-    let what = key.to_string();
+    let what = request.key().to_string();
     let engine = conn.engine.clone();
     let mut waiting = Box::pin(async move {
-        let acquiring = engine.acquire(request);
+        let acquiring = engine.acquire(request.clone());
         tokio::select! {
-            got = async {
-                match wait {
-                    Some(w) => tokio::time::timeout(w, acquiring).await.unwrap_or_else(|_| {
-                        Err(Error::new(Code::Timeout, if key.is_election() {
-                            format!("waited {w:?} to lead {key} without leading")
-                        } else {
-                            format!("waited {w:?} for {key} without getting it")
-                        }))
-                    }),
-                    None => acquiring.await,
-                }
-            } => got,
+            got = request.within_wait(acquiring) => got,
             _ = cancelled => Err(Error::new(Code::Timeout, format!(
-                "the acquire of {key} was cancelled"
+                "the acquire of {} was cancelled", request.key()
             ))),
         }
     });

@@ -166,22 +166,27 @@ impl Request {
     }
 
     /// Waits for `waiting` up to this request's `wait` (forever without
-    /// one); past it, `timeout` saying "waited W {doing} KEY {failed}".
+    /// one); past it, `timeout` saying "waited W for KEY without getting
+    /// it" (a lock's or semaphore's) or "waited W to lead KEY without
+    /// leading" (an election's). The one place a wait is applied: each
+    /// backend calls it where the line is (the engine's, etcd's, the
+    /// server's for a client), and every layer above passes the wait down.
     pub(crate) async fn within_wait<T>(
         &self,
         waiting: impl std::future::Future<Output = Result<T>>,
-        doing: &str,
-        failed: &str,
     ) -> Result<T> {
-        match self.wait {
-            None => waiting.await,
-            Some(wait) => tokio::time::timeout(wait, waiting).await.map_err(|_| {
-                Error::new(
-                    crate::error::Code::Timeout,
-                    format!("waited {wait:?} {doing} {} {failed}", self.key),
-                )
-            })?,
-        }
+        let Some(wait) = self.wait else {
+            return waiting.await;
+        };
+        let key = &self.key;
+        tokio::time::timeout(wait, waiting).await.map_err(|_| {
+            let message = if key.is_election() {
+                format!("waited {wait:?} to lead {key} without leading")
+            } else {
+                format!("waited {wait:?} for {key} without getting it")
+            };
+            Error::new(crate::error::Code::Timeout, message)
+        })?
     }
 
     /// How the holder is told the lease ended.
