@@ -31,19 +31,31 @@ struct Cli {
     command: Command,
 }
 
+/// The commands. Each has one line here, which `tinystore --help` lists
+/// (and `tinystore CMD -h` shows); the long text, with the exit statuses and
+/// an example, is the doc comment of the command's `Args`, which
+/// `tinystore CMD --help` shows.
 #[derive(Subcommand)]
 enum Command {
     /// Plays the README's scene with real fences on a store in a temporary
     /// directory: a paused holder's late write is refused.
     ///
     /// Example: tinystore demo
+    #[command(about = "Play the README's scene: a paused holder's late write refused")]
     Demo(demo::Args),
+    #[command(about = "Serve a store to other processes (Unix socket, TCP, TLS)")]
     Serve(serve::Args),
+    #[command(about = "Run a command while holding a lock; stop it if the lease is lost")]
     Hold(hold::Args),
+    #[command(about = "Run a command while leading an election")]
     Elect(elect::Args),
+    #[command(about = "Print who leads an election, or watch each change")]
     Leader(leader::Args),
+    #[command(about = "Show the epoch, the fences given, held keys and waiters")]
     Status(status::Args),
+    #[command(about = "Write a consistent copy of a store's kv.db")]
     Backup(backup::Args),
+    #[command(about = "Put a backup in place as a store's kv.db")]
     Restore(restore::Args),
 }
 

@@ -1,5 +1,6 @@
 //! The commands around the server: hold (environment, exit statuses, a lost
-//! lease stopping the command), status, backup and restore, and --help.
+//! lease stopping the command), status, backup and restore (their --help:
+//! tests/help.rs).
 
 mod server_common;
 
@@ -163,19 +164,6 @@ fn status_backup_and_restore_from_the_command_line() {
     let again = Store::open_with(&restored, short).unwrap();
     let next = again.locks("summaries").acquire(42).unwrap();
     assert!(next.fence() > lease.fence());
-}
-
-#[test]
-fn every_command_has_help_with_an_example() {
-    for command in ["serve", "hold", "status", "backup", "restore"] {
-        let out = tinystore(&[command, "--help"]);
-        assert!(out.status.success(), "{command} --help failed");
-        let help = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            help.contains(&format!("Example: tinystore {command} ")),
-            "{command} --help has no example:\n{help}"
-        );
-    }
 }
 
 #[test]
