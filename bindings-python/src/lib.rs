@@ -10,6 +10,7 @@
 //!   `ready` turns core futures into awaitables; `exit` keeps the runtime's
 //!   threads out of an exiting interpreter.
 //! - `serve`: `serve(dir)` and `Server`, and `cli_main`, the `tinystore`
+//! - `status`: `store_status`, the core's `Status` of a store.
 //!   command the package's console script starts.
 //! - The core's option defaults: `DEFAULT_TTL`, `DEFAULT_WAIT` (seconds) and
 //!   `DEFAULT_RENEW`.
@@ -27,6 +28,7 @@ mod ready;
 mod serve;
 mod store;
 
+mod status;
 use pyo3::prelude::*;
 
 #[pymodule]
@@ -39,6 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<store::Store>()?;
     m.add_class::<groups::Locks>()?;
     m.add_class::<groups::Semaphore>()?;
+    status::register(m)?;
     m.add_class::<lease::Lease>()?;
     m.add_class::<lease::Permit>()?;
     m.add_class::<election::Election>()?;

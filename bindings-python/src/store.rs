@@ -37,6 +37,13 @@ pub(crate) fn connect(py: Python<'_>, address: &str, token: Option<String>) -> P
     Ok(Store { inner })
 }
 
+impl Store {
+    /// The core's store, for the calls defined in other modules.
+    pub(crate) fn core(&self) -> &tinystore::Store {
+        &self.inner
+    }
+}
+
 #[pymethods]
 impl Store {
     /// The group of exclusive locks called `name`, with its options.

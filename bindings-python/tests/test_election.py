@@ -20,6 +20,7 @@ import pytest
 import tinystore
 from conftest import Server, start_server, stop_server
 from elections import leaders_in_turn
+from status_wait import until_waiting
 
 
 def test_lead_gives_a_leadership_with_its_term(store: tinystore.Store) -> None:
@@ -67,7 +68,7 @@ def test_a_cancelled_campaign_leaves_nothing(store: tinystore.Store) -> None:
     async def main() -> None:
         first = await election.campaign("a")
         waiting = asyncio.create_task(election.campaign("b"))
-        await asyncio.sleep(0.02)
+        await until_waiting(store, "cancel", "", 1)
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
             await waiting
@@ -85,7 +86,7 @@ def test_observe_sees_every_change_in_order(store: tinystore.Store) -> None:
         observer = election.observe()
         a = await election.campaign("a")
         b_waiting = asyncio.create_task(election.campaign("b"))
-        await asyncio.sleep(0.02)
+        await until_waiting(store, "watched", "", 1)
         await a.resign()
         b = await b_waiting
         await b.resign()

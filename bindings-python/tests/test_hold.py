@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import tinystore
+from status_wait import until_held
 
 
 def test_sync_with(store: tinystore.Store) -> None:
@@ -127,7 +128,7 @@ def test_closing_the_store_cancels_the_block_with_closed(tmp_path: Path) -> None
         nonlocal reached_end
 
         async def closer() -> None:
-            await asyncio.sleep(0.05)
+            await until_held(store, "hold", "k")
             store.close()
 
         closing = asyncio.create_task(closer())

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 import tinystore
+from status_wait import until_waiting
 
 
 def test_limit_holders_at_once(store: tinystore.Store) -> None:
@@ -51,7 +52,7 @@ def test_async_acquire_waits_for_a_place(store: tinystore.Store) -> None:
     async def main() -> None:
         first = await exports.acquire("k")
         waiting = asyncio.create_task(exports.acquire("k", wait=5.0))
-        await asyncio.sleep(0.01)
+        await until_waiting(store, "exports", "k", 1)
         assert not waiting.done()
         await first.release()
         second = await waiting

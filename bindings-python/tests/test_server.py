@@ -20,6 +20,7 @@ import pytest
 import tinystore
 from chat import Model, make_chat_db, summarize_chat
 from conftest import Server, start_server, stop_server
+from status_wait import until_waiting
 
 HERE = Path(__file__).resolve().parent
 
@@ -75,7 +76,7 @@ def test_cancelled_waiter_over_the_server_leaks_nothing(server: Server) -> None:
         async def main() -> None:
             holder = await locks.acquire("k")
             waiting = asyncio.create_task(locks.acquire("k"))
-            await asyncio.sleep(0.05)
+            await until_waiting(a, "served", "k", 1)
             assert not waiting.done()
             waiting.cancel()
             with pytest.raises(asyncio.CancelledError):

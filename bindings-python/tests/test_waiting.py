@@ -9,6 +9,7 @@ import threading
 import pytest
 
 import tinystore
+from status_wait import until_waiting
 
 
 def test_other_tasks_run_while_one_waits(store: tinystore.Store) -> None:
@@ -63,7 +64,7 @@ def test_cancelled_waiter_leaks_no_lease(store: tinystore.Store) -> None:
     async def main() -> None:
         holder = await locks.acquire("k")
         waiting = asyncio.create_task(locks.acquire("k"))
-        await asyncio.sleep(0.01)
+        await until_waiting(store, "wait", "k", 1)
         assert not waiting.done()
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -155,7 +156,8 @@ def test_many_grants_in_one_wakeup_each_reach_their_task(store: tinystore.Store)
     async def main() -> None:
         holders = [await locks.acquire(f"k{n}") for n in range(50)]
         waits = [asyncio.ensure_future(locks.acquire(f"k{n}")) for n in range(50)]
-        await asyncio.sleep(0.01)
+        for n in range(50):
+            await until_waiting(store, "burst", f"k{n}", 1)
         assert not any(w.done() for w in waits)
         for lease in holders:
             await lease.release()

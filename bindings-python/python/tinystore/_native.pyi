@@ -46,9 +46,91 @@ def object_decide_put(
     metadata), or None): None for If-None-Match: *, else the ETag for
     If-Match; raises ``Stale``, ``Corrupt`` or ``Invalid``."""
 def object_too_many_races(resource: str) -> BaseException: ...
+def object_check_metadata(resource: str, keys: list[str]) -> None:
+    """Raises ``Invalid`` when a key is one of the guard's own."""
+def object_head_refused(resource: str, status: int) -> BaseException: ...
+def error_codes() -> list[tuple[str, str]]:
+    """The core's error codes, in order: (code, class name in ``tinystore._errors``)."""
+def error_of(code: str, message: str) -> BaseException:
+    """The exception raised for a core error of ``code`` with ``message``."""
 def http_parse_fence_header(value: str | None) -> int | None: ...
 def http_fence_header_value(fence: object) -> str: ...
 def http_status_of(code: str) -> int | None: ...
+DEFAULT_STATUS_LIMIT: int
+"""How many held leases and keys with waiters a status shows when no ``limit`` is set."""
+
+class Status:
+    """The state of a store: its epoch, the fences given, the leases held and
+    the keys with callers waiting, one page of each (by name, then key)."""
+
+    @property
+    def epoch(self) -> int:
+        """The store's epoch: the high 64 bits of its fences."""
+    @property
+    def fences_given(self) -> int:
+        """How many fences the store gave since it opened."""
+    @property
+    def last_fence(self) -> int | None:
+        """The last fence given, if any."""
+    @property
+    def grace_left(self) -> float | None:
+        """Seconds of grace left after an unclean stop (no grants until then), if any."""
+    @property
+    def held(self) -> list[HeldStatus]:
+        """The leases held now (this page of them)."""
+    @property
+    def waiting(self) -> list[WaitingStatus]:
+        """The keys with callers waiting (this page of them)."""
+    @property
+    def held_total(self) -> int:
+        """How many leases are held in all."""
+    @property
+    def waiting_total(self) -> int:
+        """How many keys have callers waiting in all."""
+    @property
+    def more(self) -> bool:
+        """Whether more held leases or keys with waiters come after this page."""
+
+class HeldStatus:
+    """One held lease."""
+
+    @property
+    def name(self) -> str:
+        """The group's name."""
+    @property
+    def key(self) -> str:
+        """The key."""
+    @property
+    def fence(self) -> int | None:
+        """The fence; ``None`` for a semaphore permit."""
+    @property
+    def ttl(self) -> float:
+        """The lease's TTL in seconds."""
+    @property
+    def left(self) -> float:
+        """Seconds until it runs out unless renewed."""
+    @property
+    def renewing(self) -> bool:
+        """Whether the store itself keeps it alive."""
+    @property
+    def leader(self) -> str | None:
+        """For an election's leadership (its key is empty): the leader's value."""
+
+class WaitingStatus:
+    """A key with callers waiting for it."""
+
+    @property
+    def name(self) -> str:
+        """The group's name."""
+    @property
+    def key(self) -> str:
+        """The key."""
+    @property
+    def waiters(self) -> int:
+        """How many callers wait."""
+
+def store_status(store: Store, offset: int = 0, limit: int = ...) -> Awaitable[Status]: ...
+def store_status_sync(store: Store, offset: int = 0, limit: int = ...) -> Status: ...
 def serve(dir: str | os.PathLike[str]) -> Server: ...
 def cli_main(args: list[str]) -> int: ...
 

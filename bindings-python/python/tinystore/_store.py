@@ -8,6 +8,7 @@ from . import _native
 from ._closes import Closes
 from ._election import Election
 from ._groups import Locks, Semaphore
+from ._native import Status
 
 
 class Store(Closes):
@@ -44,6 +45,18 @@ class Store(Closes):
         seconds ``campaign`` may wait; ``renew``: keep a leadership alive
         every ttl/3. ``None`` takes the core's default, as for locks."""
         return Election(self._native.election(name, ttl, wait, renew))
+
+    async def status(self, *, offset: int = 0, limit: int = _native.DEFAULT_STATUS_LIMIT) -> Status:
+        """The store's state: its epoch, the fences given, each held lease
+        (name, key, fence, TTL and time left) and each key with callers
+        waiting, the ``limit`` of each (1 to 10,000) after the first
+        ``offset``, by name then key; ``held_total``, ``waiting_total`` and
+        ``more`` tell what the page leaves out."""
+        return await _native.store_status(self._native, offset, limit)
+
+    def status_sync(self, *, offset: int = 0, limit: int = _native.DEFAULT_STATUS_LIMIT) -> Status:
+        """:meth:`status` for sync code."""
+        return _native.store_status_sync(self._native, offset, limit)
 
     def close(self) -> None:
         """Releases every lease (their holders learn they lost them) and
