@@ -1,6 +1,6 @@
 //! One connection's shared half: its leases, its waits and its queue of
 //! lines for the client, which the operations (ops.rs) and the
-//! connection's task (session.rs) both use.
+//! connection's task (handler.rs) both use.
 
 use super::leases::ConnectionLeases;
 use super::metrics::Metrics;
@@ -59,9 +59,13 @@ pub(super) struct Connection {
     state: Mutex<ConnectionLeases>,
     waits: Mutex<Waits>,
     observers: Mutex<Observers>,
-    /// Where the engine tells this connection that one of its leases ended.
-    pub lost_to: mpsc::UnboundedSender<(LeaseId, Error)>,
+    /// Where the engine tells this connection that one of its leases ended;
+    /// `None` once the connection's task stopped taking requests.
+    lost_to: Mutex<Option<LostSender>>,
 }
+
+/// The sending end of a connection's lost channel.
+type LostSender = mpsc::UnboundedSender<(LeaseId, Error)>;
 
 impl Connection {
     /// A new connection to `embedded`'s engine, with the receiving ends of
@@ -88,9 +92,30 @@ impl Connection {
             state: Mutex::new(ConnectionLeases::default()),
             waits: Mutex::new(Waits::default()),
             observers: Mutex::new(Observers::default()),
-            lost_to,
+            lost_to: Mutex::new(Some(lost_to)),
         });
         (conn, rx, lost)
+    }
+
+    /// Where the engine is to tell this connection that a lease ended: a
+    /// sender of its lost channel (one whose channel is closed, once
+    /// [`Connection::close_lost_channel`] was called).
+    pub(super) fn lost_to(&self) -> LostSender {
+        let lost_to = self.lost_to.lock().unwrap_or_else(|p| p.into_inner());
+        match &*lost_to {
+            Some(sender) => sender.clone(),
+            None => mpsc::unbounded_channel().0,
+        }
+    }
+
+    /// Drops the connection's own sender of its lost channel, which then
+    /// closes once the engine has dropped every other (each lease record's
+    /// and each waiting request's): after that, no lease's end is to come.
+    pub(super) fn close_lost_channel(&self) {
+        self.lost_to
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
     }
 
     /// The connection's leases and waits.

@@ -1,9 +1,10 @@
 //! Binding the sockets and accepting connections, as the gate allows.
 
+use super::accept_errors::AcceptErrors;
 use super::connection::Transport;
 use super::gate::{Gate, Pass};
+use super::handler::Handler;
 use super::metrics::Metrics;
-use super::session;
 use super::shutdown::Shutdown;
 use super::trim::Trim;
 use crate::embedded::Embedded;
@@ -136,17 +137,26 @@ fn listen_on(at: SocketAddr) -> std::io::Result<TcpListener> {
     socket.listen(LISTEN_BACKLOG)
 }
 
-/// Accepts Unix connections until shutdown.
+/// Accepts Unix connections until shutdown; a failed accept is logged and
+/// retried later ([`AcceptErrors`]).
 pub(super) fn spawn_unix(listener: UnixListener, shared: Shared) {
     tokio::spawn(async move {
         let mut shutdown = shared.shutdown();
+        let mut errors = AcceptErrors::new("unix");
         loop {
-            tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => admit_unix(stream, shared.clone()),
-                    Err(_) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
-                },
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
                 _ = shutdown.recv() => return,
+            };
+            match accepted {
+                Ok((stream, _)) => {
+                    errors.accepted();
+                    admit_unix(stream, shared.clone());
+                }
+                Err(err) => tokio::select! {
+                    _ = errors.failed(&err) => {}
+                    _ = shutdown.recv() => return,
+                },
             }
         }
     });
@@ -164,7 +174,8 @@ pub(super) fn spawn_tcp(listener: TcpListener, shared: Shared, token: String) {
 }
 
 /// Accepts TCP connections until shutdown, each with a stranger's pass,
-/// and gives them to `serve`. While the gate has no place for a stranger,
+/// and gives them to `serve`; a failed accept is logged and retried later
+/// ([`AcceptErrors`]). While the gate has no place for a stranger,
 /// it accepts nothing more: the next connections wait in the backlog.
 pub(super) fn accept_tcp(
     listener: TcpListener,
@@ -173,17 +184,22 @@ pub(super) fn accept_tcp(
 ) {
     tokio::spawn(async move {
         let mut shutdown = shared.shutdown();
+        let mut errors = AcceptErrors::new("tcp");
         loop {
-            let (stream, peer) = tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok(accepted) => accepted,
-                    Err(_) => {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    }
-                },
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
                 _ = shutdown.recv() => return,
             };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    tokio::select! {
+                        _ = errors.failed(&err) => continue,
+                        _ = shutdown.recv() => return,
+                    }
+                }
+            };
+            errors.accepted();
             let pass = tokio::select! {
                 pass = shared.gate.tcp() => pass,
                 _ = shutdown.recv() => return,
@@ -228,15 +244,9 @@ pub(super) fn admit<S>(
         tracing::info!("connection opened");
         let _open = shared.metrics.connection(label);
         let metrics = shared.metrics.clone();
-        let given_up = session::serve(
-            stream,
-            transport,
-            pass,
-            shared.embedded.clone(),
-            metrics,
-            shutdown,
-        )
-        .await;
+        let embedded = shared.embedded.clone();
+        let handler = Handler::new(stream, transport, pass, embedded, metrics, shutdown);
+        let given_up = handler.serve().await;
         tracing::info!("connection closed");
         shared.trim.closed(given_up);
         drop(shared);

@@ -2,9 +2,11 @@
 //! `DIR/tinystore.sock` (mode 0600) and, when asked, on TCP with a token.
 //!
 //! - [`listener`] accepts connections as [`gate`] allows: capped per
-//!   socket, with TCP strangers (not yet authenticated) capped apart.
-//! - [`session`] is one connection's task: it speaks the wire and hands
-//!   each request to [`ops`], which does the operation on the
+//!   socket, with TCP strangers (not yet authenticated) capped apart; a
+//!   failed accept is logged and retried later ([`accept_errors`]).
+//! - [`handler`] is one connection's task: it speaks the wire (the
+//!   [`greeting`] first, everything it tells through [`outgoing`]) and
+//!   hands each request to [`ops`], which does the operation on the
 //!   [`connection`] (its shared half); [`leases`] keeps the leases of one
 //!   connection and [`waits`] its acquires waiting in line.
 //! - [`tls`] wraps the TCP listener in TLS (mutual TLS with a client CA).
@@ -13,18 +15,21 @@
 //! - [`trim`] gives the memory closed connections freed back to the system.
 //! - Shutdown is one idea, as in mini-redis: one signal every task watches.
 
+mod accept_errors;
 mod auth;
 mod connection;
 mod elect;
 mod gate;
+mod greeting;
+mod handler;
 mod leases;
 mod listener;
 mod metrics;
 mod observers;
 mod ops;
+mod outgoing;
 mod process;
 mod scrape;
-mod session;
 mod shutdown;
 mod tls;
 mod trim;

@@ -85,7 +85,7 @@ fn request(
 
 /// `request`, its lease's end told through the connection's lost channel.
 fn told(conn: &Connection, request: Request) -> Request {
-    request.told_through(LostTo::Channel(conn.lost_to.clone()))
+    request.told_through(LostTo::Channel(conn.lost_to()))
 }
 
 fn acquire(
