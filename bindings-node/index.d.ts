@@ -71,9 +71,67 @@ export declare class Store {
   semaphore(name: string, limit: number, options?: Options): Semaphore
   /** The election called `name` (apart from the lock group and semaphore of that name), with its options. */
   election(name: string, options?: Options): Election
+  /**
+   * The store's state: its epoch, the fences given, each held lease and
+   * each key with callers waiting: the `limit` of each (1 to 10,000;
+   * default 1,000) after the first `offset`, by name then key.
+   */
+  status(options?: StatusOptions): Promise<Status>
   /** Releases every lease and fails every waiter with ClosedError. Idempotent. */
   close(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
+}
+
+/** Which page of a status: the `limit` after the first `offset`. */
+export interface StatusOptions {
+  offset?: number
+  limit?: number
+}
+
+/** The state of a store: one page of its held leases and keys with waiters. */
+export interface Status {
+  /** The store's epoch: the high 64 bits of its fences. */
+  readonly epoch: bigint
+  /** How many fences the store gave since it opened. */
+  readonly fencesGiven: number
+  /** The last fence given, or null. */
+  readonly lastFence: bigint | null
+  /** Milliseconds of grace left after an unclean stop (no grants until then), or null. */
+  readonly graceLeft: number | null
+  /** The leases held now (this page of them). */
+  readonly held: readonly HeldStatus[]
+  /** The keys with callers waiting (this page of them). */
+  readonly waiting: readonly WaitingStatus[]
+  /** How many leases are held in all. */
+  readonly heldTotal: number
+  /** How many keys have callers waiting in all. */
+  readonly waitingTotal: number
+  /** Whether more held leases or keys with waiters come after this page. */
+  readonly more: boolean
+}
+
+/** One held lease, as a status shows it. */
+export interface HeldStatus {
+  readonly name: string
+  readonly key: string
+  /** The fence; null for a semaphore permit. */
+  readonly fence: bigint | null
+  /** The TTL in milliseconds. */
+  readonly ttl: number
+  /** Milliseconds until it runs out unless renewed. */
+  readonly left: number
+  /** Whether the store itself keeps it alive. */
+  readonly renewing: boolean
+  /** For an election's leadership (its key is empty): the leader's value; else null. */
+  readonly leader: string | null
+}
+
+/** A key with callers waiting for it. */
+export interface WaitingStatus {
+  readonly name: string
+  readonly key: string
+  /** How many callers wait. */
+  readonly waiters: number
 }
 
 /** What a group of locks and a group of semaphores share; `H` is what holding a key gives. */

@@ -71,6 +71,24 @@ export interface NativeHttpGuardConstants {
   /** The request header that carries a fence: `Tinystore-Fence`. */
   fenceHeader: string
   /** The 409's header with the largest fence: `Tinystore-Fence-Largest`. */
+/** One held lease. */
+export interface NativeHeldStatus {
+  /** The group's name. */
+  name: string
+  /** The key. */
+  key: string
+  /** The fence; missing for a semaphore permit. */
+  fence?: bigint
+  /** The lease's TTL in milliseconds. */
+  ttl: number
+  /** Milliseconds until it runs out unless renewed. */
+  left: number
+  /** Whether the store itself keeps it alive. */
+  renewing: boolean
+  /** For an election's leadership: the leader's value. */
+  leader?: string
+}
+
   largestHeader: string
   /** The status of a stale request: 409. */
   conflict: number
@@ -362,8 +380,39 @@ export declare class NativeStore {
 
 /**
  * An object as a HEAD read it: its ETag (quotes included) and its
+/**
+ * The state of a store: its epoch, the fences given, the leases held and
+ * the keys with callers waiting, one page of each (by name, then key).
+ */
+export interface NativeStatus {
+  /** The store's epoch: the high 64 bits of its fences. */
+  epoch: bigint
+  /** How many fences the store gave since it opened. */
+  fencesGiven: number
+  /** The last fence given, if any. */
+  lastFence?: bigint
+  /** Milliseconds of grace left after an unclean stop, if any. */
+  graceLeft?: number
+  /** The leases held now (this page of them). */
+  held: Array<NativeHeldStatus>
+  /** The keys with callers waiting (this page of them). */
+  waiting: Array<NativeWaitingStatus>
+  /** How many leases are held in all. */
+  heldTotal: number
+  /** How many keys have callers waiting in all. */
+  waitingTotal: number
+  /** Whether more held leases or keys with waiters come after this page. */
+  more: boolean
+}
+
  * `tinystore-fence` metadata, if any.
  */
+  /**
+   * The store's status: the `limit` held leases and keys with waiters
+   * (default 1,000) after the first `offset` of each; the core checks
+   * the limit.
+   */
+  status(offset?: number | undefined | null, limit?: number | undefined | null): Promise<NativeStatus>
 export interface NativeStoredObject {
   etag: string
   fence?: string
@@ -383,6 +432,16 @@ export declare function cliMain(args: Array<string>): number
  * Connects to a store served by `tinystore serve` at `address`
  * (`unix:PATH`, `tcp://HOST:PORT`, a socket's path or a served directory),
  * with the token a TCP server asks for.
+/** A key with callers waiting for it. */
+export interface NativeWaitingStatus {
+  /** The group's name. */
+  name: string
+  /** The key. */
+  key: string
+  /** How many callers wait. */
+  waiters: number
+}
+
  */
 export declare function connectStore(address: string, token?: string | undefined | null): Promise<NativeStore>
 

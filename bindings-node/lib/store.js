@@ -5,6 +5,7 @@ const { InvalidError, mapped, mappedSync } = require('./errors')
 const { describe, nativeOptions, signalOf } = require('./convert')
 const { Locks, Semaphore } = require('./group')
 const { Election } = require('./election')
+const { statusOf } = require('./status')
 
 class Store {
   /** @type {import('../native').NativeStore} */
@@ -50,6 +51,22 @@ class Store {
     checkName(name)
     const opts = nativeOptions(options, name)
     return new Election(mappedSync(() => this.#native.election(name, opts)), signalOf(options, name))
+  }
+
+  /**
+   * The store's state: its epoch, the fences given, each held lease (name,
+   * key, fence, TTL and time left) and each key with callers waiting: the
+   * `limit` of each (1 to 10,000; default 1,000) after the first `offset`,
+   * by name then key.
+   * @param {{ offset?: number, limit?: number }} [options]
+   * @returns {Promise<import('../index').Status>}
+   */
+  async status(options) {
+    const offset = options?.offset
+    const limit = options?.limit
+    if (offset !== undefined && typeof offset !== 'number') throw new InvalidError(`a status offset is a number, not ${describe(offset)}`)
+    if (limit !== undefined && typeof limit !== 'number') throw new InvalidError(`a status limit is a number, not ${describe(limit)}`)
+    return statusOf(await mapped(this.#native.status(offset, limit)))
   }
 
   /**

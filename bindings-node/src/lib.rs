@@ -14,6 +14,7 @@
 //! - [`now`]: calls that return their value at once when it is ready.
 //! - [`later`]: the futures of the others, polled and settled on the JS
 //!   thread, woken through one threadsafe function per thread.
+//! - [`status`]: `NativeStore.status`, the core's `Status` as plain objects.
 //! - [`serve`]: `serveStore` and `NativeServer`, and `cliMain`, the
 //!   `tinystore` command.
 
@@ -28,4 +29,5 @@ pub mod lease;
 pub mod now;
 pub mod options;
 pub mod serve;
+pub mod status;
 pub mod store;

@@ -34,6 +34,13 @@ pub async fn connect_store(address: String, token: Option<String>) -> napi::Resu
     Ok(NativeStore { inner })
 }
 
+impl NativeStore {
+    /// The core's store, for the calls defined in other modules.
+    pub(crate) fn core(&self) -> &tinystore::Store {
+        &self.inner
+    }
+}
+
 #[napi]
 impl NativeStore {
     /// The group of exclusive locks called `name`, with its options.

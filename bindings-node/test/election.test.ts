@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test'
 import { ClosedError, Election, InvalidError, Leader, Leadership, LeaseLostError, Observer, Store, UnavailableError, connect, open } from 'tinystore'
 import { leadersInTurn, take } from './elections'
 import { sleep, tempDir } from './helpers'
+import { untilWaiting } from './status-wait'
 import { serve } from './server'
 
 let store: Store
@@ -53,7 +54,7 @@ test('a campaign given up by its signal never leads', async () => {
   const a = await election.campaign('a')
   const controller = new AbortController()
   const waiting = election.campaign('b', { signal: controller.signal })
-  await sleep(20)
+  await untilWaiting(store, 'given-up', '', 1)
   controller.abort(new Error('no longer wanted'))
   await assert.rejects(waiting, /no longer wanted/)
   await a.resign()
@@ -65,7 +66,7 @@ test('observe sees every change in order and ends on break, close or its signal'
   const observer = election.observe()
   const a = await election.campaign('a')
   const bWaiting = election.campaign('b')
-  await sleep(20)
+  await untilWaiting(store, 'watched', '', 1)
   await a.resign()
   const b = await bWaiting
   await b.resign()

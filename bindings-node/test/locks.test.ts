@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { ClosedError, InvalidError, LeaseLostError, Store, WaitTimeoutError, open } from 'tinystore'
 import { gate, sleep, tempDir } from './helpers'
+import { untilWaiting } from './status-wait'
 
 let store: Store
 before(async () => {
@@ -116,7 +117,7 @@ test('a signal cancels a wait without leaking a lease', async () => {
   const held = await locks.acquire('s')
   const controller = new AbortController()
   const waiting = locks.acquire('s', { signal: controller.signal })
-  await sleep(10)
+  await untilWaiting(store, 'signal', 's', 1)
   controller.abort()
   await assert.rejects(waiting, (err: unknown) => err instanceof Error && err.name === 'AbortError')
   await held.release()

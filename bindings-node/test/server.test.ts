@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline'
 import { test } from 'node:test'
 import { ClosedError, LeaseLostError, TinystoreError, UnauthorizedError, UnavailableError, connect, open } from 'tinystore'
 import { sleep, tempDir } from './helpers'
+import { untilWaiting } from './status-wait'
 import { chatsDb, summarizeChat } from './seed'
 import { serve } from './server'
 
@@ -20,7 +21,7 @@ test('clients of one server exclude each other and share one fence sequence', as
     const a = await one.locks('summaries').acquire(7)
     assert.equal(await two.locks('summaries').tryAcquire('7'), null)
     const waiting = two.locks('summaries').acquire(7n)
-    await sleep(10)
+    await untilWaiting(one, 'summaries', '7', 1)
     await a.release()
     const b = await waiting
     assert.ok(b.fence > a.fence)

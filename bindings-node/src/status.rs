@@ -1,0 +1,140 @@
+//! `NativeStore.status`: the core's `Status` of a store as plain objects.
+//! Fences and the epoch cross as bigints, times as milliseconds, as
+//! everywhere in the package; nothing is computed here.
+
+use crate::error::{invalid, to_napi};
+use crate::store::NativeStore;
+use napi::bindgen_prelude::BigInt;
+use napi_derive::napi;
+
+/// The state of a store: its epoch, the fences given, the leases held and
+/// the keys with callers waiting, one page of each (by name, then key).
+#[napi(object)]
+pub struct NativeStatus {
+    /// The store's epoch: the high 64 bits of its fences.
+    pub epoch: BigInt,
+    /// How many fences the store gave since it opened.
+    pub fences_given: f64,
+    /// The last fence given, if any.
+    pub last_fence: Option<BigInt>,
+    /// Milliseconds of grace left after an unclean stop, if any.
+    pub grace_left: Option<f64>,
+    /// The leases held now (this page of them).
+    pub held: Vec<NativeHeldStatus>,
+    /// The keys with callers waiting (this page of them).
+    pub waiting: Vec<NativeWaitingStatus>,
+    /// How many leases are held in all.
+    pub held_total: f64,
+    /// How many keys have callers waiting in all.
+    pub waiting_total: f64,
+    /// Whether more held leases or keys with waiters come after this page.
+    pub more: bool,
+}
+
+/// One held lease.
+#[napi(object)]
+pub struct NativeHeldStatus {
+    /// The group's name.
+    pub name: String,
+    /// The key.
+    pub key: String,
+    /// The fence; missing for a semaphore permit.
+    pub fence: Option<BigInt>,
+    /// The lease's TTL in milliseconds.
+    pub ttl: f64,
+    /// Milliseconds until it runs out unless renewed.
+    pub left: f64,
+    /// Whether the store itself keeps it alive.
+    pub renewing: bool,
+    /// For an election's leadership: the leader's value.
+    pub leader: Option<String>,
+}
+
+/// A key with callers waiting for it.
+#[napi(object)]
+pub struct NativeWaitingStatus {
+    /// The group's name.
+    pub name: String,
+    /// The key.
+    pub key: String,
+    /// How many callers wait.
+    pub waiters: f64,
+}
+
+/// A count or milliseconds as a JS number (exact below 2^53).
+fn number(n: u64) -> f64 {
+    n as f64
+}
+
+impl From<tinystore::Status> for NativeStatus {
+    fn from(status: tinystore::Status) -> NativeStatus {
+        NativeStatus {
+            epoch: BigInt::from(status.epoch),
+            fences_given: number(status.fences_given),
+            last_fence: status.last_fence.map(|f| BigInt::from(f.get())),
+            grace_left: status.grace_left_ms.map(number),
+            held: status.held.into_iter().map(Into::into).collect(),
+            waiting: status.waiting.into_iter().map(Into::into).collect(),
+            held_total: status.held_total as f64,
+            waiting_total: status.waiting_total as f64,
+            more: status.more,
+        }
+    }
+}
+
+impl From<tinystore::HeldStatus> for NativeHeldStatus {
+    fn from(held: tinystore::HeldStatus) -> NativeHeldStatus {
+        NativeHeldStatus {
+            name: held.name,
+            key: held.key,
+            fence: held.fence.map(|f| BigInt::from(f.get())),
+            ttl: number(held.ttl_ms),
+            left: number(held.left_ms),
+            renewing: held.renewing,
+            leader: held.leader,
+        }
+    }
+}
+
+impl From<tinystore::WaitingStatus> for NativeWaitingStatus {
+    fn from(waiting: tinystore::WaitingStatus) -> NativeWaitingStatus {
+        NativeWaitingStatus {
+            name: waiting.name,
+            key: waiting.key,
+            waiters: waiting.waiters as f64,
+        }
+    }
+}
+
+/// A page's offset or limit: a whole number from 0 up, else `invalid`.
+fn count(what: &str, value: f64) -> napi::Result<usize> {
+    if value.fract() != 0.0 || !(0.0..=(u32::MAX as f64)).contains(&value) {
+        return Err(invalid(format!(
+            "a status {what} must be a whole number from 0, not {value}"
+        )));
+    }
+    Ok(value as usize)
+}
+
+#[napi]
+impl NativeStore {
+    /// The store's status: the `limit` held leases and keys with waiters
+    /// (default 1,000) after the first `offset` of each; the core checks
+    /// the limit.
+    #[napi]
+    pub async fn status(
+        &self,
+        offset: Option<f64>,
+        limit: Option<f64>,
+    ) -> napi::Result<NativeStatus> {
+        let page = tinystore::StatusPage {
+            offset: count("offset", offset.unwrap_or(0.0))?,
+            limit: match limit {
+                Some(limit) => count("limit", limit)?,
+                None => tinystore::DEFAULT_STATUS_LIMIT,
+            },
+        };
+        let status = self.core().status_page(page).await.map_err(to_napi)?;
+        Ok(status.into())
+    }
+}
