@@ -10,6 +10,14 @@ export interface NativeChange {
   leader?: NativeLeader
 }
 
+/** One code of the core's table. */
+export interface NativeCode {
+  /** The code, as on the wire: `lease_lost`. */
+  code: string
+  /** The class of its errors: `LeaseLostError`. */
+  className: string
+}
+
 /** The election called `name` of a store. */
 export declare class NativeElection {
   /** The election's name. */
@@ -140,7 +148,7 @@ export declare class NativeLeadership {
   endHold(bodyOk: boolean): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
-   * reason as `"<code>: <message>"`.
+   * reason, the core error as JSON (as thrown errors carry it).
    */
   lost(): Promise<string>
 }
@@ -193,7 +201,7 @@ export declare class NativeLease {
   endHold(bodyOk: boolean): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
-   * reason as `"<code>: <message>"`.
+   * reason, the core error as JSON (as thrown errors carry it).
    */
   lost(): Promise<string>
   /** The key held, as text. */
@@ -310,7 +318,7 @@ export declare class NativePermit {
   endHold(bodyOk: boolean): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
-   * reason as `"<code>: <message>"`.
+   * reason, the core error as JSON (as thrown errors carry it).
    */
   lost(): Promise<string>
   /** The key held, as text. */
@@ -445,6 +453,16 @@ export interface NativeWaitingStatus {
  */
 export declare function connectStore(address: string, token?: string | undefined | null): Promise<NativeStore>
 
+/** The core's table of error codes, in its order, with each one's class. */
+export declare function errorCodes(): Array<NativeCode>
+
+/**
+ * Throws the core error of `code` with `message`, as any call of the
+ * addon fails with one: with `stale` given, the core's `stale` error for
+ * it (its own message); an unknown code throws `invalid`.
+ */
+export declare function errorThrow(code: string, message: string, stale?: NativeStale | undefined | null): void
+
 /**
  * The 40-digit zero-padded text of a fence, which orders as text the way
  * fences order as numbers. Refuses a bigint below 0 or above 2^128-1.
@@ -475,6 +493,12 @@ export declare function guardMissingTable(resource: string): NativeError
 /** The `invalid` error of a guard called outside a transaction. */
 export declare function guardNotInTransaction(resource: string): NativeError
 
+/**
+ * The `invalid` error for the caller's own metadata keys of a guarded
+ * put when one is the guard's own; `null` when they may be written.
+ */
+export declare function guardObjectCheckMetadata(resource: string, keys: Array<string>): NativeError | null
+
 /** The object-storage guard's names and bound. */
 export declare function guardObjectConstants(): NativeObjectGuardConstants
 
@@ -483,6 +507,12 @@ export declare function guardObjectConstants(): NativeObjectGuardConstants
  * a HEAD read (`null`: no object); `body_md5` is the hex MD5 of the body.
  */
 export declare function guardObjectDecide(resource: string, fence: bigint, stored: NativeStoredObject | undefined | null, bodyMd5: string): NativeObjectDecision
+
+/**
+ * The `unauthorized` error of a guarded put whose HEAD of `resource` was
+ * refused with HTTP `status` (403).
+ */
+export declare function guardObjectHeadRefused(resource: string, status: number): NativeError
 
 /** The `limit` error of a guarded put overtaken on every try. */
 export declare function guardObjectTooManyRaces(resource: string): NativeError

@@ -1,7 +1,9 @@
 'use strict'
 // The error classes: TinystoreError with `.code`, and one subclass per code
-// of tinystore (docs/locks.md). The addon reports an error as "<code>: <message>"; `fromNative`
-// turns that into the class for the code.
+// of tinystore (docs/locks.md). The addon throws a core error as an Error
+// whose message is the error as JSON ({ code, message, stale? }, see
+// src/error.rs); `fromNative` gives the class for its code, from the plain
+// table `errorClasses`, which the tests check against the core's table.
 
 class TinystoreError extends Error {
   /**
@@ -89,22 +91,42 @@ const errorClasses = Object.freeze({
 })
 
 /**
- * The TinystoreError for a reason in the addon's "<code>: <message>" form;
- * anything else becomes an `internal` error that keeps it as its cause.
+ * The TinystoreError for what the addon threw or rejected with (or a lost
+ * lease's reason): a core error as JSON. Anything else becomes an
+ * `internal` error that keeps it as its cause.
  * @param {unknown} err
  * @returns {TinystoreError}
  */
 function fromNative(err) {
   if (err instanceof TinystoreError) return err
+  const value = nativeValue(err)
+  if (value) return fromNativeValue(value)
   const text = err instanceof Error ? err.message : String(err)
-  const match = /^([a-z_]+): ([\s\S]*)$/.exec(text)
-  const made = match && Object.prototype.hasOwnProperty.call(errorClasses, match[1])
-    ? errorClasses[/** @type {keyof typeof errorClasses} */ (match[1])]
-    : undefined
-  // A stale error crosses as a value (fromNativeValue), with its fences;
-  // as text it would have lost them.
-  if (made && match && made !== StaleError) return new (/** @type {typeof InvalidError} */ (made))(match[2])
   return new TinystoreInternalError(`unexpected error from the addon: ${text}`, { cause: err })
+}
+
+/**
+ * The core error the addon put as JSON in an Error's message (or in a
+ * string); undefined for anything else.
+ * @param {unknown} err
+ * @returns {import('../native').NativeError | undefined}
+ */
+function nativeValue(err) {
+  const text = err instanceof Error ? err.message : typeof err === 'string' ? err : undefined
+  if (text === undefined || !text.startsWith('{"tinystore":1,')) return undefined
+  /** @type {{ code?: unknown, message?: unknown, stale?: { resource?: unknown, fence?: unknown, largest?: unknown } }} */
+  let parsed
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const { code, message, stale } = parsed
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined
+  if (stale && typeof stale.resource === 'string' && typeof stale.fence === 'string' && typeof stale.largest === 'string') {
+    return { code, message, stale: { resource: stale.resource, fence: BigInt(stale.fence), largest: BigInt(stale.largest) } }
+  }
+  return { code, message }
 }
 
 /**

@@ -15,7 +15,7 @@
 const { createHash } = require('node:crypto')
 const native = require('./native')
 const { describe, fenceText } = require('./convert')
-const { InvalidError, UnauthorizedError, fromNativeValue, mappedSync } = require('./errors')
+const { InvalidError, fromNativeValue, mappedSync } = require('./errors')
 
 const { metadataKey: METADATA_KEY, tombstoneKey: TOMBSTONE_KEY, maxTries: MAX_TRIES } = native.guardObjectConstants()
 
@@ -106,11 +106,13 @@ function bytesOf(body) {
 }
 
 /**
- * The user's own metadata, without the guard's keys.
+ * The user's own metadata for a guarded put of `resource`; the core
+ * refuses one of the guard's own keys.
+ * @param {string} resource
  * @param {unknown} metadata
  * @returns {Record<string, string>}
  */
-function ownMetadata(metadata) {
+function ownMetadata(resource, metadata) {
   if (metadata === undefined || metadata === null) return {}
   if (typeof metadata !== 'object' || Array.isArray(metadata)) {
     throw new InvalidError(`guard.s3.put: metadata must be an object of string values, not ${describe(metadata)}`)
@@ -119,11 +121,10 @@ function ownMetadata(metadata) {
   const out = {}
   for (const [k, v] of Object.entries(metadata)) {
     if (typeof v !== 'string') throw new InvalidError(`guard.s3.put: metadata ${JSON.stringify(k)} must be a string, not ${describe(v)}`)
-    if (k.toLowerCase() === METADATA_KEY || k.toLowerCase() === TOMBSTONE_KEY) {
-      throw new InvalidError(`guard.s3.put: metadata key ${JSON.stringify(k)} is the guard's own; leave it out`)
-    }
     out[k] = v
   }
+  const refused = native.guardObjectCheckMetadata(resource, Object.keys(out))
+  if (refused) throw fromNativeValue(refused)
   return out
 }
 
@@ -143,12 +144,9 @@ async function head(client, bucket, key, resource) {
     const codes = errorCodes(err)
     if (hasAny(codes, ['404', 'NotFound', 'NoSuchKey'])) return null
     if (hasAny(codes, ['403', 'Forbidden', 'AccessDenied'])) {
-      throw new UnauthorizedError(
-        `the guard could not read object ${JSON.stringify(resource)}: its HEAD was refused (403 Forbidden); ` +
-          `a guarded write reads the object's ${METADATA_KEY} metadata and ETag first, so it needs permission ` +
-          'to read the object (s3:GetObject); nothing was written',
-        { cause: err },
-      )
+      const refused = fromNativeValue(native.guardObjectHeadRefused(resource, 403))
+      refused.cause = err
+      throw refused
     }
     throw err
   }
@@ -198,7 +196,7 @@ async function put(client, options) {
   const c = checked(client, options, 'guard.s3.put')
   const o = /** @type {Record<string, unknown>} */ (options)
   const body = bytesOf(o.body)
-  const extra = ownMetadata(o.metadata)
+  const extra = ownMetadata(c.resource, o.metadata)
   /** @type {Record<string, unknown>} */
   const params = {}
   for (const name of PASSED) {

@@ -179,6 +179,22 @@ pub fn guard_object_too_many_races(resource: String) -> NativeError {
     error_value(tinystore::guard::object::too_many_races(&resource))
 }
 
+/// The `invalid` error for the caller's own metadata keys of a guarded
+/// put when one is the guard's own; `null` when they may be written.
+#[napi]
+pub fn guard_object_check_metadata(resource: String, keys: Vec<String>) -> Option<NativeError> {
+    tinystore::guard::object::check_metadata(&resource, keys.iter().map(String::as_str))
+        .err()
+        .map(error_value)
+}
+
+/// The `unauthorized` error of a guarded put whose HEAD of `resource` was
+/// refused with HTTP `status` (403).
+#[napi]
+pub fn guard_object_head_refused(resource: String, status: u16) -> NativeError {
+    error_value(tinystore::guard::object::head_refused(&resource, status))
+}
+
 /// Fences over HTTP: the header names and statuses, from the core
 /// (`tinystore::guard::http`).
 #[napi(object)]

@@ -115,10 +115,10 @@ macro_rules! holding_methods {
             }
 
             /// Resolves when it is lost (also after a release) with the
-            /// reason as `"<code>: <message>"`.
+            /// reason, the core error as JSON (as thrown errors carry it).
             #[napi]
             pub async fn lost(&self) -> String {
-                self.inner.lost().await.to_string()
+                $crate::error::json(&self.inner.lost().await)
             }
         }
     };

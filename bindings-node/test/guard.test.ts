@@ -410,11 +410,12 @@ test('an error from the addon keeps its code: an unknown one, or a stale one wit
   for (const err of [
     errors.fromNativeValue({ code: 'stale', message: 'm' }),
     errors.fromNativeValue({ code: 'bogus', message: 'm' }),
-    errors.fromNative(new Error('stale: the write to "r" with fence 7 was refused: fence 9 is recorded for it')),
-    errors.fromNative(new Error('bogus: m')),
+    errors.fromNative(new Error('{"tinystore":1,"code":"stale","message":"m"}')),
+    errors.fromNative(new Error('{"tinystore":1,"code":"bogus","message":"m"}')),
+    errors.fromNative(new Error('invalid: m')), // text is no error of the addon's
   ]) {
     assert.equal(err.code, 'internal', err.message)
     assert.match(err.message, /unexpected error from the addon/)
   }
-  assert.ok(errors.fromNative(new Error('invalid: m')) instanceof InvalidError)
+  assert.ok(errors.fromNative(new Error('{"tinystore":1,"code":"invalid","message":"m"}')) instanceof InvalidError)
 })
