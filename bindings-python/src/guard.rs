@@ -106,6 +106,24 @@ pub(crate) fn object_too_many_races(py: Python<'_>, resource: &str) -> Py<PyBase
     to_py(object::too_many_races(resource)).into_value(py)
 }
 
+/// Checks the caller's own metadata keys for a guarded object write to
+/// `resource`: raises `Invalid` for a key of the guard's own.
+#[pyfunction]
+pub(crate) fn object_check_metadata(resource: &str, keys: Vec<String>) -> PyResult<()> {
+    object::check_metadata(resource, keys.iter().map(String::as_str)).map_err(to_py)
+}
+
+/// The `Unauthorized` exception of a guarded object write whose HEAD of
+/// `resource` was refused with HTTP `status` (403).
+#[pyfunction]
+pub(crate) fn object_head_refused(
+    py: Python<'_>,
+    resource: &str,
+    status: u16,
+) -> Py<PyBaseException> {
+    to_py(object::head_refused(resource, status)).into_value(py)
+}
+
 /// Reads a `Tinystore-Fence` header's value (`None`: missing) as core
 /// does: the fence, or `Invalid` naming the header.
 #[pyfunction]
@@ -142,6 +160,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HTTP_BAD_REQUEST", http::BAD_REQUEST)?;
     m.add_function(wrap_pyfunction!(object_decide_put, m)?)?;
     m.add_function(wrap_pyfunction!(object_too_many_races, m)?)?;
+    m.add_function(wrap_pyfunction!(object_check_metadata, m)?)?;
+    m.add_function(wrap_pyfunction!(object_head_refused, m)?)?;
     m.add_function(wrap_pyfunction!(http_parse_fence_header, m)?)?;
     m.add_function(wrap_pyfunction!(http_fence_header_value, m)?)?;
     m.add_function(wrap_pyfunction!(http_status_of, m)?)?;

@@ -37,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store::connect, m)?)?;
     m.add_function(wrap_pyfunction!(fence::parse_fence, m)?)?;
     m.add_function(wrap_pyfunction!(fence::fence_text, m)?)?;
+    errors::register(m)?;
     guard::register(m)?;
     m.add_class::<store::Store>()?;
     m.add_class::<groups::Locks>()?;

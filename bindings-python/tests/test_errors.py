@@ -1,5 +1,6 @@
-"""Each error class: its code, its place under `tinystore.Error`, and the
-real condition that raises it (the server's codes are in test_server.py;
+"""Each error class: the core's table of codes walked (every code has its
+class), the class the native side raises for each, and the real condition
+that raises it (the server's codes are in test_server.py;
 `internal` is never the caller's to cause, so only its class is checked)."""
 
 from __future__ import annotations
@@ -13,26 +14,48 @@ import pytest
 
 import tinystore
 
-CODES = {
-    tinystore.Timeout: "timeout",
-    tinystore.LeaseLost: "lease_lost",
-    tinystore.InUse: "in_use",
-    tinystore.Closed: "closed",
-    tinystore.Invalid: "invalid",
-    tinystore.Limit: "limit",
-    tinystore.Unauthorized: "unauthorized",
-    tinystore.Corrupt: "corrupt",
-    tinystore.Io: "io",
-    tinystore.Unavailable: "unavailable",
-    tinystore.Internal: "internal",
-}
+from tinystore import _errors, _native
+
+# The core's table: (code, class name) for every code, in its order.
+CORE_CODES = _native.error_codes()
 
 
-@pytest.mark.parametrize("cls", list(CODES), ids=lambda c: c.__name__)
-def test_class_has_its_code(cls: type[tinystore.Error]) -> None:
-    assert issubclass(cls, tinystore.Error) and issubclass(cls, Exception)
-    assert cls.code == CODES[cls]
-    assert cls("message").code == CODES[cls]
+def test_the_core_table_is_not_empty() -> None:
+    assert ("lease_lost", "LeaseLost") in CORE_CODES
+    assert len({code for code, _ in CORE_CODES}) == len(CORE_CODES)
+
+
+@pytest.mark.parametrize(("code", "name"), CORE_CODES, ids=[code for code, _ in CORE_CODES])
+def test_every_core_code_has_its_class(code: str, name: str) -> None:
+    """A code added to the core fails here until tinystore has its class."""
+    cls = getattr(_errors, name, None)
+    assert isinstance(cls, type) and issubclass(cls, tinystore.Error), f"no class {name} for {code}"
+    assert cls.code == code
+    assert name in _errors.__all__ and getattr(tinystore, name) is cls
+
+
+@pytest.mark.parametrize(("code", "name"), CORE_CODES, ids=[code for code, _ in CORE_CODES])
+def test_the_native_side_raises_each_codes_class(code: str, name: str) -> None:
+    err = _native.error_of(code, "about x")
+    if code == "stale":  # a stale error without its fences is a bug
+        assert type(err) is tinystore.Internal and "about x" in str(err)
+        return
+    assert type(err) is getattr(_errors, name)
+    assert err.args == ("about x",)
+    with pytest.raises(getattr(_errors, name), match="^about x$"):
+        raise err
+
+
+def test_a_stale_error_from_the_core_carries_its_fences() -> None:
+    with pytest.raises(tinystore.Stale) as caught:
+        _native.guard_refused("chats/42", 5, "9".zfill(40))
+    assert (caught.value.resource, caught.value.fence, caught.value.largest) == ("chats/42", 5, 9)
+    assert caught.value.code == "stale" and "chats/42" in str(caught.value)
+
+
+def test_an_unknown_code_is_invalid() -> None:
+    err = _native.error_of("no_such_code", "x")
+    assert type(err) is tinystore.Invalid and "no_such_code" in str(err)
 
 
 def test_timeout_names_the_key(store: tinystore.Store) -> None:
@@ -68,6 +91,13 @@ def test_in_use_from_another_process(store: tinystore.Store, tmp_path: Path) -> 
     )
     assert out.stdout.startswith("InUse in_use"), out.stdout + out.stderr
     assert str(os.getpid()) in out.stdout  # names the owner's pid
+
+
+def test_released_lease_is_lease_lost(store: tinystore.Store) -> None:
+    lease = store.locks("errs").acquire_sync("k")
+    lease.release_sync()
+    with pytest.raises(tinystore.LeaseLost, match="k"):
+        lease.renew_sync()
 
 
 def test_closed_after_close(tmp_path: Path) -> None:

@@ -311,7 +311,7 @@ def test_a_write_with_no_right_to_read_metadata_is_unauthorized(tmp_path: Path) 
             with pytest.raises(tinystore.Unauthorized) as caught:
                 guard_s3.put(writer, "no-read", "k", b"new", 7)
             message = str(caught.value)
-            assert "'no-read/k'" in message and "403" in message and "metadata" in message, message
+            assert '"no-read/k"' in message and "403" in message and "metadata" in message, message
             assert "nothing was written" in message
             keys = writer.list_objects_v2(Bucket="no-read").get("Contents", [])
             assert [(o["Key"], o["Size"]) for o in keys] == ([("k", 3)] if existing else [])

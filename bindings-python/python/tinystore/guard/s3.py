@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import _native
-from .._errors import Invalid, Unauthorized
+from .._errors import Invalid
 
 __all__ = ["MAX_TRIES", "METADATA_KEY", "TOMBSTONE_KEY", "delete", "put"]
 
@@ -68,7 +68,7 @@ def put(
     Returns boto3's ``put_object`` response."""
     data = _body(body)
     resource = _resource(bucket, key)
-    extra = _metadata(metadata)
+    extra = _metadata(resource, metadata)
     return _guarded_put(client, bucket, key, resource, data, fence, extra)
 
 
@@ -114,11 +114,7 @@ def _head(client: Any, bucket: str, key: str, resource: str) -> tuple[str, str |
         if codes & {"404", "NoSuchKey", "NotFound"}:
             return None
         if codes & {"403", "AccessDenied", "Forbidden"}:
-            raise Unauthorized(
-                f"the guard could not read object {resource!r}: its HEAD was refused (403 Forbidden); "
-                f"a guarded write reads the object's {METADATA_KEY} metadata and ETag first, so it needs "
-                "permission to read the object (s3:GetObject); nothing was written"
-            ) from err
+            raise _native.object_head_refused(resource, 403) from err
         raise
     stored: Mapping[str, str] = got.get("Metadata") or {}
     fence = next((v for k, v in stored.items() if k.lower() == METADATA_KEY), None)
@@ -158,7 +154,7 @@ def _body(body: object) -> bytes:
     raise Invalid(f"an S3 guard's body must be bytes or a str, not {type(body).__name__}")
 
 
-def _metadata(metadata: object) -> dict[str, str]:
+def _metadata(resource: str, metadata: object) -> dict[str, str]:
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
@@ -167,7 +163,6 @@ def _metadata(metadata: object) -> dict[str, str]:
     for k, v in metadata.items():
         if not isinstance(k, str) or not isinstance(v, str):
             raise Invalid(f"an S3 guard's metadata must map str to str; {k!r}: {v!r} does not")
-        if k.lower() in (METADATA_KEY, TOMBSTONE_KEY):
-            raise Invalid(f"metadata key {k!r} is the guard's own; leave it out")
         out[k] = v
+    _native.object_check_metadata(resource, list(out))
     return out
