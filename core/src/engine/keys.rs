@@ -2,7 +2,7 @@
 //! of slot numbers. A key costs its text and one slot, and a lease names
 //! its key by slot, so a million held keys stay small.
 
-use super::line::Line;
+use super::queue::Queue;
 use crate::vocab::KeyId;
 use hashbrown::HashTable;
 use std::hash::{BuildHasher, RandomState};
@@ -10,13 +10,13 @@ use std::hash::{BuildHasher, RandomState};
 /// Where a key's state lives, stable while the key is held or waited for.
 pub(super) type KeySlot = u32;
 
-/// A key's holders and line; removed when both are empty.
+/// A key's holders and queue; removed when both are empty.
 pub(super) struct KeyState {
     pub id: KeyId,
     pub limit: u32,
     /// How many leases hold the key now.
     pub holders: u32,
-    pub waiters: Line,
+    pub waiters: Queue,
 }
 
 impl KeyState {
@@ -56,7 +56,7 @@ impl Keys {
             id: id.clone(),
             limit,
             holders: 0,
-            waiters: Line::default(),
+            waiters: Queue::default(),
         };
         let slot = match self.free.pop() {
             Some(slot) => {

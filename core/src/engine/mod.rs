@@ -7,7 +7,7 @@ mod deadlines;
 mod elect;
 mod keys;
 mod leases;
-mod line;
+mod queue;
 mod record;
 mod scheduler;
 mod state;
@@ -24,7 +24,7 @@ use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
 use crate::vocab::{lost_signal, Granted, LeaseId, LostTo, Request};
 use keys::KeySlot;
-use line::Waiter;
+use queue::Waiter;
 use record::{LeaseRecord, Lost};
 use state::State;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -145,7 +145,7 @@ impl Engine {
         Ok(())
     }
 
-    /// Releases a held lease and serves the next in line.
+    /// Releases a held lease and serves the next in its key's queue.
     pub(crate) fn release(&self, id: LeaseId) -> Result<()> {
         let mut st = self.lock();
         let now = Instant::now();
@@ -203,7 +203,7 @@ impl Engine {
             .is_none_or(|until| Instant::now() >= until)
     }
 
-    /// Grants `request` now if its key has room and an empty line; the
+    /// Grants `request` now if its key has room and an empty queue; the
     /// key's slot either way (made if the key was new).
     fn grant_if_free(
         &self,
@@ -332,7 +332,7 @@ impl Engine {
     }
 
     /// Removes a lease, tells its holder `reason` (`None`: its holder
-    /// released it), and serves the line.
+    /// released it), and serves its key's queue.
     fn end_lease(
         &self,
         st: &mut State,
@@ -343,12 +343,12 @@ impl Engine {
     ) {
         if let Some(held) = st.detach(id, why) {
             held.lost.tell(id, reason);
-            self.serve_line(st, held.key, now);
+            self.serve_queue(st, held.key, now);
         }
     }
 
-    /// Grants the key to those first in line while it has room.
-    fn serve_line(&self, st: &mut State, key: KeySlot, now: Instant) {
+    /// Grants the key to those first in its queue while it has room.
+    fn serve_queue(&self, st: &mut State, key: KeySlot, now: Instant) {
         if st.in_grace() {
             return;
         }
@@ -380,12 +380,12 @@ impl Engine {
         remove_if_idle(st, key);
     }
 
-    /// Ends the grace if it is due, serving every line that formed in it.
+    /// Ends the grace if it is due, serving every queue that formed in it.
     fn end_grace_if_due(&self, st: &mut State, now: Instant) {
         if st.grace_until.is_some_and(|until| now >= until) {
             st.grace_until = None;
             for key in st.keys.slots() {
-                self.serve_line(st, key, now);
+                self.serve_queue(st, key, now);
             }
         }
     }
@@ -410,13 +410,13 @@ impl scheduler::Timed for Engine {
     }
 }
 
-impl wait::Lines for Engine {
+impl wait::Queues for Engine {
     fn lock(&self) -> MutexGuard<'_, State> {
         Engine::lock(self)
     }
 
-    fn serve_line(&self, st: &mut State, slot: KeySlot, now: Instant) {
-        Engine::serve_line(self, st, slot, now);
+    fn serve_queue(&self, st: &mut State, slot: KeySlot, now: Instant) {
+        Engine::serve_queue(self, st, slot, now);
     }
 }
 

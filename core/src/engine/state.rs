@@ -1,5 +1,5 @@
 //! The engine's bookkeeping: which leases hold which keys, who waits in
-//! line, and when each lease runs out. Plain data under the engine's mutex.
+//! a queue, and when each lease runs out. Plain data under the engine's mutex.
 
 use super::deadlines::Deadlines;
 use super::keys::Keys;
@@ -65,7 +65,7 @@ impl State {
     }
 
     /// Whether the grace after an unclean stop still forbids grants. Only
-    /// the scheduler ends the grace, since it must then serve every line.
+    /// the scheduler ends the grace, since it must then serve every queue.
     pub(super) fn in_grace(&self) -> bool {
         self.grace_until.is_some()
     }
@@ -80,7 +80,7 @@ impl State {
     }
 
     /// Removes a lease from every table, recording `why` in the audit log,
-    /// without telling its holder or serving the line; the caller does what
+    /// without telling its holder or serving its key's queue; the caller does what
     /// follows.
     pub(super) fn detach(&mut self, id: LeaseId, why: &str) -> Option<LeaseRecord> {
         let held = self.leases.remove(id)?;

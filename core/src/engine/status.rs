@@ -1,4 +1,4 @@
-//! The engine's status: a snapshot of the held leases and the lines of
+//! The engine's status: a snapshot of the held leases and the queues of
 //! waiters, a page at a time, and their totals alone.
 
 use super::keys::KeyState;
@@ -13,7 +13,7 @@ use tokio::time::Instant;
 
 impl Engine {
     /// A snapshot of the epoch, the fences given, and the held leases and
-    /// lines of waiters on `page` (by name, then key, then fence), with
+    /// queues of waiters on `page` (by name, then key, then fence), with
     /// their totals. Only those shown are copied out.
     pub(crate) fn status(&self, page: StatusPage) -> Status {
         let mut st = self.lock();
@@ -47,19 +47,19 @@ impl Engine {
                 leader: self.leader_value(key, h.count),
             })
             .collect();
-        let mut lines: Vec<&KeyState> = st
+        let mut queues: Vec<&KeyState> = st
             .keys
             .iter()
             .filter(|(_, k)| !k.waiters.is_empty())
             .map(|(_, k)| k)
             .collect();
-        let waiting_total = lines.len();
+        let waiting_total = queues.len();
         let order = |a: &&KeyState, b: &&KeyState| {
             (a.id.name(), a.id.key()).cmp(&(b.id.name(), b.id.key()))
         };
-        keep_first(&mut lines, page.offset.saturating_add(page.limit), order);
+        keep_first(&mut queues, page.offset.saturating_add(page.limit), order);
         let waiting: Vec<WaitingStatus> = page
-            .of(lines)
+            .of(queues)
             .into_iter()
             .map(|k| WaitingStatus {
                 name: k.id.name().to_string(),

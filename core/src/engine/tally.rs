@@ -23,7 +23,7 @@ pub(crate) trait Tally: Send + Sync {
 pub(crate) struct Totals {
     /// Leases and permits held.
     pub held: usize,
-    /// Acquires waiting in line, on every key.
+    /// Acquires waiting in a key's queue, on every key.
     pub waiters: usize,
     /// The acquires waiting, by kind (`KeyId::kind`) and group name; only
     /// names with waiters.

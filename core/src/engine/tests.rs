@@ -25,11 +25,11 @@ async fn waits_left_together_give_up_their_places_and_a_crossed_grant() {
         .map(|_| Box::pin(engine.acquire(request("k"))))
         .collect();
     for wait in &mut waits {
-        assert!(wait.as_mut().poll(&mut cx).is_pending(), "in line");
+        assert!(wait.as_mut().poll(&mut cx).is_pending(), "in the queue");
     }
     let page = crate::StatusPage::default();
     assert_eq!(engine.status(page).waiting[0].waiters, 100);
-    // The first in line is granted the key, but never polled to take it.
+    // The first in the queue is granted the key, but never polled to take it.
     engine.release(held.id).unwrap();
     engine.leave_together(|| drop(waits));
     let status = engine.status(page);

@@ -1,8 +1,8 @@
-//! A place in line: the future `acquire` awaits, which gives up its place,
+//! A place in a key's queue: the future `acquire` awaits, which gives up its place,
 //! or the lease granted as it gave up, when it is dropped.
 //!
 //! Many places can be given up together: waits dropped inside
-//! [`leave_together`] leave their lines under one hold of the engine's
+//! [`leave_together`] leave their queues under one hold of the engine's
 //! lock, rather than taking it once each.
 
 use super::keys::KeySlot;
@@ -19,26 +19,26 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 /// What giving up a place needs of the engine: its state, under its lock,
-/// and serving a line someone left.
-pub(super) trait Lines: Send + Sync + 'static {
+/// and serving a queue someone left.
+pub(super) trait Queues: Send + Sync + 'static {
     /// The engine's state, locked.
     fn lock(&self) -> MutexGuard<'_, State>;
-    /// Grants the key in `slot` to those first in its line while it has room.
-    fn serve_line(&self, st: &mut State, slot: KeySlot, now: Instant);
+    /// Grants the key in `slot` to those first in its queue while it has room.
+    fn serve_queue(&self, st: &mut State, slot: KeySlot, now: Instant);
 }
 
 /// Waits for a grant sent by the engine. Grants are sent under the engine's
 /// mutex, and giving up takes it too, so a grant and a give-up that cross
 /// always end with the lease released.
-pub(super) struct Wait<E: Lines> {
+pub(super) struct Wait<E: Queues> {
     engine: Arc<E>,
     place: Place,
     done: bool,
 }
 
 /// What giving up a place needs: where the key's state lives (stable while
-/// this caller is in its line), which key that is, the caller's id in
-/// line, and where a grant would have come.
+/// this caller is in its queue), which key that is, the caller's id in
+/// the queue, and where a grant would have come.
 struct Place {
     slot: KeySlot,
     key: Arc<KeyId>,
@@ -54,7 +54,7 @@ thread_local! {
     static LEAVING: Leaving = const { RefCell::new(None) };
 }
 
-impl<E: Lines> Wait<E> {
+impl<E: Queues> Wait<E> {
     pub(super) fn new(
         engine: Arc<E>,
         key: Arc<KeyId>,
@@ -75,7 +75,7 @@ impl<E: Lines> Wait<E> {
     }
 }
 
-impl<E: Lines> Future for Wait<E> {
+impl<E: Queues> Future for Wait<E> {
     type Output = Result<Granted>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Granted>> {
@@ -92,7 +92,7 @@ impl<E: Lines> Future for Wait<E> {
     }
 }
 
-impl<E: Lines> Drop for Wait<E> {
+impl<E: Queues> Drop for Wait<E> {
     fn drop(&mut self) {
         if self.done {
             return;
@@ -121,7 +121,7 @@ impl<E: Lines> Drop for Wait<E> {
 /// Runs `drop_waits`, which drops waits of `engine` (and must not await or
 /// call the engine); their places are then given up together, under one
 /// hold of the lock.
-pub(super) fn leave_together<E: Lines>(engine: &E, drop_waits: impl FnOnce()) {
+pub(super) fn leave_together<E: Queues>(engine: &E, drop_waits: impl FnOnce()) {
     let me = engine as *const E as usize;
     let outer = LEAVING.with(|leaving| leaving.borrow_mut().replace((me, Vec::new())));
     drop_waits();
@@ -133,10 +133,10 @@ pub(super) fn leave_together<E: Lines>(engine: &E, drop_waits: impl FnOnce()) {
     }
 }
 
-/// Gives up `places`: each leaves its line (a grant that crossed is
-/// released), then each line left is served, since leaving may make
-/// room for the next in line or leave the key idle.
-fn leave<E: Lines>(engine: &E, st: &mut State, places: impl IntoIterator<Item = Place>) {
+/// Gives up `places`: each leaves its queue (a grant that crossed is
+/// released), then each queue left is served, since leaving may make
+/// room for the next in the queue or leave the key idle.
+fn leave<E: Queues>(engine: &E, st: &mut State, places: impl IntoIterator<Item = Place>) {
     let mut left: Vec<KeySlot> = Vec::new();
     for mut place in places {
         let ours = st
@@ -159,8 +159,8 @@ fn leave<E: Lines>(engine: &E, st: &mut State, places: impl IntoIterator<Item = 
     left.dedup();
     let now = tokio::time::Instant::now();
     for slot in left {
-        // Should the slot hold another key by now, serving its line
+        // Should the slot hold another key by now, serving its queue
         // does no harm either.
-        engine.serve_line(st, slot, now);
+        engine.serve_queue(st, slot, now);
     }
 }

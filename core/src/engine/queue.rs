@@ -1,7 +1,7 @@
-//! A key's line of waiters, first come first served. Most keys have nobody
-//! waiting, so an empty line costs one null pointer.
+//! A key's queue of waiters, first come first served. Most keys have nobody
+//! waiting, so an empty queue costs one null pointer.
 //!
-//! A caller may leave from anywhere in the line (its wait was dropped). That
+//! A caller may leave from anywhere in the queue (its wait was dropped). That
 //! costs O(log n), not O(n): waiters' ids rise in the order they joined, so
 //! the leaver is found by binary search and leaves a gap, and the gaps are
 //! swept out once they outnumber the callers still waiting. A crowd of n
@@ -12,7 +12,7 @@ use crate::vocab::{Granted, Request};
 use std::collections::VecDeque;
 use tokio::sync::oneshot;
 
-/// One caller waiting in line for a key.
+/// One caller waiting in a key's queue.
 pub(super) struct Waiter {
     pub id: u64,
     pub request: Request,
@@ -21,17 +21,17 @@ pub(super) struct Waiter {
 
 /// The callers waiting for one key, in order of arrival.
 #[derive(Default)]
-pub(super) struct Line(Option<Box<Queue>>);
+pub(super) struct Queue(Option<Box<Places>>);
 
-/// A non-empty line: places in order of arrival, some left empty by
+/// A non-empty queue: places in order of arrival, some left empty by
 /// callers who left.
-struct Queue {
+struct Places {
     places: VecDeque<(u64, Option<Waiter>)>,
     /// How many places still hold a caller.
     waiting: usize,
 }
 
-impl Line {
+impl Queue {
     /// Whether nobody waits.
     pub(super) fn is_empty(&self) -> bool {
         self.0.is_none()
@@ -42,11 +42,11 @@ impl Line {
         self.0.as_ref().map_or(0, |q| q.waiting)
     }
 
-    /// Puts a caller at the end of the line. Its id must be larger than
-    /// every id already in line (the engine hands out rising ids).
+    /// Puts a caller at the end of the queue. Its id must be larger than
+    /// every id already in the queue (the engine hands out rising ids).
     pub(super) fn push_back(&mut self, waiter: Waiter) {
         let queue = self.0.get_or_insert_with(|| {
-            Box::new(Queue {
+            Box::new(Places {
                 places: VecDeque::new(),
                 waiting: 0,
             })
@@ -56,7 +56,7 @@ impl Line {
         queue.waiting += 1;
     }
 
-    /// Takes the first caller in line.
+    /// Takes the first caller in the queue.
     pub(super) fn pop_front(&mut self) -> Option<Waiter> {
         let queue = self.0.as_mut()?;
         let mut first = None;
@@ -73,7 +73,7 @@ impl Line {
         first
     }
 
-    /// Takes the caller `id` out of the line, wherever it stands.
+    /// Takes the caller `id` out of the queue, wherever it stands.
     pub(super) fn remove(&mut self, id: u64) -> Option<Waiter> {
         let queue = self.0.as_mut()?;
         let at = queue.places.binary_search_by_key(&id, |(id, _)| *id).ok()?;
@@ -89,7 +89,7 @@ impl Line {
         Some(gone)
     }
 
-    /// Takes everyone out of the line.
+    /// Takes everyone out of the queue.
     pub(super) fn take_all(&mut self) -> Vec<Waiter> {
         let Some(queue) = self.0.take() else {
             return Vec::new();
@@ -117,39 +117,39 @@ mod tests {
 
     #[test]
     fn callers_leave_from_anywhere_and_the_rest_keep_their_order() {
-        let mut line = Line::default();
+        let mut waiting = Queue::default();
         for id in 1..=1000 {
-            line.push_back(waiter(id));
+            waiting.push_back(waiter(id));
         }
         for id in (1..=1000).filter(|id| id % 3 != 0) {
-            assert_eq!(line.remove(id).map(|w| w.id), Some(id));
+            assert_eq!(waiting.remove(id).map(|w| w.id), Some(id));
         }
-        assert!(line.remove(1).is_none(), "a caller leaves once");
+        assert!(waiting.remove(1).is_none(), "a caller leaves once");
         assert!(
-            line.remove(5000).is_none(),
+            waiting.remove(5000).is_none(),
             "an unknown caller is not found"
         );
-        assert_eq!(line.len(), 333);
-        let order: Vec<u64> = std::iter::from_fn(|| line.pop_front().map(|w| w.id)).collect();
+        assert_eq!(waiting.len(), 333);
+        let order: Vec<u64> = std::iter::from_fn(|| waiting.pop_front().map(|w| w.id)).collect();
         assert_eq!(
             order,
             (1..=1000).filter(|id| id % 3 == 0).collect::<Vec<_>>()
         );
-        assert!(line.is_empty());
+        assert!(waiting.is_empty());
     }
 
     #[test]
-    fn a_line_left_by_everyone_is_empty_and_gaps_do_not_pile_up() {
-        let mut line = Line::default();
-        line.push_back(waiter(1));
+    fn a_queue_left_by_everyone_is_empty_and_gaps_do_not_pile_up() {
+        let mut waiting = Queue::default();
+        waiting.push_back(waiter(1));
         for id in 2..10_000 {
-            line.push_back(waiter(id));
-            line.remove(id);
+            waiting.push_back(waiter(id));
+            waiting.remove(id);
         }
-        let places = line.0.as_ref().map_or(0, |q| q.places.len());
+        let places = waiting.0.as_ref().map_or(0, |q| q.places.len());
         assert!(places <= 2 + 16, "{places} places kept for one caller");
-        assert_eq!(line.remove(1).map(|w| w.id), Some(1));
-        assert!(line.is_empty());
-        assert_eq!(line.take_all().len(), 0);
+        assert_eq!(waiting.remove(1).map(|w| w.id), Some(1));
+        assert!(waiting.is_empty());
+        assert_eq!(waiting.take_all().len(), 0);
     }
 }
