@@ -113,7 +113,7 @@ impl Leases {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::record::{LeaseRecord, Lost};
+    use super::super::record::{LeaseRecord, LostTeller};
     use super::*;
     use tokio::sync::mpsc;
 
@@ -124,7 +124,7 @@ pub(super) mod tests {
             key: 0,
             count: 0,
             expires,
-            lost: Lost::Channel(tx),
+            lost: LostTeller::Channel(tx),
             ttl_ms: 1,
             keepalive: false,
         }

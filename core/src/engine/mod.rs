@@ -25,7 +25,7 @@ use crate::fence::Fence;
 use crate::vocab::{lost_signal, Granted, LeaseId, LostTo, Request};
 use keys::KeySlot;
 use queue::Waiter;
-use record::{LeaseRecord, Lost};
+use record::{LeaseRecord, LostTeller};
 use state::State;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -263,9 +263,9 @@ impl Engine {
         let (lost, signal) = match request.lost_to() {
             LostTo::Watch => {
                 let (tx, rx) = lost_signal();
-                (Lost::Watch(tx), Some(rx))
+                (LostTeller::Watch(tx), Some(rx))
             }
-            LostTo::Channel(channel) => (Lost::Channel(channel.clone()), None),
+            LostTo::Channel(channel) => (LostTeller::Channel(channel.clone()), None),
         };
         let held = LeaseRecord {
             key: slot,

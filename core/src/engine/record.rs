@@ -1,5 +1,5 @@
-//! `LeaseRecord`: what the engine keeps of one held lease, and `Lost`: where
-//! its end is told.
+//! `LeaseRecord`: what the engine keeps of one held lease, and
+//! `LostTeller`: where its loss is told.
 
 use super::keys::KeySlot;
 use crate::error::Error;
@@ -16,7 +16,7 @@ pub(super) struct LeaseRecord {
     pub count: u64,
     /// When it runs out, in nanoseconds since the engine started.
     pub expires: u64,
-    pub lost: Lost,
+    pub lost: LostTeller,
     /// Its TTL in milliseconds (at most a day).
     pub ttl_ms: u32,
     pub keepalive: bool,
@@ -30,21 +30,21 @@ impl LeaseRecord {
 }
 
 /// Where a held lease's end is told.
-pub(super) enum Lost {
+pub(super) enum LostTeller {
     Watch(LostSender),
     Channel(mpsc::UnboundedSender<(LeaseId, Error)>),
 }
 
-impl Lost {
+impl LostTeller {
     /// Tells the holder the lease `id` ended with `reason`; `None` when
     /// the holder released it, which it knows: nothing is told (a watch's
     /// waits end when the record drops its sender).
     pub(super) fn tell(&self, id: LeaseId, reason: Option<Error>) {
         match (self, reason) {
-            (Lost::Watch(signal), Some(reason)) => {
+            (LostTeller::Watch(signal), Some(reason)) => {
                 signal.tell(reason);
             }
-            (Lost::Channel(channel), Some(reason)) => {
+            (LostTeller::Channel(channel), Some(reason)) => {
                 let _ = channel.send((id, reason));
             }
             (_, None) => {}
