@@ -18,7 +18,7 @@ pub(super) struct Deadlines {
 fn is_live(leases: &Leases, (at, id): (u64, LeaseId)) -> bool {
     leases
         .get(id)
-        .is_some_and(|held| !held.keepalive && held.expires == at)
+        .is_some_and(|held| !held.renewing && held.expires == at)
 }
 
 impl Deadlines {

@@ -126,7 +126,7 @@ pub(super) mod tests {
             expires,
             lost: LostTeller::Channel(tx),
             ttl_ms: 1,
-            keepalive: false,
+            renewing: false,
         }
     }
 

@@ -135,8 +135,8 @@ impl Engine {
         let now = st.nanos(now);
         let held = st.leases.get_mut(id).ok_or_else(|| not_held(id))?;
         held.expires = now.saturating_add(ttl_nanos(held.ttl_ms));
-        let (keepalive, expires) = (held.keepalive, held.expires);
-        if !keepalive {
+        let (renewing, expires) = (held.renewing, held.expires);
+        if !renewing {
             let State {
                 deadlines, leases, ..
             } = &mut *st;
@@ -273,7 +273,7 @@ impl Engine {
             expires,
             lost,
             ttl_ms,
-            keepalive: request.keepalive(),
+            renewing: request.keepalive(),
         };
         let id = st
             .leases

@@ -19,7 +19,10 @@ pub(super) struct LeaseRecord {
     pub lost: LostTeller,
     /// Its TTL in milliseconds (at most a day).
     pub ttl_ms: u32,
-    pub keepalive: bool,
+    /// Whether it counts as renewed all along (the option `renew` on an
+    /// embedded store): it never runs out at its TTL, and ends when it is
+    /// released or the store closes.
+    pub renewing: bool,
 }
 
 impl LeaseRecord {

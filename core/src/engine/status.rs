@@ -38,12 +38,12 @@ impl Engine {
                 key: key.key().to_string(),
                 fence: (h.count > 0).then(|| Fence::new(self.epoch, h.count)),
                 ttl_ms: u64::from(h.ttl_ms),
-                left_ms: if h.keepalive {
+                left_ms: if h.renewing {
                     u64::from(h.ttl_ms)
                 } else {
                     h.expires.saturating_sub(now_nanos) / 1_000_000
                 },
-                renewing: h.keepalive,
+                renewing: h.renewing,
                 leader: self.leader_value(key, h.count),
             })
             .collect();
