@@ -8,16 +8,12 @@
 //! (see [`crate::later`]) and taken there when it is ready. A give-up that JS ran before
 //! that drops a lease granted meanwhile, and the outcome is `null`.
 
-use crate::election::NativeLeadership;
 use crate::error::to_napi;
-use crate::later::later;
 use crate::lease::{NativeLease, NativePermit};
-use napi::bindgen_prelude::{within_runtime_if_available, Either, PromiseRaw};
-use napi::Env;
 use napi_derive::napi;
-use std::task::Poll;
 
-/// The JS class over `Acquiring<$core>`, giving `$held`.
+/// The JS class over `Acquiring<$core>`, giving `$held` (the election's
+/// is made in `election`, beside the class it gives).
 macro_rules! acquiring_class {
     ($doc:literal, $t:ident, $core:ty, $held:ty) => {
         #[doc = $doc]
@@ -40,20 +36,30 @@ macro_rules! acquiring_class {
             #[napi]
             pub fn outcome<'env>(
                 &self,
-                env: &'env Env,
-            ) -> napi::Result<Either<Option<$held>, PromiseRaw<'env, Option<$held>>>> {
+                env: &'env ::napi::Env,
+            ) -> ::napi::Result<
+                ::napi::bindgen_prelude::Either<
+                    Option<$held>,
+                    ::napi::bindgen_prelude::PromiseRaw<'env, Option<$held>>,
+                >,
+            > {
+                use ::napi::bindgen_prelude::{within_runtime_if_available, Either};
+                use ::std::task::Poll;
+                use $crate::acquiring::taken;
                 let acquiring = self.inner.clone();
                 match within_runtime_if_available(|| acquiring.poll_now()) {
                     Poll::Ready(outcome) => Ok(Either::A(taken(outcome)?)),
                     Poll::Pending => {
-                        let promise = later(env, async move {
+                        let promise = $crate::later::later(env, async move {
                             acquiring.ready().await;
                             match acquiring.poll_now() {
                                 Poll::Ready(outcome) => taken(outcome),
-                                Poll::Pending => Err(to_napi(tinystore::Error::new(
-                                    tinystore::Code::Internal,
-                                    "an acquire was ready, then pending",
-                                ))),
+                                Poll::Pending => {
+                                    Err($crate::error::to_napi(tinystore::Error::new(
+                                        tinystore::Code::Internal,
+                                        "an acquire was ready, then pending",
+                                    )))
+                                }
                             }
                         })?;
                         Ok(Either::B(promise))
@@ -71,8 +77,12 @@ macro_rules! acquiring_class {
     };
 }
 
+pub(crate) use acquiring_class;
+
 /// The JS value of a taken outcome.
-fn taken<C, H: From<C>>(outcome: tinystore::Result<Option<C>>) -> napi::Result<Option<H>> {
+pub(crate) fn taken<C, H: From<C>>(
+    outcome: tinystore::Result<Option<C>>,
+) -> napi::Result<Option<H>> {
     Ok(outcome.map_err(to_napi)?.map(H::from))
 }
 
@@ -87,10 +97,4 @@ acquiring_class!(
     NativePermitAcquiring,
     tinystore::Permit,
     NativePermit
-);
-acquiring_class!(
-    "An election's campaign under way.",
-    NativeLeadershipAcquiring,
-    tinystore::Leadership,
-    NativeLeadership
 );

@@ -4,7 +4,7 @@
 //! methods are a lease's, see [`crate::lease`]), and an observer is the
 //! core's `Observing`.
 
-use crate::acquiring::NativeLeadershipAcquiring;
+use crate::acquiring::acquiring_class;
 use crate::error::to_napi;
 use crate::lease::holding_methods;
 use crate::now::now_or_later;
@@ -35,6 +35,13 @@ fn native_leader(leader: tinystore::Leader) -> NativeLeader {
         fence: BigInt::from(leader.fence.get()),
     }
 }
+
+acquiring_class!(
+    "An election's campaign under way.",
+    NativeLeadershipAcquiring,
+    tinystore::Leadership,
+    NativeLeadership
+);
 
 /// The election called `name` of a store.
 #[napi]

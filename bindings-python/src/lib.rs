@@ -7,7 +7,8 @@
 //!   and `Observer`; `fence`: the fence text forms; `guard`: the SQL
 //!   guard's statements and decisions for `tinystore.guard`.
 //! - `args` converts keys and options; `errors` converts errors;
-//!   `ready` turns core futures into awaitables; `exit` keeps the runtime's
+//!   `runtime` is the tokio runtime; `ready` turns core futures into
+//!   awaitables; `exit` keeps the runtime's
 //!   threads out of an exiting interpreter.
 //! - `serve`: `serve(dir)` and `Server`, and `cli_main`, the `tinystore`
 //! - `status`: `store_status`, the core's `Status` of a store.
@@ -25,6 +26,7 @@ mod guard;
 mod lease;
 mod loop_waker;
 mod ready;
+mod runtime;
 mod serve;
 mod store;
 

@@ -18,27 +18,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 use pyo3::IntoPyObjectExt;
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::task::{Poll, Waker};
 use tinystore::Acquiring;
-use tokio::runtime::Runtime;
-
-/// The tokio runtime every core future runs on.
-pub(crate) fn runtime() -> &'static Runtime {
-    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .thread_name("tinystore")
-            .enable_all()
-            .build()
-            .expect("cannot start the tinystore runtime")
-    })
-}
-
-/// Runs `fut` to its end on the runtime with the GIL released: the sync API.
-pub(crate) fn block_on<T: Send>(py: Python<'_>, fut: impl Future<Output = T> + Send) -> T {
-    py.detach(|| runtime().block_on(fut))
-}
+// The sync API's and the spawners' way in, kept where they found it.
+pub(crate) use crate::runtime::{block_on, runtime};
 
 /// `awaitable` wrapped in a coroutine (`tinystore._coro.as_coroutine`), for
 /// methods that Python code may hand to `asyncio.create_task`.

@@ -6,12 +6,11 @@
 
 use crate::done;
 use crate::error::{call, quiet, Failure, TsCode, TsError};
-use crate::group::TsGroup;
 use crate::held::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::runtime;
 use crate::text::{free_handle, handle, put};
 use std::task::Poll;
-use tinystore::{Acquiring, Options};
+use tinystore::Acquiring;
 
 /// How `start` went: the key was granted at once, or the wait goes on.
 pub enum Started {
@@ -24,29 +23,9 @@ pub struct TsAcquire {
     acquiring: Acquiring<Held>,
 }
 
-/// Starts acquiring `key` in `group`: polls once on the caller's thread,
-/// so that a free key costs no thread switch.
-pub fn start(group: &TsGroup, key: String, options: Options) -> Result<Started, Failure> {
-    let acquiring = match group {
-        TsGroup::Locks(locks) => {
-            let locks = locks.clone();
-            Acquiring::new(async move { locks.acquire_with(key, options).await.map(Held::lease) })
-        }
-        TsGroup::Semaphore(semaphore) => {
-            let semaphore = semaphore.clone();
-            Acquiring::new(
-                async move { semaphore.acquire_with(key, options).await.map(Held::permit) },
-            )
-        }
-        // An election's "key" is the campaign's value.
-        TsGroup::Election(election) => {
-            let election = election.clone();
-            Acquiring::new(async move {
-                let leadership = election.campaign_with(&key, options).await;
-                leadership.map(Held::leadership)
-            })
-        }
-    };
+/// Starts `acquiring` (made by `group::acquiring`): polls it once on the
+/// caller's thread, so that a free key costs no thread switch.
+pub fn start(acquiring: Acquiring<Held>) -> Result<Started, Failure> {
     let polled = {
         let _entered = runtime()?.enter();
         acquiring.poll_now()

@@ -9,7 +9,7 @@ use crate::runtime::block_on;
 use crate::store::TsStore;
 use crate::text::{free_handle, handle, put, put_handle, utf8};
 use std::time::Duration;
-use tinystore::Options;
+use tinystore::{Acquiring, Options};
 
 /// The options of a group or a call; a field whose `has_` flag is false
 /// keeps the group's value, or else the core's default. The core checks
@@ -96,6 +96,31 @@ pub unsafe extern "C" fn ts_store_group(
     }
 }
 
+/// The acquire of `key` in `group` (an election's campaign, whose value
+/// is `key`), not polled yet: `acquire::start` polls it.
+fn acquiring(group: &TsGroup, key: String, options: Options) -> Acquiring<Held> {
+    match group {
+        TsGroup::Locks(locks) => {
+            let locks = locks.clone();
+            Acquiring::new(async move { locks.acquire_with(key, options).await.map(Held::lease) })
+        }
+        TsGroup::Semaphore(semaphore) => {
+            let semaphore = semaphore.clone();
+            Acquiring::new(
+                async move { semaphore.acquire_with(key, options).await.map(Held::permit) },
+            )
+        }
+        // An election's "key" is the campaign's value.
+        TsGroup::Election(election) => {
+            let election = election.clone();
+            Acquiring::new(async move {
+                let leadership = election.campaign_with(&key, options).await;
+                leadership.map(Held::leadership)
+            })
+        }
+    }
+}
+
 /// Starts acquiring the key (`key`, `key_len`) with per-call `options`.
 /// When the key is granted at once, writes its grant to `*out_grant`
 /// (the loss of the lease reported with `token`, as `ts_lost_wait` gives
@@ -125,7 +150,7 @@ pub unsafe extern "C" fn ts_group_acquire(
             let key = utf8(key, key_len, "key")?.to_owned();
             put_no_grant(out_grant)?;
             put(out_acquire, std::ptr::null_mut(), "acquire")?;
-            match acquire::start(group, key, options.into())? {
+            match acquire::start(acquiring(group, key, options.into()))? {
                 acquire::Started::Held(held) => put_grant(out_grant, held, token),
                 acquire::Started::Waiting(op) => put_handle(out_acquire, op, "acquire"),
             }
