@@ -1,6 +1,6 @@
-//! Keeping leases alive over a connection: one task per client renews each
-//! lease every ttl/3. A renewal that fails, or gets no answer within the
-//! TTL, loses the lease.
+//! Renewing leases over a connection: one task per client renews each
+//! renewing lease every ttl/3. A renewal that fails, or gets no answer
+//! within the TTL, loses the lease.
 
 use super::link::Link;
 use super::table::{Due, RemoteLeases};
@@ -10,7 +10,7 @@ use std::sync::{Arc, Weak};
 use tokio::time::Instant;
 
 /// Starts the renewer of `table` (the table calls this when it records
-/// its first lease to keep alive); it stops when the table is dropped.
+/// its first renewing lease); it stops when the table is dropped.
 pub(super) fn spawn(table: &Arc<RemoteLeases<Link>>) {
     let weak: Weak<RemoteLeases<Link>> = Arc::downgrade(table);
     let wake = table.wake.clone();
