@@ -139,13 +139,15 @@ export declare class NativeLeadership {
   resign(): undefined | Promise<undefined>
   /**
    * Releases it as a hold's end, after a body that returned
-   * (`bodyOk`) or threw: the core's rule of what a hold adds to
-   * its body's result. After a body that threw, nothing (its
-   * error wins); else `closed` when its store closed before the
-   * body ended, `lease_lost` when it ran out or its connection
-   * broke. At once when it can, else as a promise.
+   * (`bodyOk`) or threw (`cancelledByLoss`: only the abort of
+   * its signal that the loss caused): the core's rule of what a
+   * hold adds to its body's result. After a body's own error,
+   * nothing (its error wins); else `closed` when its store
+   * closed before the body ended, `lease_lost` when it ran out
+   * or its connection broke. At once when it can, else as a
+   * promise.
    */
-  endHold(bodyOk: boolean): undefined | Promise<undefined>
+  endHold(bodyOk: boolean, cancelledByLoss: boolean): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
    * reason, the core error as JSON (as thrown errors carry it).
@@ -192,13 +194,15 @@ export declare class NativeLease {
   release(): undefined | Promise<undefined>
   /**
    * Releases it as a hold's end, after a body that returned
-   * (`bodyOk`) or threw: the core's rule of what a hold adds to
-   * its body's result. After a body that threw, nothing (its
-   * error wins); else `closed` when its store closed before the
-   * body ended, `lease_lost` when it ran out or its connection
-   * broke. At once when it can, else as a promise.
+   * (`bodyOk`) or threw (`cancelledByLoss`: only the abort of
+   * its signal that the loss caused): the core's rule of what a
+   * hold adds to its body's result. After a body's own error,
+   * nothing (its error wins); else `closed` when its store
+   * closed before the body ended, `lease_lost` when it ran out
+   * or its connection broke. At once when it can, else as a
+   * promise.
    */
-  endHold(bodyOk: boolean): undefined | Promise<undefined>
+  endHold(bodyOk: boolean, cancelledByLoss: boolean): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
    * reason, the core error as JSON (as thrown errors carry it).
@@ -309,13 +313,15 @@ export declare class NativePermit {
   release(): undefined | Promise<undefined>
   /**
    * Releases it as a hold's end, after a body that returned
-   * (`bodyOk`) or threw: the core's rule of what a hold adds to
-   * its body's result. After a body that threw, nothing (its
-   * error wins); else `closed` when its store closed before the
-   * body ended, `lease_lost` when it ran out or its connection
-   * broke. At once when it can, else as a promise.
+   * (`bodyOk`) or threw (`cancelledByLoss`: only the abort of
+   * its signal that the loss caused): the core's rule of what a
+   * hold adds to its body's result. After a body's own error,
+   * nothing (its error wins); else `closed` when its store
+   * closed before the body ended, `lease_lost` when it ran out
+   * or its connection broke. At once when it can, else as a
+   * promise.
    */
-  endHold(bodyOk: boolean): undefined | Promise<undefined>
+  endHold(bodyOk: boolean, cancelledByLoss: boolean): undefined | Promise<undefined>
   /**
    * Resolves when it is lost (also after a release) with the
    * reason, the core error as JSON (as thrown errors carry it).

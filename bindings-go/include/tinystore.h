@@ -510,11 +510,14 @@ bool ts_held_renew(const struct TsHeld *held, struct TsError *err);
 bool ts_held_release(struct TsHeld *held, uint64_t token, bool *pending, struct TsError *err);
 
 // Releases the lease at the end of a hold whose body succeeded
-// (`body_ok`) or failed, and stops its loss report: the core's
-// `end_hold` (a leadership's `end_lead`). When the body succeeded it fails as the hold must: with
-// `TS_CODE_CLOSED` when the store closed during the body, with
+// (`body_ok`) or failed (`cancelled_by_loss`: with only the cancellation
+// of its context that the loss caused), and stops its loss report: the
+// core's `end_hold` (a leadership's `end_lead`). When the body succeeded,
+// or failed only by the loss's cancellation, it fails as the hold must:
+// with `TS_CODE_CLOSED` when the store closed during the body, with
 // `TS_CODE_LEASE_LOST` when the lease ran out or its connection broke.
-// When the body failed it succeeds (the body's error is the hold's).
+// When the body failed with its own error it succeeds (the body's error
+// is the hold's).
 // Frees the handle, however it went. When the release waits for a reply
 // it goes on in the runtime: `*pending` is true, the call succeeds, and
 // `ts_done_take` reports its end (as above) with `token`.
@@ -524,6 +527,7 @@ bool ts_held_release(struct TsHeld *held, uint64_t token, bool *pending, struct 
 // and `err` are writable.
 bool ts_held_end_hold(struct TsHeld *held,
                       bool body_ok,
+                      bool cancelled_by_loss,
                       uint64_t token,
                       bool *pending,
                       struct TsError *err);

@@ -53,9 +53,9 @@ func (h holding) Release(ctx context.Context) error {
 // hold runs fn with v under a ctx that is cancelled when the lease is lost
 // (its cause the core's lost reason), then releases it however fn ends (a
 // panic goes on after the release). What it returns is the core's rule
-// (end_hold): fn's error; else, when the lease was lost during fn, ErrClosed
-// or ErrLeaseLost; else nil. A loss is reported even when fn returned the
-// cancellation of its ctx that the loss caused.
+// (end_hold): fn's own error; else, when the lease was lost during fn,
+// ErrClosed or ErrLeaseLost, also when fn returned only the cancellation of
+// its ctx that the loss caused; else nil.
 func hold[T any](ctx context.Context, h holding, v T, fn func(context.Context, T) error) (err error) {
 	fnCtx, cancel := context.WithCancelCause(ctx)
 	var lost atomic.Value // the reason fnCtx was cancelled with for a loss
@@ -65,18 +65,28 @@ func hold[T any](ctx context.Context, h holding, v T, fn func(context.Context, T
 			cancel(reason)
 		}
 	})
-	bodyOK := false
+	bodyOK, cancelledByLoss := false, false
 	defer func() {
 		cancel(nil)
-		if ended := h.h.EndHold(bodyOK); bodyOK {
+		if ended := h.h.EndHold(bodyOK, cancelledByLoss); ended != nil {
 			err = ended
 		}
 	}()
 	err = fn(fnCtx, v)
-	// fn's error that is only the cancellation a loss caused counts as
-	// success (not the caller's own cancellation, which came first).
-	cancelledForLoss := errors.Is(err, context.Canceled) && lost.Load() != nil &&
-		lost.Load() == context.Cause(fnCtx)
-	bodyOK = err == nil || cancelledForLoss
+	bodyOK = err == nil
+	cancelledByLoss = !bodyOK && byLoss(err, fnCtx, lost.Load())
 	return err
+}
+
+// byLoss reports whether err is only the cancellation of ctx that the loss
+// (reason, the cause ctx was cancelled with; nil if none) caused: ctx.Err()
+// or the cause itself, and not the caller's own cancellation, which would
+// have come first and be ctx's cause. What that means for the hold is the
+// core's to say.
+func byLoss(err error, ctx context.Context, reason any) bool {
+	if reason == nil || reason != any(context.Cause(ctx)) {
+		return false
+	}
+	cause, _ := reason.(error)
+	return errors.Is(err, context.Canceled) || (cause != nil && errors.Is(err, cause))
 }

@@ -48,6 +48,7 @@ type badCase struct {
 
 type behaviourVectors struct {
 	Hold     struct{ Cases []holdCase } `json:"hold"`
+	HoldEnd  struct{ Cases []holdCase } `json:"hold_end"`
 	BadInput struct{ Cases []badCase }  `json:"bad_input"`
 }
 
@@ -61,7 +62,7 @@ func loadBehaviour(t *testing.T) behaviourVectors {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Hold.Cases) == 0 || len(v.BadInput.Cases) == 0 {
+	if len(v.Hold.Cases) == 0 || len(v.HoldEnd.Cases) == 0 || len(v.BadInput.Cases) == 0 {
 		t.Fatal("vectors/behaviour.json has no cases")
 	}
 	return v
@@ -113,7 +114,18 @@ func errString(err error) string {
 }
 
 func TestBehaviourHold(t *testing.T) {
-	for _, c := range loadBehaviour(t).Hold.Cases {
+	runHoldCases(t, loadBehaviour(t).Hold.Cases)
+}
+
+// A fn that returns only the cancellation of its ctx that the loss caused
+// is answered as the loss.
+func TestBehaviourHoldEnd(t *testing.T) {
+	runHoldCases(t, loadBehaviour(t).HoldEnd.Cases)
+}
+
+// runHoldCases runs each hold case on a real store, with a real loss.
+func runHoldCases(t *testing.T, cases []holdCase) {
+	for _, c := range cases {
 		t.Run(c.ID, func(t *testing.T) {
 			store, srv := storeOf(t, c.Store)
 			var opts []locks.Option
@@ -161,6 +173,9 @@ func TestBehaviourHold(t *testing.T) {
 					return nil
 				case "error":
 					return errOwn
+				case "cancelled":
+					<-ctx.Done()
+					return ctx.Err()
 				}
 				t.Fatalf("unknown body %q", c.Body)
 				return nil

@@ -42,9 +42,10 @@ async function acquired(acquiring, signal, what) {
 /**
  * Runs `fn` with `held` and ends the hold however `fn` ends: `fn`'s own
  * error first; else ClosedError or LeaseLostError when it was lost before
- * `fn` ended (the core decides); else what `fn` returned.
+ * `fn` ended, also when `fn` threw only the abort of `held.signal` that the
+ * loss caused (the core decides); else what `fn` returned.
  * @template T
- * @template {{ [endHold](bodyOk: boolean): Promise<void> }} H
+ * @template {{ [endHold](bodyOk: boolean, err?: unknown): Promise<void> }} H
  * @param {H} held
  * @param {(held: H) => T | PromiseLike<T>} fn
  * @returns {Promise<T>}
@@ -54,7 +55,7 @@ async function holding(held, fn) {
   try {
     value = await fn(held)
   } catch (err) {
-    await held[endHold](false)
+    await held[endHold](false, err)
     throw err
   }
   await held[endHold](true)

@@ -63,14 +63,23 @@ class Holding {
 
   /**
    * Releases it as the end of a hold whose body returned (`bodyOk`) or
-   * threw, by the core's rule: after a throw, nothing to add; else
-   * ClosedError or LeaseLostError when it was lost before the body ended.
+   * threw `err`, by the core's rule: after the body's own error, nothing
+   * to add; else ClosedError or LeaseLostError when it was lost before
+   * the body ended. Whether `err` is only the abort of `signal` (its
+   * reason, or an AbortError it caused) is all this tells the core.
    * @param {boolean} bodyOk
+   * @param {unknown} [err]
    * @returns {Promise<void>}
    */
-  [endHold](bodyOk) {
+  [endHold](bodyOk, err) {
     const held = this.#native
-    return settled(() => held.endHold(bodyOk))
+    const aborted = this.#lost?.signal
+    const cancelledByLoss =
+      !bodyOk &&
+      aborted !== undefined &&
+      aborted.aborted &&
+      (err === aborted.reason || (err instanceof Error && err.cause === aborted.reason))
+    return settled(() => held.endHold(bodyOk, cancelledByLoss))
   }
 }
 

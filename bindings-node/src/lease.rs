@@ -96,22 +96,27 @@ macro_rules! holding_methods {
             }
 
             /// Releases it as a hold's end, after a body that returned
-            /// (`bodyOk`) or threw: the core's rule of what a hold adds to
-            /// its body's result. After a body that threw, nothing (its
-            /// error wins); else `closed` when its store closed before the
-            /// body ended, `lease_lost` when it ran out or its connection
-            /// broke. At once when it can, else as a promise.
+            /// (`bodyOk`) or threw (`cancelledByLoss`: only the abort of
+            /// its signal that the loss caused): the core's rule of what a
+            /// hold adds to its body's result. After a body's own error,
+            /// nothing (its error wins); else `closed` when its store
+            /// closed before the body ended, `lease_lost` when it ran out
+            /// or its connection broke. At once when it can, else as a
+            /// promise.
             #[napi]
             pub fn end_hold<'env>(
                 &self,
                 env: &'env Env,
                 body_ok: bool,
+                cancelled_by_loss: bool,
             ) -> napi::Result<Either<(), PromiseRaw<'env, ()>>> {
                 let inner = self.inner.clone();
-                now_or_later(
-                    env,
-                    async move { inner.$end(body_ok).await.map_err(to_napi) },
-                )
+                now_or_later(env, async move {
+                    inner
+                        .$end(body_ok, cancelled_by_loss)
+                        .await
+                        .map_err(to_napi)
+                })
             }
 
             /// Resolves when it is lost (also after a release) with the

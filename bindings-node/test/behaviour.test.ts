@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { connect, open, TinystoreError, type Key, type Lease, type Options, type Store } from 'tinystore'
 import { repo, tempDir } from './helpers'
 import { serve, type Server } from './server'
@@ -38,7 +39,11 @@ interface BadCase {
   not_applicable?: Record<string, string>
 }
 
-const vectors: { hold: { cases: HoldCase[] }; bad_input: { cases: BadCase[] } } = JSON.parse(
+const vectors: {
+  hold: { cases: HoldCase[] }
+  hold_end: { cases: HoldCase[] }
+  bad_input: { cases: BadCase[] }
+} = JSON.parse(
   readFileSync(path.join(repo, 'vectors', 'behaviour.json'), 'utf8'),
 )
 const VALUE = "the body's value"
@@ -76,8 +81,14 @@ async function resultOf(run: () => Promise<unknown>): Promise<string> {
   }
 }
 
-for (const c of vectors.hold.cases) {
-  test(`hold: ${c.id}`, async () => {
+/** Longest a case waits for a loss: only a bound for a broken test. */
+const LOST_WITHIN = 20_000
+
+for (const [section, c] of [
+  ...vectors.hold.cases.map(c => ['hold', c] as const),
+  ...vectors.hold_end.cases.map(c => ['hold_end', c] as const),
+]) {
+  test(`${section}: ${c.id}`, async () => {
     const { store, server } = await storeOf(c.store)
     try {
       const locks = store.locks('behaviour', { ttl: c.ttl_ms, renew: c.renew })
@@ -106,6 +117,12 @@ for (const c of vectors.hold.cases) {
               throw new Error(`${c.id}: unknown event ${c.during}`)
           }
           if (c.body === 'error') throw new OwnError(c.id)
+          if (c.body === 'cancelled') {
+            // Rejects with an AbortError caused by the signal's reason: only
+            // the abort the loss caused, which the hold answers as the loss.
+            await sleep(LOST_WITHIN, undefined, { signal: lease.signal })
+            throw new Error(`${c.id}: the signal never aborted`)
+          }
           if (c.body !== 'value') throw new Error(`${c.id}: unknown body ${c.body}`)
           return VALUE
         }),

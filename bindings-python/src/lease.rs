@@ -67,20 +67,32 @@ macro_rules! holding_class {
             }
 
             /// Releases it at the end of a `hold` whose block ended
-            /// `body_ok` (else with its own exception), and raises what the
-            /// core's `end_hold` says the hold adds: nothing after a failed
-            /// block; else `Closed` or `LeaseLost` when it was lost before
-            /// the block ended (awaitable).
+            /// `body_ok` (else with an exception, which `cancelled_by_loss`
+            /// says was only the cancellation the loss injected), and
+            /// raises what the core's `end_hold` says the hold adds:
+            /// nothing after the block's own exception; else `Closed` or
+            /// `LeaseLost` when it was lost before the block ended
+            /// (awaitable).
             #[pyo3(name = "_end_hold")]
-            fn end_hold<'py>(&self, py: Python<'py>, body_ok: bool) -> PyResult<Bound<'py, PyAny>> {
+            fn end_hold<'py>(
+                &self,
+                py: Python<'py>,
+                body_ok: bool,
+                cancelled_by_loss: bool,
+            ) -> PyResult<Bound<'py, PyAny>> {
                 let inner = self.inner.clone();
-                awaitable(py, async move { inner.$end(body_ok).await })
+                awaitable(py, async move { inner.$end(body_ok, cancelled_by_loss).await })
             }
 
             /// `_end_hold`, waiting with the GIL released.
             #[pyo3(name = "_end_hold_sync")]
-            fn end_hold_sync(&self, py: Python<'_>, body_ok: bool) -> PyResult<()> {
-                block_on(py, self.inner.$end(body_ok)).map_err(to_py)
+            fn end_hold_sync(
+                &self,
+                py: Python<'_>,
+                body_ok: bool,
+                cancelled_by_loss: bool,
+            ) -> PyResult<()> {
+                block_on(py, self.inner.$end(body_ok, cancelled_by_loss)).map_err(to_py)
             }
 
             /// `renew`, waiting with the GIL released.

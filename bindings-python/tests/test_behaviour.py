@@ -90,6 +90,11 @@ def hold_async(case: dict[str, Any], store: tinystore.Store, server: Server | No
                     await wait_lost(lease)
                 elif during != "nothing":
                     raise AssertionError(f"{case['id']}: unknown event {during!r}")
+                if case["body"] == "cancelled":
+                    # The loss cancels the block here, and the CancelledError
+                    # it injected goes out of the block as it is.
+                    await asyncio.sleep(LOST_WITHIN)
+                    raise AssertionError(f"{case['id']}: the block was never cancelled")
             finally:
                 if case["body"] == "error":
                     raise OwnError(case["id"])
@@ -137,6 +142,18 @@ def test_hold(case: dict[str, Any], mode: str, tmp_path: Path) -> None:
     with store_of(case["store"], tmp_path / "store") as (store, server):
         run = hold_async if mode == "async with" else hold_sync
         assert run(case, store, server) == case["expect"]
+
+
+@pytest.mark.parametrize("case", VECTORS["hold_end"]["cases"], ids=lambda c: c["id"])
+def test_hold_end(case: dict[str, Any], tmp_path: Path) -> None:
+    """A block ended by the cancellation its lease's loss injected is the
+    loss. Only ``async with`` is cancelled; a plain ``with`` block runs the
+    cases whose block ends by itself."""
+    with store_of(case["store"], tmp_path / "store") as (store, server):
+        assert hold_async(case, store, server) == case["expect"]
+    if case["body"] != "cancelled":
+        with store_of(case["store"], tmp_path / "again") as (store, server):
+            assert hold_sync(case, store, server) == case["expect"]
 
 
 def text(value: Any, id: str) -> str:

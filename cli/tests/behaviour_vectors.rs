@@ -94,6 +94,9 @@ async fn run_hold(case: &Value) -> Result<&'static str, BodyError> {
                 match body {
                     "value" => Ok("the body's value"),
                     "error" => Err(BodyError::Own),
+                    // The hold stops the body at this await when the lease
+                    // is lost: Rust's cancellation by the loss.
+                    "cancelled" => std::future::pending().await,
                     other => panic!("{id}: unknown body {other:?}"),
                 }
             },
@@ -105,8 +108,19 @@ async fn run_hold(case: &Value) -> Result<&'static str, BodyError> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_hold_case() {
+    every_case_of("hold").await;
+}
+
+/// A body ended by the cancellation its lease's loss caused is the loss.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_hold_end_case() {
+    every_case_of("hold_end").await;
+}
+
+/// Runs every case of the hold section `section` (`hold`, `hold_end`).
+async fn every_case_of(section: &str) {
     let vectors = vectors();
-    let cases = vectors["hold"]["cases"].as_array().unwrap();
+    let cases = vectors[section]["cases"].as_array().unwrap();
     assert!(!cases.is_empty());
     let mut wrong = Vec::new();
     for case in cases {

@@ -4,7 +4,7 @@
 use crate::acquiring::Acquiring;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::hold::hold_outcome;
+use crate::hold::{hold_outcome, stopped_outcome};
 use crate::lease::{Holding, LeaseKind};
 use crate::options::Options;
 use crate::vocab::{Grant, Request};
@@ -81,8 +81,10 @@ impl Group {
         grant.map(|g| self.held(&request, g)).transpose()
     }
 
-    /// Acquires the key, runs `body` with what it holds, and releases it
-    /// however `body` ends; see [`hold_outcome`] for what it returns.
+    /// Acquires the key, runs `body` with what it holds until it ends or
+    /// the lease is lost (then `body` is dropped at its await), and
+    /// releases it however `body` ends; see [`hold_outcome`] for what it
+    /// returns.
     pub(crate) async fn hold<H: LeaseKind, T, E: From<Error>>(
         &self,
         key: String,
@@ -90,9 +92,12 @@ impl Group {
         body: impl AsyncFnOnce(&H) -> Result<T, E>,
     ) -> Result<T, E> {
         let held: H = self.acquire(key, over).await?;
-        let result = body(&held).await;
+        let ended = held.holding().until_lost(body(&held)).await;
         let released = held.holding().release().await;
-        hold_outcome(result, released)
+        match ended {
+            Ok(result) => hold_outcome(result, released),
+            Err(lost) => stopped_outcome(released, lost),
+        }
     }
 }
 
@@ -209,8 +214,11 @@ macro_rules! acquire_methods {
 
         #[doc = concat!(
                     "Acquires `key`, runs `body` with the ", $what, ", and releases it however\n",
-                    "`body` ends; returns what `body` returned. A lease lost before `body`\n",
-                    "ended turns a success into `lease_lost`; it never hides `body`'s error."
+                    "`body` ends; returns what `body` returned. Losing the ", $what, " stops `body`\n",
+                    "at the await it is at (the future is dropped), unless it ends in that same\n",
+                    "poll, and the hold fails with why (`lease_lost` or `closed`). A ", $what, "\n",
+                    "lost before `body` ended turns a success into that error; it never hides\n",
+                    "`body`'s own error."
                 )]
         pub async fn hold<T, E: From<crate::error::Error>>(
             &self,

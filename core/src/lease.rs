@@ -4,6 +4,7 @@
 use crate::backend::Backend;
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
+use crate::hold::{hold_end, BodyEnd};
 use crate::lost::{Ending, OnLost};
 use crate::vocab::KeyId;
 use crate::vocab::{Grant, LeaseId, LostSignal};
@@ -115,15 +116,35 @@ impl Holding {
         released
     }
 
-    /// Releases it at the end of a hold whose body ended `body_ok` (or
-    /// failed), and gives what the hold adds to the body's result: see
-    /// [`hold_outcome`].
-    async fn end_hold(&self, body_ok: bool) -> Result<()> {
-        let released = self.release().await;
-        if body_ok {
-            released
-        } else {
-            Ok(())
+    /// Releases it at the end of a hold whose body ended as `body` says,
+    /// and gives what the hold adds to the body's outcome: see
+    /// [`hold_end`](crate::hold::hold_end).
+    async fn end_hold(&self, body: BodyEnd) -> Result<()> {
+        hold_end(body, self.release().await)
+    }
+
+    /// Runs `body` until it ends, or until the lease is lost (not released
+    /// by its holder): then `body` is dropped at the await it had reached,
+    /// and the loss's reason is given. A body ready in the same poll as the
+    /// loss ends first, with its own outcome.
+    pub(crate) async fn until_lost<T>(
+        &self,
+        body: impl std::future::Future<Output = T>,
+    ) -> std::result::Result<T, Error> {
+        let lost = async {
+            loop {
+                let reason = self.ending().await;
+                if self.lost_reason().is_some() {
+                    return reason;
+                }
+                // Released by its holder: the body goes on.
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::select! {
+            biased;
+            value = body => Ok(value),
+            reason = lost => Err(reason),
         }
     }
 
@@ -205,15 +226,20 @@ macro_rules! holding_methods {
         }
 
         /// Releases it as a hold's end, after a body that ended `body_ok`
-        /// (true) or with its own error (false), and gives what the hold
-        /// adds to the body's result, by the rule of
-        /// [`hold_outcome`](crate::hold_outcome): `Ok` after a failed body
-        /// (its error wins; the release still happens); else the release's
-        /// outcome, `closed` or `lease_lost` when it was lost before the
-        /// body ended. A binding whose body's errors are its language's own
-        /// ends its hold with this.
-        pub async fn end_hold(&self, body_ok: bool) -> Result<()> {
-            self.holding.end_hold(body_ok).await
+        /// (true) or with an error (false), and gives what the hold adds
+        /// to the body's outcome, by the rule of [`crate::hold_outcome`]:
+        /// `Ok` when the body's outcome stands; else `closed` or
+        /// `lease_lost`, when it was lost before the body ended. A body's
+        /// own error always stands (the release still happens), unless
+        /// `cancelled_by_loss` says that error was only the cancellation
+        /// the loss itself caused (Python's `CancelledError` injected into
+        /// the block, Go's `ctx` cancelled with the loss as cause, the
+        /// abort of TypeScript's `lease.signal`) and the lease was indeed
+        /// lost: then the hold fails with the loss. A binding whose body's
+        /// errors are its language's own ends its hold with this.
+        pub async fn end_hold(&self, body_ok: bool, cancelled_by_loss: bool) -> Result<()> {
+            let body = crate::hold::BodyEnd::told(body_ok, cancelled_by_loss);
+            self.holding.end_hold(body).await
         }
 
         /// Why it was lost, with the code a hold reports: `closed` when its

@@ -71,8 +71,10 @@ async fn hold(
                     assert_eq!(lease.lost_reason().map(|r| r.code()), Some(Code::Closed));
                 }
                 During::ServerShutDown => {
+                    // Shut down apart from the body, which the loss stops
+                    // at its await (the hold drops it).
                     if let Some(server) = server.take() {
-                        server.shutdown().await.unwrap();
+                        tokio::spawn(server.shutdown());
                     }
                     let reason = lease.lost().await;
                     assert_eq!(reason.code(), Code::Closed, "{reason}");
@@ -174,7 +176,7 @@ async fn end_hold_gives_a_binding_the_same_answer() {
     let (_dir, store) = embedded().await;
     let locks = store.locks("outcome");
     let kept = locks.acquire("kept").await.unwrap();
-    assert!(kept.end_hold(true).await.is_ok());
+    assert!(kept.end_hold(true, false).await.is_ok());
     assert!(!kept.is_held() && kept.lost_reason().is_none());
     let ran_out = locks.acquire_with("ran-out", short()).await.unwrap();
     ran_out.lost().await;
@@ -183,7 +185,7 @@ async fn end_hold_gives_a_binding_the_same_answer() {
         Some(Code::LeaseLost)
     );
     assert_eq!(
-        ran_out.end_hold(true).await.unwrap_err().code(),
+        ran_out.end_hold(true, false).await.unwrap_err().code(),
         Code::LeaseLost
     );
     assert_eq!(
@@ -191,16 +193,69 @@ async fn end_hold_gives_a_binding_the_same_answer() {
         Some(Code::LeaseLost),
         "still says why"
     );
+    let cancelled_but_kept = locks.acquire("cancelled-kept").await.unwrap();
+    assert!(
+        cancelled_but_kept.end_hold(false, true).await.is_ok(),
+        "no loss was seen: the body's error is its own"
+    );
+    let lost_cancelled = locks.acquire_with("lost-cancelled", short()).await.unwrap();
+    lost_cancelled.lost().await;
+    let err = lost_cancelled.end_hold(false, true).await.unwrap_err();
+    assert_eq!(err.code(), Code::LeaseLost, "{err}");
     let failed_body = locks.acquire("failed").await.unwrap();
+    let closed_cancelled = locks.acquire("closed-cancelled").await.unwrap();
     store.close().await.unwrap();
     assert_eq!(
         failed_body.lost_reason().map(|r| r.code()),
         Some(Code::Closed)
     );
     assert!(
-        failed_body.end_hold(false).await.is_ok(),
+        failed_body.end_hold(false, false).await.is_ok(),
         "the body's error wins"
     );
+    let err = closed_cancelled.end_hold(false, true).await.unwrap_err();
+    assert_eq!(err.code(), Code::Closed, "{err}");
+}
+
+/// A body that never ends by itself is stopped by the loss, and the hold
+/// (or lead) fails with why: `lease_lost` when it ran out, `closed` when
+/// its store closed. A release by the body is no loss: the body goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loss_stops_the_body_and_the_hold_fails_with_why() {
+    let (_dir, store) = embedded().await;
+    let locks = store.locks("stopped");
+    let ran_out: Result<(), AppError> = locks
+        .hold_with("k", short(), async |_lease| {
+            std::future::pending::<()>().await;
+            Ok(())
+        })
+        .await;
+    assert_eq!(ran_out, Err(AppError::Store(Code::LeaseLost)));
+    let released: Result<u32, AppError> = locks
+        .hold("k", async |lease| {
+            lease.release().await?;
+            tokio::task::yield_now().await;
+            Ok(7)
+        })
+        .await;
+    assert_eq!(released, Ok(7));
+    let led: Result<(), AppError> = store
+        .election("stopped")
+        .lead_with("me", short(), async |_leadership| {
+            std::future::pending::<()>().await;
+            Ok(())
+        })
+        .await;
+    assert_eq!(led, Err(AppError::Store(Code::LeaseLost)));
+    let closing = store.clone();
+    let closed: Result<(), AppError> = locks
+        .hold("k", async |_lease| {
+            tokio::spawn(async move { closing.close().await });
+            std::future::pending::<()>().await;
+            Ok(())
+        })
+        .await;
+    assert_eq!(closed, Err(AppError::Store(Code::Closed)));
 }
 
 /// A body's result, a release's result, and the hold's outcome.

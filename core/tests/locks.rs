@@ -242,8 +242,8 @@ async fn hold_keeps_the_body_error_and_releases() {
     let (_dir, store) = store().await;
     let locks = store.locks("hold-err").ttl(50 * MS).renew(false);
     let err = locks
-        .hold("k", async |_| -> Result<(), AppError> {
-            sleep(Duration::from_secs(1)).await; // the lease runs out meanwhile
+        .hold("k", async |lease| -> Result<(), AppError> {
+            lease.lost().await; // the lease runs out; the body is told
             Err(AppError::Mine("the body failed"))
         })
         .await
@@ -254,7 +254,7 @@ async fn hold_keeps_the_body_error_and_releases() {
     );
     let err = locks
         .hold("k", async |_| -> Result<(), AppError> {
-            sleep(Duration::from_secs(1)).await;
+            sleep(Duration::from_secs(1)).await; // stopped by the loss
             Ok(())
         })
         .await

@@ -56,11 +56,11 @@ impl Held {
 
     /// The core's end of a hold: a lease's or permit's `end_hold`, a
     /// leadership's `end_lead`.
-    async fn end_hold(&self, body_ok: bool) -> tinystore::Result<()> {
+    async fn end_hold(&self, body_ok: bool, cancelled_by_loss: bool) -> tinystore::Result<()> {
         match self {
-            Held::Lease(h) => h.end_hold(body_ok).await,
-            Held::Permit(h) => h.end_hold(body_ok).await,
-            Held::Leadership(h) => h.end_lead(body_ok).await,
+            Held::Lease(h) => h.end_hold(body_ok, cancelled_by_loss).await,
+            Held::Permit(h) => h.end_hold(body_ok, cancelled_by_loss).await,
+            Held::Leadership(h) => h.end_lead(body_ok, cancelled_by_loss).await,
         }
     }
 }
@@ -229,11 +229,14 @@ pub unsafe extern "C" fn ts_held_release(
 }
 
 /// Releases the lease at the end of a hold whose body succeeded
-/// (`body_ok`) or failed, and stops its loss report: the core's
-/// `end_hold` (a leadership's `end_lead`). When the body succeeded it fails as the hold must: with
-/// `TS_CODE_CLOSED` when the store closed during the body, with
+/// (`body_ok`) or failed (`cancelled_by_loss`: with only the cancellation
+/// of its context that the loss caused), and stops its loss report: the
+/// core's `end_hold` (a leadership's `end_lead`). When the body succeeded,
+/// or failed only by the loss's cancellation, it fails as the hold must:
+/// with `TS_CODE_CLOSED` when the store closed during the body, with
 /// `TS_CODE_LEASE_LOST` when the lease ran out or its connection broke.
-/// When the body failed it succeeds (the body's error is the hold's).
+/// When the body failed with its own error it succeeds (the body's error
+/// is the hold's).
 /// Frees the handle, however it went. When the release waits for a reply
 /// it goes on in the runtime: `*pending` is true, the call succeeds, and
 /// `ts_done_take` reports its end (as above) with `token`.
@@ -245,6 +248,7 @@ pub unsafe extern "C" fn ts_held_release(
 pub unsafe extern "C" fn ts_held_end_hold(
     held: *mut TsHeld,
     body_ok: bool,
+    cancelled_by_loss: bool,
     token: u64,
     pending: *mut bool,
     err: *mut TsError,
@@ -254,7 +258,7 @@ pub unsafe extern "C" fn ts_held_end_hold(
         call(err, || {
             let held = owned(held)?;
             end(token, pending, async move {
-                held.held.end_hold(body_ok).await?;
+                held.held.end_hold(body_ok, cancelled_by_loss).await?;
                 Ok(())
             })
         })

@@ -123,13 +123,15 @@ func (h *Held) Release() error {
 }
 
 // EndHold releases the lease at the end of a Hold whose fn succeeded
-// (bodyOK) or failed, closes Done and frees the handle: the core's
-// end_hold, so what a Hold adds to fn's result is decided there. When fn
-// succeeded, the error the Hold returns (closed or lease_lost, when the
-// lease was lost during fn); when fn failed, nil.
-func (h *Held) EndHold(bodyOK bool) error {
+// (bodyOK) or failed (cancelledByLoss: with only the cancellation of its
+// ctx that the loss caused), closes Done and frees the handle: the core's
+// end_hold, so what a Hold adds to fn's result is decided there. The error
+// the Hold returns instead of fn's outcome (closed or lease_lost, when the
+// lease was lost during fn and fn succeeded or failed only by that loss);
+// else nil, and fn's outcome stands.
+func (h *Held) EndHold(bodyOK, cancelledByLoss bool) error {
 	return h.end(func(token C.uint64_t, pending *C.bool, e *C.TsError) C.bool {
-		return C.ts_held_end_hold(h.p, C.bool(bodyOK), token, pending, e)
+		return C.ts_held_end_hold(h.p, C.bool(bodyOK), C.bool(cancelledByLoss), token, pending, e)
 	})
 }
 

@@ -17,8 +17,8 @@ class Held(Protocol):
 
     @property
     def held(self) -> bool: ...
-    def _end_hold(self, body_ok: bool) -> Awaitable[None]: ...
-    def _end_hold_sync(self, body_ok: bool) -> None: ...
+    def _end_hold(self, body_ok: bool, cancelled_by_loss: bool) -> Awaitable[None]: ...
+    def _end_hold_sync(self, body_ok: bool, cancelled_by_loss: bool) -> None: ...
     def watch_lost(self, callback: Callable[[], object]) -> None: ...
 
 
@@ -98,7 +98,8 @@ class Hold(Generic[H]):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._taken()._end_hold_sync(exc is None)
+        # Nothing cancels a plain `with` block: its exception is its own.
+        self._taken()._end_hold_sync(exc is None, False)
 
     async def __aenter__(self) -> H:
         held = await self._acquire()
@@ -138,13 +139,14 @@ class Hold(Generic[H]):
             self._watch_start.cancel()
         held = self._taken()
         lost = self._cancelled_for_loss
-        # A caller's cancel that landed beside the loss's own (asyncio.run
-        # ending, a timeout) still cancels: only a CancelledError that the
-        # loss alone asked for is turned into why the lease was lost.
+        # Only asyncio knows whose a CancelledError is; that is all this
+        # says. A caller's cancel that landed beside the loss's own
+        # (asyncio.run ending, a timeout) still cancels: the error is the
+        # loss's only when the loss alone asked for it.
         cancelled_by_caller = False
         if lost and self._task is not None and sys.version_info >= (3, 11):
             cancelled_by_caller = self._task.uncancel() > self._cancelling
-        # The cancellation injected for a loss is not the block's own
-        # exception: the core then raises why the lease was lost.
-        injected = lost and isinstance(exc, asyncio.CancelledError) and not cancelled_by_caller
-        await held._end_hold(exc is None or injected)
+        cancelled_by_loss = lost and isinstance(exc, asyncio.CancelledError) and not cancelled_by_caller
+        # The core decides what the hold gives: for the loss's own
+        # cancellation, why the lease was lost.
+        await held._end_hold(exc is None, cancelled_by_loss)

@@ -207,12 +207,13 @@ class _Holding:
         nothing, when it already ran out or was released."""
     def renew_sync(self) -> None:
         """``renew`` for sync code."""
-    def _end_hold(self, body_ok: bool) -> Awaitable[None]:
+    def _end_hold(self, body_ok: bool, cancelled_by_loss: bool) -> Awaitable[None]:
         """Releases it at the end of a ``hold`` (or ``lead``) whose block
-        ended ``body_ok`` (else with its own exception); raises ``Closed``
-        or ``LeaseLost`` when the block was ok and it was lost before the
-        block ended."""
-    def _end_hold_sync(self, body_ok: bool) -> None:
+        ended ``body_ok`` (else with an exception, which
+        ``cancelled_by_loss`` says was only the cancellation the loss
+        injected); raises ``Closed`` or ``LeaseLost`` when it was lost
+        before the block ended, unless the exception was the block's own."""
+    def _end_hold_sync(self, body_ok: bool, cancelled_by_loss: bool) -> None:
         """``_end_hold`` for sync code."""
     def watch_lost(self, callback: Callable[[], object]) -> None:
         """Calls ``callback()`` from another thread once it is lost, unless

@@ -9,7 +9,7 @@ use crate::acquiring::Acquiring;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::group::held_from;
-use crate::hold::hold_outcome;
+use crate::hold::{hold_outcome, stopped_outcome};
 use crate::lease::Lease;
 use crate::names::check_name;
 use crate::options::Options;
@@ -129,9 +129,11 @@ impl Election {
     }
 
     /// Campaigns, runs `body` while leading, and resigns however `body`
-    /// ends. Returns `body`'s error if it failed; else `closed` or
-    /// `lease_lost` if the leadership was lost before `body` ended (a later
-    /// leader may have acted); else what `body` returned.
+    /// ends. Losing the leadership stops `body` at the await it is at (the
+    /// future is dropped), unless it ends in that same poll. Returns
+    /// `body`'s error if it failed; else `closed` or `lease_lost` if the
+    /// leadership was lost before `body` ended (a later leader may have
+    /// acted); else what `body` returned.
     pub async fn lead<T, E: From<Error>>(
         &self,
         value: &str,
@@ -148,9 +150,12 @@ impl Election {
         body: impl AsyncFnOnce(&Leadership) -> Result<T, E>,
     ) -> Result<T, E> {
         let leadership = self.campaign_with(value, options).await?;
-        let result = body(&leadership).await;
+        let ended = leadership.until_lost(body(&leadership)).await;
         let resigned = leadership.resign().await;
-        hold_outcome(result, resigned)
+        match ended {
+            Ok(result) => hold_outcome(result, resigned),
+            Err(lost) => stopped_outcome(resigned, lost),
+        }
     }
 
     /// The leader now (its value and term), or `None` when nobody leads.

@@ -71,12 +71,22 @@ impl Leadership {
         self.lease.release().await
     }
 
-    /// Resigns as a `lead`'s end, after a body that ended `body_ok`, and
-    /// gives what `lead` adds to the body's result, by the rule of
-    /// [`hold_outcome`](crate::hold_outcome), as
-    /// [`Lease::end_hold`](crate::Lease::end_hold) does.
-    pub async fn end_lead(&self, body_ok: bool) -> Result<()> {
-        self.lease.end_hold(body_ok).await
+    /// Resigns as a `lead`'s end, after a body that ended `body_ok` (or
+    /// with an error that, when `cancelled_by_loss`, was only the
+    /// cancellation the loss caused), and gives what `lead` adds to the
+    /// body's outcome, as [`Lease::end_hold`](crate::Lease::end_hold) does.
+    pub async fn end_lead(&self, body_ok: bool, cancelled_by_loss: bool) -> Result<()> {
+        self.lease.end_hold(body_ok, cancelled_by_loss).await
+    }
+
+    /// Runs `body` until it ends or the leadership is lost; see
+    /// `Holding::until_lost`.
+    pub(crate) async fn until_lost<T>(
+        &self,
+        body: impl std::future::Future<Output = T>,
+    ) -> std::result::Result<T, Error> {
+        use crate::lease::LeaseKind;
+        self.lease.holding().until_lost(body).await
     }
 
     /// Why the leadership was lost: `closed` or `lease_lost`; `None` while
