@@ -64,3 +64,22 @@ func DecidePut(resource string, fence locks.Fence, stored *Stored, bodyMD5 strin
 func TooManyRaces(resource string) error {
 	return native.GuardTooManyRaces(resource)
 }
+
+// CheckMetadata checks the caller's own metadata for a guarded put of
+// resource ("bucket/key"): invalid, naming the key, when a key is one of
+// the guard's own (MetadataKey, TombstoneKey, in any case).
+func CheckMetadata(resource string, metadata map[string]string) error {
+	for k := range metadata {
+		if err := native.GuardCheckMetadataKey(resource, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// HeadRefused is the unauthorized error of a guarded put whose HEAD of
+// resource was refused with HTTP status (403): the guard must read the
+// object's fence and ETag before it writes.
+func HeadRefused(resource string, status int) error {
+	return native.GuardHeadRefused(resource, status)
+}

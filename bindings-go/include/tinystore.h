@@ -26,8 +26,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-// An error code: one per tinystore error code, plus `Ok` and `Cancelled` (an
-// acquire given up by `ts_acquire_cancel`).
+// An error code: `Ok`, or one per tinystore error code, whose value is
+// the core's number for it (`Code::number`; a test checks each), whose
+// name `ts_code_name` gives.
 typedef enum TsCode {
   TS_CODE_OK = 0,
   TS_CODE_TIMEOUT = 1,
@@ -42,7 +43,6 @@ typedef enum TsCode {
   TS_CODE_UNAVAILABLE = 10,
   TS_CODE_INTERNAL = 11,
   TS_CODE_STALE = 12,
-  TS_CODE_CANCELLED = 100,
 } TsCode;
 
 // Which kind of group `ts_store_group` makes.
@@ -182,9 +182,9 @@ bool ts_acquire_wait(const struct TsAcquire *acquire,
 // `ts_done_take`) and frees the handle, in one call: writes its grant to
 // `*out_grant` (the loss of the lease reported with `token`, as
 // `ts_lost_wait` gives it), or fails with the core's error (e.g.
-// `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`), or with `TS_CODE_CANCELLED` when
-// it was given up. An acquire that has not ended is given up, and fails
-// with `TS_CODE_CANCELLED`.
+// `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`). An acquire that was given up, or
+// has not ended (it is given up now), succeeds with no grant
+// (`out_grant->held` NULL), as the core's `Acquiring` gives none.
 //
 // # Safety
 // `acquire` is a live handle that no other call uses now or later;
@@ -196,7 +196,7 @@ bool ts_acquire_take(struct TsAcquire *acquire,
 
 // Gives the acquire up: the core drops it before this returns, so no
 // lease is left held, and a `ts_acquire_wait` blocked on it returns
-// (its `ts_acquire_take` then fails with `TS_CODE_CANCELLED`). Idempotent; does nothing once the outcome was
+// (its `ts_acquire_take` then gives no grant). Idempotent; does nothing once the outcome was
 // taken. May be called from any thread while another waits.
 //
 // # Safety
@@ -221,6 +221,51 @@ void ts_acquire_free(struct TsAcquire *acquire);
 // # Safety
 // `argv` points to `argc` NUL-terminated strings (NULL when `argc` is 0).
 int ts_cli_main(int argc, const char *const *argv);
+
+// The number of the `index`-th code of the core's table (`TsError.code`
+// values, in the order the docs list them); 0 past its end.
+uint32_t ts_code_at(size_t index);
+
+// The wire name of the code numbered `code` (e.g. `lease_lost`), as
+// `*len` bytes of static UTF-8, not NUL-terminated; NULL (and `*len` 0)
+// for a number that is no code.
+//
+// # Safety
+// `len` is NULL or writable.
+const uint8_t *ts_code_name(uint32_t code, size_t *len);
+
+// The Go name of the code numbered `code` (e.g. `LeaseLost`, for
+// `CodeLeaseLost` and `ErrLeaseLost`), as [`ts_code_name`] gives names.
+//
+// # Safety
+// `len` is NULL or writable.
+const uint8_t *ts_code_go_name(uint32_t code, size_t *len);
+
+// Fills `err` with the `closed` error of a call on the store handle
+// named `what` (its directory or address) after it was closed.
+//
+// # Safety
+// `what` points to `what_len` readable bytes; `err` is NULL or writable.
+void ts_error_store_closed(const uint8_t *what, size_t what_len, struct TsError *err);
+
+// Fills `err` with the `closed` error of a call on the group handle
+// `name` after it was closed.
+//
+// # Safety
+// `name` points to `name_len` readable bytes; `err` is NULL or writable.
+void ts_error_group_closed(const uint8_t *name, size_t name_len, struct TsError *err);
+
+// Fills `err` with the `lease_lost` error of a call on the lease on
+// `name`/`key` after it was released.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `err` is NULL or
+// writable.
+void ts_error_released(const uint8_t *name,
+                       size_t name_len,
+                       const uint8_t *key,
+                       size_t key_len,
+                       struct TsError *err);
 
 // The eventfd that is readable when the queue has calls that ended: read
 // it (8 bytes) and then drain the queue with `ts_done_take`. -1 with `err`
@@ -464,6 +509,28 @@ bool ts_guard_decide_put(const uint8_t *resource,
 // # Safety
 // `resource` points to `resource_len` readable bytes; `err` is writable.
 void ts_guard_too_many_races(const uint8_t *resource, size_t resource_len, struct TsError *err);
+
+// Checks one key of the caller's own metadata for a guarded put of
+// object `resource`: true when the guard may write it beside its own;
+// false with `TS_CODE_INVALID` for one of the guard's own keys.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `err` is writable.
+bool ts_guard_check_metadata_key(const uint8_t *resource,
+                                 size_t resource_len,
+                                 const uint8_t *key,
+                                 size_t key_len,
+                                 struct TsError *err);
+
+// Fills `err` with the `unauthorized` error of a guarded put whose HEAD
+// of object `resource` was refused with HTTP `status` (403).
+//
+// # Safety
+// `resource` points to `resource_len` readable bytes; `err` is writable.
+void ts_guard_head_refused(const uint8_t *resource,
+                           size_t resource_len,
+                           uint16_t status,
+                           struct TsError *err);
 
 // Reads a request's `Tinystore-Fence` header (`has_value` false: no
 // header; a header sent twice is given joined by commas). True: `*present`

@@ -166,12 +166,7 @@ func check(client Client, bucket, key string, metadata map[string]string) error 
 	case bucket == "" || key == "":
 		return invalid("s3guard needs a bucket and a key; it was given bucket %q and key %q", bucket, key)
 	}
-	for k := range metadata {
-		if strings.EqualFold(k, MetadataKey) || strings.EqualFold(k, TombstoneKey) {
-			return invalid("the metadata of the guarded write of object %q names %q, which is the guard's own: leave it to the guard", bucket+"/"+key, k)
-		}
-	}
-	return nil
+	return guard.CheckMetadata(bucket+"/"+key, metadata)
 }
 
 // head reads the object's ETag and fence; nil when there is none.
@@ -182,8 +177,7 @@ func head(ctx context.Context, client Client, bucket, key, resource string) (*gu
 	case status(err) == 404:
 		return nil, nil
 	case status(err) == 403:
-		return nil, &locks.Error{Code: locks.CodeUnauthorized, Message: fmt.Sprintf(
-			"the guard could not read object %q (HEAD answered 403 Forbidden): it needs permission to read the object's metadata (s3:GetObject) to compare fences; nothing was written", resource)}
+		return nil, guard.HeadRefused(resource, 403)
 	default:
 		return nil, sdkError(fmt.Sprintf("reading object %q for the guard", resource), err)
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 	"tinystore.dev/go/tinystore"
 )
@@ -48,13 +52,55 @@ func expect(t *testing.T, err error, code locks.Code, about string) {
 	}
 }
 
-func TestEveryCodeHasOneSentinel(t *testing.T) {
-	if len(sentinels) != 12 {
-		t.Fatalf("%d sentinels; DESIGN.md has 12 codes", len(sentinels))
+// Every code of the core's table has its sentinel, and its CodeX and ErrX
+// declared under the core's Go name X in package locks (ErrX in package
+// tinystore too): a code added to the core fails here until Go names it.
+func TestEveryCoreCodeHasItsConstantAndSentinel(t *testing.T) {
+	inLocks := declared(t, "../locks/errors.go")
+	inTinystore := declared(t, "errors.go")
+	all := native.CoreCodes()
+	for _, c := range all {
+		if _, ok := sentinels[c.Code]; !ok {
+			t.Errorf("code %s has no sentinel", c.Code)
+		}
+		for _, name := range []string{"Code" + c.GoName, "Err" + c.GoName} {
+			if !inLocks[name] {
+				t.Errorf("package locks declares no %s for code %s", name, c.Code)
+			}
+		}
+		if !inTinystore["Err"+c.GoName] {
+			t.Errorf("package tinystore declares no Err%s for code %s", c.GoName, c.Code)
+		}
+	}
+	if len(sentinels) != len(all) {
+		t.Errorf("%d sentinels for the core's %d codes", len(sentinels), len(all))
 	}
 	for code := range sentinels {
 		expect(t, &locks.Error{Code: code, Message: "about x"}, code, "about x")
 	}
+}
+
+// declared gives the names the top-level var and const declarations of
+// the Go file at path declare.
+func declared(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, decl := range file.Decls {
+		if gen, ok := decl.(*ast.GenDecl); ok {
+			for _, spec := range gen.Specs {
+				if value, ok := spec.(*ast.ValueSpec); ok {
+					for _, name := range value.Names {
+						names[name.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 func TestErrorsFromTheCoreMatchTheirSentinels(t *testing.T) {
@@ -90,6 +136,29 @@ func TestErrorsFromTheCoreMatchTheirSentinels(t *testing.T) {
 	_ = closed.Close()
 	_, err = closed.Locks("summaries").Acquire(bg, 1)
 	expect(t, err, locks.CodeClosed, "closed")
+}
+
+// Calls on a released lease and on a closed store fail with the core's
+// codes and words, naming the lease and the store.
+func TestReleasedAndClosedHandlesFailInTheCoresWords(t *testing.T) {
+	dir := t.TempDir()
+	store, err := tinystore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease, err := store.Locks("jobs").Acquire(bg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lease.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, lease.Renew(bg), locks.CodeLeaseLost, "the lease on jobs/7 was released")
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = store.Locks("jobs").Acquire(bg, 7)
+	expect(t, err, locks.CodeClosed, "store "+dir+" was closed")
 }
 
 func TestOpenErrorsMatchTheirSentinels(t *testing.T) {

@@ -5,7 +5,7 @@
 //! closes the race of a grant with the give-up (no lease leaks).
 
 use crate::done;
-use crate::error::{call, quiet, Failure, TsCode, TsError};
+use crate::error::{call, quiet, Failure, TsError};
 use crate::held::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::runtime;
 use crate::text::{free_handle, handle, put};
@@ -31,15 +31,18 @@ pub fn start(acquiring: Acquiring<Held>) -> Result<Started, Failure> {
         acquiring.poll_now()
     };
     match polled {
-        Poll::Ready(outcome) => Ok(Started::Held(granted(outcome)?)),
+        Poll::Ready(outcome) => match outcome? {
+            Some(held) => Ok(Started::Held(held)),
+            // Only a give-up ends an acquire without a grant, and nothing
+            // could give this one up yet.
+            None => Err(tinystore::Error::new(
+                tinystore::Code::Internal,
+                "an acquire ended without a grant before it could be given up",
+            )
+            .into()),
+        },
         Poll::Pending => Ok(Started::Waiting(TsAcquire { acquiring })),
     }
-}
-
-/// The held lease of an outcome; `TS_CODE_CANCELLED` when there is none
-/// (the acquire was given up, or its outcome taken before).
-fn granted(outcome: tinystore::Result<Option<Held>>) -> Result<Held, Failure> {
-    outcome?.ok_or_else(|| Failure::new(TsCode::Cancelled, "the acquire was given up"))
 }
 
 /// Waits for the acquire to end (or be given up with `ts_acquire_cancel`
@@ -76,9 +79,9 @@ pub unsafe extern "C" fn ts_acquire_wait(
 /// `ts_done_take`) and frees the handle, in one call: writes its grant to
 /// `*out_grant` (the loss of the lease reported with `token`, as
 /// `ts_lost_wait` gives it), or fails with the core's error (e.g.
-/// `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`), or with `TS_CODE_CANCELLED` when
-/// it was given up. An acquire that has not ended is given up, and fails
-/// with `TS_CODE_CANCELLED`.
+/// `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`). An acquire that was given up, or
+/// has not ended (it is given up now), succeeds with no grant
+/// (`out_grant->held` NULL), as the core's `Acquiring` gives none.
 ///
 /// # Safety
 /// `acquire` is a live handle that no other call uses now or later;
@@ -100,10 +103,13 @@ pub unsafe extern "C" fn ts_acquire_take(
                 let _entered = runtime()?.enter();
                 acquire.acquiring.poll_now()
             };
-            let Poll::Ready(outcome) = polled else {
-                return Err(Failure::new(TsCode::Cancelled, "the acquire was given up"));
-            };
-            put_grant(out_grant, granted(outcome)?, token)
+            match polled {
+                Poll::Ready(outcome) => match outcome? {
+                    Some(held) => put_grant(out_grant, held, token),
+                    None => Ok(()),
+                },
+                Poll::Pending => Ok(()),
+            }
         })
     }
 }
@@ -120,7 +126,7 @@ impl Drop for Freed {
 
 /// Gives the acquire up: the core drops it before this returns, so no
 /// lease is left held, and a `ts_acquire_wait` blocked on it returns
-/// (its `ts_acquire_take` then fails with `TS_CODE_CANCELLED`). Idempotent; does nothing once the outcome was
+/// (its `ts_acquire_take` then gives no grant). Idempotent; does nothing once the outcome was
 /// taken. May be called from any thread while another waits.
 ///
 /// # Safety

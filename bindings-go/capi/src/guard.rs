@@ -323,6 +323,51 @@ pub unsafe extern "C" fn ts_guard_too_many_races(
     unsafe { fill_with(resource, resource_len, err, object::too_many_races) }
 }
 
+/// Checks one key of the caller's own metadata for a guarded put of
+/// object `resource`: true when the guard may write it beside its own;
+/// false with `TS_CODE_INVALID` for one of the guard's own keys.
+///
+/// # Safety
+/// The texts point to their lengths' readable bytes; `err` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_check_metadata_key(
+    resource: *const u8,
+    resource_len: usize,
+    key: *const u8,
+    key_len: usize,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let resource = String::from_utf8_lossy(bytes(resource, resource_len));
+            let key = utf8(key, key_len, "metadata key")?;
+            Ok(object::check_metadata(&resource, [key])?)
+        })
+    }
+}
+
+/// Fills `err` with the `unauthorized` error of a guarded put whose HEAD
+/// of object `resource` was refused with HTTP `status` (403).
+///
+/// # Safety
+/// `resource` points to `resource_len` readable bytes; `err` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_head_refused(
+    resource: *const u8,
+    resource_len: usize,
+    status: u16,
+    err: *mut TsError,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let resource = String::from_utf8_lossy(bytes(resource, resource_len));
+            Err(object::head_refused(&resource, status).into())
+        })
+    };
+}
+
 /// Reads a request's `Tinystore-Fence` header (`has_value` false: no
 /// header; a header sent twice is given joined by commas). True: `*present`
 /// says whether there was a fence, and `*out` is it. Otherwise

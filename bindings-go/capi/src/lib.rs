@@ -5,6 +5,8 @@
 //!
 //! - [`error`]: `TsError`, `TsCode`, and `call`, the guard every export
 //!   runs its body in, so that no panic crosses the boundary.
+//! - [`codes`]: the core's table of error codes (`ts_code_at`,
+//!   `ts_code_name`) and the core's errors for closed or released handles.
 //! - [`runtime`]: the one tokio runtime the core's futures run on.
 //! - [`text`]: (pointer, length) arguments read as Rust text.
 //! - [`store`]: `TsStore`, an open store.
@@ -30,6 +32,7 @@
 
 pub mod acquire;
 pub mod cli;
+pub mod codes;
 pub mod done;
 pub mod election;
 pub mod error;

@@ -28,15 +28,7 @@ func text(s string) (*C.uint8_t, C.size_t) {
 }
 
 // failure turns a filled TsError into a Go error and frees its message.
-func failure(e *C.TsError) error {
-	code := e.code
-	message := C.GoString(e.message)
-	C.ts_error_clear(e)
-	if code == C.TS_CODE_CANCELLED {
-		return errCancelled
-	}
-	return errorOf(C.TsCode(code), message)
-}
+func failure(e *C.TsError) error { return fromC(e) }
 
 // Options are a group's or a call's options; a false Has field keeps the
 // group's value.

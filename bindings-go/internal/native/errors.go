@@ -6,8 +6,8 @@ package native
 import "C"
 
 import (
-	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // Code is one of tinystore's error codes, spelled as on the wire. A Code
@@ -50,61 +50,91 @@ func (e *Error) Unwrap() error { return e.Code }
 // Invalid is an `invalid` error with this message.
 func Invalid(message string) error { return &Error{Code: CodeInvalid, Message: message} }
 
-// errCancelled says an acquire was given up; callers turn it into the
-// context's error.
-var errCancelled = errors.New("tinystore: acquire given up")
-
-// codeOf is the Code of a C code; ok is false for a number this package
-// does not know (a library newer than the module), which must not pass as
-// another code.
-func codeOf(code C.TsCode) (c Code, ok bool) {
-	switch code {
-	case C.TS_CODE_TIMEOUT:
-		return CodeTimeout, true
-	case C.TS_CODE_LEASE_LOST:
-		return CodeLeaseLost, true
-	case C.TS_CODE_IN_USE:
-		return CodeInUse, true
-	case C.TS_CODE_CLOSED:
-		return CodeClosed, true
-	case C.TS_CODE_INVALID:
-		return CodeInvalid, true
-	case C.TS_CODE_LIMIT:
-		return CodeLimit, true
-	case C.TS_CODE_UNAUTHORIZED:
-		return CodeUnauthorized, true
-	case C.TS_CODE_CORRUPT:
-		return CodeCorrupt, true
-	case C.TS_CODE_IO:
-		return CodeIO, true
-	case C.TS_CODE_UNAVAILABLE:
-		return CodeUnavailable, true
-	case C.TS_CODE_INTERNAL:
-		return CodeInternal, true
-	case C.TS_CODE_STALE:
-		return CodeStale, true
-	default:
+// codeName is the Code the core names number (ts_code_name); ok is false
+// for a number that is no code of the library's.
+func codeName(number C.uint32_t) (c Code, ok bool) {
+	var n C.size_t
+	p := C.ts_code_name(number, &n)
+	if p == nil {
 		return CodeInternal, false
 	}
+	return Code(C.GoStringN((*C.char)(unsafe.Pointer(p)), C.int(n))), true
 }
 
-// errorOf is the Error of a C code and message: an unknown code is an
-// internal error that names its number.
+// errorOf is the Error of a C code and message: the code by the core's
+// name for its number, so a code this package has no constant for still
+// keeps its own name; a number the library does not know is an internal
+// error that names it.
 func errorOf(code C.TsCode, message string) *Error {
-	c, ok := codeOf(code)
+	c, ok := codeName(C.uint32_t(code))
 	if !ok {
-		message = fmt.Sprintf("error code %d is not known to this Go module (a library newer than it?): %s", int(code), message)
+		message = fmt.Sprintf("error code %d is not known to the tinystore library: %s", int(code), message)
 	}
 	return &Error{Code: c, Message: message}
 }
 
-// CodeOfNumber is codeOf for a number, for the tests: every number the
-// header defines, and whether it is known.
-func CodeOfNumber(n int) (Code, bool) { return codeOf(C.TsCode(n)) }
+// CodeName is codeName for a number, for the tests.
+func CodeName(number uint32) (Code, bool) { return codeName(C.uint32_t(number)) }
 
-// CodeNumbers are the numbers of the header's codes, but OK and CANCELLED.
-var CodeNumbers = []int{
-	C.TS_CODE_TIMEOUT, C.TS_CODE_LEASE_LOST, C.TS_CODE_IN_USE, C.TS_CODE_CLOSED,
-	C.TS_CODE_INVALID, C.TS_CODE_LIMIT, C.TS_CODE_UNAUTHORIZED, C.TS_CODE_CORRUPT,
-	C.TS_CODE_IO, C.TS_CODE_UNAVAILABLE, C.TS_CODE_INTERNAL, C.TS_CODE_STALE,
+// CoreCode is one code of the core's table: its Code, its number in the
+// C ABI, and the name Go gives it (CodeX and ErrX for X).
+type CoreCode struct {
+	Code   Code
+	Number uint32
+	GoName string
+}
+
+// CoreCodes walks the core's table of error codes, in its order: every
+// code the library has, for the tests that check each has its constant
+// and sentinel here.
+func CoreCodes() []CoreCode {
+	var all []CoreCode
+	for i := 0; ; i++ {
+		number := C.ts_code_at(C.size_t(i))
+		if number == 0 {
+			return all
+		}
+		code, _ := codeName(number)
+		var n C.size_t
+		p := C.ts_code_go_name(number, &n)
+		all = append(all, CoreCode{Code: code, Number: uint32(number), GoName: C.GoStringN((*C.char)(unsafe.Pointer(p)), C.int(n))})
+	}
+}
+
+// fromC turns an error a C call filled into a Go error, freeing its
+// message.
+func fromC(e *C.TsError) *Error {
+	code := e.code
+	message := C.GoString(e.message)
+	C.ts_error_clear(e)
+	return errorOf(C.TsCode(code), message)
+}
+
+// StoreClosed is the core's closed error of a call on a store handle,
+// named what (its directory or address), after Close.
+func StoreClosed(what string) error {
+	ptr, n := text(what)
+	return filled(func(e *C.TsError) { C.ts_error_store_closed(ptr, n, e) })
+}
+
+// GroupClosed is the core's closed error of a call on group name after
+// its handle was closed.
+func GroupClosed(name string) error {
+	ptr, n := text(name)
+	return filled(func(e *C.TsError) { C.ts_error_group_closed(ptr, n, e) })
+}
+
+// Released is the core's lease_lost error of a call on the lease on
+// name/key after it was released.
+func Released(name, key string) error {
+	nptr, nn := text(name)
+	kptr, kn := text(key)
+	return filled(func(e *C.TsError) { C.ts_error_released(nptr, nn, kptr, kn, e) })
+}
+
+// filled is the error a C call that only fills a TsError gives.
+func filled(fill func(e *C.TsError)) error {
+	var e C.TsError
+	fill(&e)
+	return fromC(&e)
 }

@@ -27,7 +27,7 @@ func newGroup(p *C.TsGroup, name string) *Group {
 }
 
 func (g *Group) closedError() error {
-	return &Error{Code: CodeClosed, Message: fmt.Sprintf("group %s was closed", g.name)}
+	return GroupClosed(g.name)
 }
 
 // Acquire waits first come first served for key and holds it. When ctx is
@@ -105,11 +105,10 @@ func (g *Group) wait(ctx context.Context, op *C.TsAcquire, w *watch, key string)
 	}
 	var grant C.TsGrant
 	if !C.ts_acquire_take(op, C.uint64_t(w.token), &grant, &e) {
-		err := failure(&e)
-		if err == errCancelled {
-			return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, ctx.Err())
-		}
-		return nil, err
+		return nil, failure(&e)
+	}
+	if grant.held == nil { // given up: ctx is done
+		return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, ctx.Err())
 	}
 	return newHeld(&grant, w, g.name, key), nil
 }

@@ -130,6 +130,28 @@ func GuardTooManyRaces(resource string) error {
 	return failure(&e)
 }
 
+// GuardCheckMetadataKey is the core's check of one key of the caller's
+// metadata for a guarded put of object resource: invalid for a key of
+// the guard's own.
+func GuardCheckMetadataKey(resource, key string) error {
+	var e C.TsError
+	rptr, rn := text(resource)
+	kptr, kn := text(key)
+	if !C.ts_guard_check_metadata_key(rptr, rn, kptr, kn, &e) {
+		return failure(&e)
+	}
+	return nil
+}
+
+// GuardHeadRefused is the core's unauthorized error of a guarded put
+// whose HEAD of object resource was refused with HTTP status.
+func GuardHeadRefused(resource string, status int) error {
+	var e C.TsError
+	ptr, n := text(resource)
+	C.ts_guard_head_refused(ptr, n, C.uint16_t(status), &e)
+	return failure(&e)
+}
+
 // FenceHeaderParse reads a Tinystore-Fence header (nil: none): present
 // false when there is none.
 func FenceHeaderParse(value *string) (present bool, epoch, count uint64, err error) {

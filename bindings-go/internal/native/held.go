@@ -6,7 +6,6 @@ package native
 import "C"
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 )
@@ -46,7 +45,7 @@ func newHeld(g *C.TsGrant, w *watch, name, key string) *Held {
 }
 
 func (h *Held) releasedError() error {
-	return &Error{Code: CodeLeaseLost, Message: fmt.Sprintf("the lease on %s/%s was released", h.Name, h.Key)}
+	return Released(h.Name, h.Key)
 }
 
 // Done is closed when the lease is lost (it ran out, its store closed, its

@@ -6,7 +6,6 @@ package native
 import "C"
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -52,7 +51,7 @@ func Connect(address, token string, timeout time.Duration) (*Store, error) {
 }
 
 func (s *Store) closedError() error {
-	return &Error{Code: CodeClosed, Message: fmt.Sprintf("store %s was closed", s.What)}
+	return StoreClosed(s.What)
 }
 
 // Close closes the store (releasing every lease, failing every waiter) and
