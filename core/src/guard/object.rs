@@ -120,7 +120,7 @@ pub fn check_metadata<'a>(resource: &str, keys: impl IntoIterator<Item = &'a str
             return Err(Error::new(
                 Code::Invalid,
                 format!(
-                    "the metadata of a guarded put to object {resource:?} may not set {name:?}: the guard writes it; nothing was written"
+                    "the metadata of a guarded put to object {resource:?} may not set {name:?}: it is the guard's own key, which the guard writes; nothing was written"
                 ),
             ));
         }
@@ -135,7 +135,7 @@ pub fn head_refused(resource: &str, status: u16) -> Error {
     Error::new(
         Code::Unauthorized,
         format!(
-            "reading object {resource:?} was refused (HTTP {status}): the guard needs to read the object's metadata (its fence and ETag, a HEAD: s3:GetObject) before it writes; nothing was written"
+            "reading object {resource:?} was refused (HTTP {status}): a guarded write first reads the object's {METADATA_KEY} metadata and ETag (a HEAD, which needs s3:GetObject); nothing was written"
         ),
     )
 }
