@@ -164,6 +164,13 @@ typedef struct TsGuardNames {
   uint16_t bad_request;
 } TsGuardNames;
 
+// JSON text the caller owns until `ts_status_clear`: `len` bytes of UTF-8
+// at `json` (NULL when empty).
+typedef struct TsStatus {
+  uint8_t *json;
+  size_t len;
+} TsStatus;
+
 // Waits for the acquire to end (or be given up with `ts_acquire_cancel`
 // from another thread) on this thread when no other call of the process
 // waits, and returns true: take it with `ts_acquire_take`. Otherwise
@@ -653,6 +660,26 @@ void ts_server_free(struct TsServer *server);
 
 // Opens the store directory (`dir`, `dir_len`), making it if missing, and
 // writes a new handle to `*out`. Fails with `TS_CODE_IN_USE`, naming the
+// Writes the status of `store` to `*out` as JSON (free it with
+// `ts_status_clear`): the `limit` held leases and keys with waiters after
+// the first `offset` of each (the core checks the limit: 1 to 10,000).
+// Waits for the reply on a connected store.
+//
+// # Safety
+// `store` is a live handle; `out` and `err` are writable.
+bool ts_store_status(const struct TsStore *store,
+                     size_t offset,
+                     size_t limit,
+                     struct TsStatus *out,
+                     struct TsError *err);
+
+// Frees the text of a status written by this library and empties it.
+// NULL is ignored.
+//
+// # Safety
+// `status` is NULL or a status this library wrote, not cleared since.
+void ts_status_clear(struct TsStatus *status);
+
 // owner's pid, when another process owns it and does not serve it.
 //
 // # Safety

@@ -159,7 +159,8 @@ func next(t *testing.T, changes <-chan *locks.Leader) *locks.Leader {
 }
 
 func TestObserveSeesEveryChangeInOrderAndClosesWithItsCtx(t *testing.T) {
-	election := openStore(t).Election("watched")
+	store := openStore(t)
+	election := store.Election("watched")
 	ctx, cancel := context.WithCancel(bg)
 	changes, err := election.Observe(ctx)
 	if err != nil {
@@ -174,7 +175,7 @@ func TestObserveSeesEveryChangeInOrderAndClosesWithItsCtx(t *testing.T) {
 		b, _ := election.Campaign(bg, "b")
 		got <- b
 	}()
-	time.Sleep(20 * time.Millisecond)
+	untilWaiting(t, store, "watched", "", 1)
 	if err := a.Resign(bg); err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func TestClosingTheStoreLosesLeasesAndFailsWaiters(t *testing.T) {
 		_, err := summaries.Acquire(bg, 1)
 		waited <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // let the waiter line up; either order is checked below
+	untilWaiting(t, store, "summaries", "1", 1)
 	if err := store.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}

@@ -179,7 +179,7 @@ func TestClosingAGroupDoesNotWaitForItsWaiters(t *testing.T) {
 		}
 		waiting <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // let the waiter line up
+	untilWaiting(t, store, "summaries", "1", 1)
 	closed := make(chan struct{})
 	go func() { summaries.Close(); close(closed) }()
 	within(t, closed, "Close returning while a waiter waits")

@@ -24,6 +24,7 @@
 //! - [`fence`]: `TsFence` and the core's fence parser and printer.
 //! - [`guard`]: the SQL guard's statements and decisions, for the Go
 //!   package that runs them on the caller's own `*sql.Tx`.
+//! - [`status`]: `ts_store_status`, the core's `Status` as JSON text.
 //! - [`server`]: `TsServer`, a store served from inside the program.
 //! - [`cli`]: `ts_cli_main`, the `tinystore` command line as a function.
 //!
@@ -43,5 +44,6 @@ pub mod held;
 pub mod lost;
 pub mod runtime;
 pub mod server;
+pub mod status;
 pub mod store;
 pub mod text;
