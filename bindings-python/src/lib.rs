@@ -10,8 +10,8 @@
 //!   `runtime` is the tokio runtime; `ready` turns core futures into
 //!   awaitables; `exit` keeps the runtime's
 //!   threads out of an exiting interpreter.
-//! - `serve`: `serve(dir)` and `Server`, and `cli_main`, the `tinystore`
 //! - `status`: `store_status`, the core's `Status` of a store.
+//! - `serve`: `serve(dir)` and `Server`, and `cli_main`, the `tinystore`
 //!   command the package's console script starts.
 //! - The core's option defaults: `DEFAULT_TTL`, `DEFAULT_WAIT` (seconds) and
 //!   `DEFAULT_RENEW`.
@@ -28,9 +28,9 @@ mod loop_waker;
 mod ready;
 mod runtime;
 mod serve;
+mod status;
 mod store;
 
-mod status;
 use pyo3::prelude::*;
 
 #[pymodule]
@@ -41,10 +41,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fence::fence_text, m)?)?;
     errors::register(m)?;
     guard::register(m)?;
+    status::register(m)?;
     m.add_class::<store::Store>()?;
     m.add_class::<groups::Locks>()?;
     m.add_class::<groups::Semaphore>()?;
-    status::register(m)?;
     m.add_class::<lease::Lease>()?;
     m.add_class::<lease::Permit>()?;
     m.add_class::<election::Election>()?;
