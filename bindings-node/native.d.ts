@@ -71,14 +71,6 @@ export interface NativeGuardStatements {
   read: string
 }
 
-/**
- * Fences over HTTP: the header names and statuses, from the core
- * (`tinystore::guard::http`).
- */
-export interface NativeHttpGuardConstants {
-  /** The request header that carries a fence: `Tinystore-Fence`. */
-  fenceHeader: string
-  /** The 409's header with the largest fence: `Tinystore-Fence-Largest`. */
 /** One held lease. */
 export interface NativeHeldStatus {
   /** The group's name. */
@@ -97,6 +89,14 @@ export interface NativeHeldStatus {
   leader?: string
 }
 
+/**
+ * Fences over HTTP: the header names and statuses, from the core
+ * (`tinystore::guard::http`).
+ */
+export interface NativeHttpGuardConstants {
+  /** The request header that carries a fence: `Tinystore-Fence`. */
+  fenceHeader: string
+  /** The 409's header with the largest fence: `Tinystore-Fence-Largest`. */
   largestHeader: string
   /** The status of a stale request: 409. */
   conflict: number
@@ -380,20 +380,6 @@ export interface NativeStale {
   largest: bigint
 }
 
-/** An open store, owned by this process or reached over a connection. */
-export declare class NativeStore {
-  /** The group of exclusive locks called `name`, with its options. */
-  locks(name: string, options?: NativeOptions | undefined | null): NativeLocks
-  /** The group of semaphores called `name`, `limit` holders per key. */
-  semaphore(name: string, limit: number, options?: NativeOptions | undefined | null): NativeSemaphore
-  /** The election called `name`, with its options. */
-  election(name: string, options?: NativeOptions | undefined | null): NativeElection
-  /** Releases every lease, fails every waiter with `closed`. Idempotent. */
-  close(): Promise<void>
-}
-
-/**
- * An object as a HEAD read it: its ETag (quotes included) and its
 /**
  * The state of a store: its epoch, the fences given, the leases held and
  * the keys with callers waiting, one page of each (by name, then key).
@@ -419,17 +405,41 @@ export interface NativeStatus {
   more: boolean
 }
 
- * `tinystore-fence` metadata, if any.
- */
+/** An open store, owned by this process or reached over a connection. */
+export declare class NativeStore {
+  /** The group of exclusive locks called `name`, with its options. */
+  locks(name: string, options?: NativeOptions | undefined | null): NativeLocks
+  /** The group of semaphores called `name`, `limit` holders per key. */
+  semaphore(name: string, limit: number, options?: NativeOptions | undefined | null): NativeSemaphore
+  /** The election called `name`, with its options. */
+  election(name: string, options?: NativeOptions | undefined | null): NativeElection
   /**
    * The store's status: the `limit` held leases and keys with waiters
    * (default 1,000) after the first `offset` of each; the core checks
    * the limit.
    */
   status(offset?: number | undefined | null, limit?: number | undefined | null): Promise<NativeStatus>
+  /** Releases every lease, fails every waiter with `closed`. Idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * An object as a HEAD read it: its ETag (quotes included) and its
+ * `tinystore-fence` metadata, if any.
+ */
 export interface NativeStoredObject {
   etag: string
   fence?: string
+}
+
+/** A key with callers waiting for it. */
+export interface NativeWaitingStatus {
+  /** The group's name. */
+  name: string
+  /** The key. */
+  key: string
+  /** How many callers wait. */
+  waiters: number
 }
 
 /**
@@ -446,16 +456,6 @@ export declare function cliMain(args: Array<string>): number
  * Connects to a store served by `tinystore serve` at `address`
  * (`unix:PATH`, `tcp://HOST:PORT`, a socket's path or a served directory),
  * with the token a TCP server asks for.
-/** A key with callers waiting for it. */
-export interface NativeWaitingStatus {
-  /** The group's name. */
-  name: string
-  /** The key. */
-  key: string
-  /** How many callers wait. */
-  waiters: number
-}
-
  */
 export declare function connectStore(address: string, token?: string | undefined | null): Promise<NativeStore>
 

@@ -1,9 +1,9 @@
-//! `NativeStore.status`: the core's `Status` of a store as plain objects.
+//! The core's `Status` of a store as plain objects, for `NativeStore.status`
+//! (store.rs), and the page it asks for.
 //! Fences and the epoch cross as bigints, times as milliseconds, as
 //! everywhere in the package; nothing is computed here.
 
-use crate::error::{invalid, to_napi};
-use crate::store::NativeStore;
+use crate::error::invalid;
 use napi::bindgen_prelude::BigInt;
 use napi_derive::napi;
 
@@ -116,25 +116,14 @@ fn count(what: &str, value: f64) -> napi::Result<usize> {
     Ok(value as usize)
 }
 
-#[napi]
-impl NativeStore {
-    /// The store's status: the `limit` held leases and keys with waiters
-    /// (default 1,000) after the first `offset` of each; the core checks
-    /// the limit.
-    #[napi]
-    pub async fn status(
-        &self,
-        offset: Option<f64>,
-        limit: Option<f64>,
-    ) -> napi::Result<NativeStatus> {
-        let page = tinystore::StatusPage {
-            offset: count("offset", offset.unwrap_or(0.0))?,
-            limit: match limit {
-                Some(limit) => count("limit", limit)?,
-                None => tinystore::DEFAULT_STATUS_LIMIT,
-            },
-        };
-        let status = self.core().status_page(page).await.map_err(to_napi)?;
-        Ok(status.into())
-    }
+/// The page of a status: the `limit` (default 1,000; the core checks it)
+/// after the first `offset` (default 0).
+pub fn page(offset: Option<f64>, limit: Option<f64>) -> napi::Result<tinystore::StatusPage> {
+    Ok(tinystore::StatusPage {
+        offset: count("offset", offset.unwrap_or(0.0))?,
+        limit: match limit {
+            Some(limit) => count("limit", limit)?,
+            None => tinystore::DEFAULT_STATUS_LIMIT,
+        },
+    })
 }

@@ -4,6 +4,7 @@ use crate::election::NativeElection;
 use crate::error::{invalid, to_napi};
 use crate::group::{NativeLocks, NativeSemaphore};
 use crate::options::{to_core, NativeOptions};
+use crate::status::NativeStatus;
 use napi_derive::napi;
 
 /// An open store, owned by this process or reached over a connection.
@@ -32,13 +33,6 @@ pub async fn connect_store(address: String, token: Option<String>) -> napi::Resu
         .await
         .map_err(to_napi)?;
     Ok(NativeStore { inner })
-}
-
-impl NativeStore {
-    /// The core's store, for the calls defined in other modules.
-    pub(crate) fn core(&self) -> &tinystore::Store {
-        &self.inner
-    }
 }
 
 #[napi]
@@ -77,6 +71,20 @@ impl NativeStore {
         options: Option<NativeOptions>,
     ) -> napi::Result<NativeElection> {
         Ok(self.inner.election(&name).with(to_core(options)?).into())
+    }
+
+    /// The store's status: the `limit` held leases and keys with waiters
+    /// (default 1,000) after the first `offset` of each; the core checks
+    /// the limit.
+    #[napi]
+    pub async fn status(
+        &self,
+        offset: Option<f64>,
+        limit: Option<f64>,
+    ) -> napi::Result<NativeStatus> {
+        let page = crate::status::page(offset, limit)?;
+        let status = self.inner.status_page(page).await.map_err(to_napi)?;
+        Ok(status.into())
     }
 
     /// Releases every lease, fails every waiter with `closed`. Idempotent.
