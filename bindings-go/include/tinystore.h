@@ -274,9 +274,11 @@ void ts_error_released(const uint8_t *name,
                        size_t key_len,
                        struct TsError *err);
 
-// The eventfd that is readable when the queue has calls that ended: read
-// it (8 bytes) and then drain the queue with `ts_done_take`. -1 with `err`
-// filled when it cannot be made.
+// The descriptor that is readable when the queue has calls that ended
+// (an eventfd on Linux, a pipe's read end elsewhere): read it (up to 64
+// bytes at a time; an eventfd needs at least 8) and then drain the queue
+// with `ts_done_take`. -1 with `err` filled when it cannot be made. It
+// stays open for the life of the process.
 //
 // # Safety
 // `err` is NULL or writable.

@@ -1,9 +1,11 @@
 //! How an outcome reached in the runtime gets to its asyncio future: one
-//! queue and one eventfd per event loop. A pending core future's waker is
-//! a [`Waiting`]: when the runtime wakes it (a reply arrived, a key was
-//! granted), it puts itself in the loop's queue and, when the queue was
-//! empty, makes the eventfd readable; the loop reads the eventfd through
-//! `add_reader` and polls every queued future again on its own thread,
+//! queue and one wake-up descriptor ([`tinystore_wakeup::Wakeup`]: an
+//! eventfd on Linux, a pipe on other Unix systems) per event loop. A
+//! pending core future's waker is a [`Waiting`]: when the runtime wakes it
+//! (a reply arrived, a key was granted), it puts itself in the loop's
+//! queue and, when the queue was empty, wakes the descriptor; the loop
+//! waits for it through `add_reader` and polls every queued future again
+//! on its own thread,
 //! settling those that finished. So no task is spawned per call, a
 //! runtime thread never takes the GIL to hand an outcome over, and a burst
 //! of outcomes costs the loop one wakeup.
@@ -11,12 +13,10 @@
 use crate::errors::to_py;
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
-use std::fs::File;
-use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Wake, Waker};
+use tinystore_wakeup::Wakeup;
 
 /// What the loop does with a woken core future: polls it again with
 /// `waker` and settles its asyncio future once it finished, or gives the
@@ -67,13 +67,13 @@ impl Wake for Waiting {
 
 type Queued = Arc<Waiting>;
 
-/// One event loop's queue of outcomes and the eventfd that says it is not
+/// One event loop's queue of outcomes and the wake-up that says it is not
 /// empty. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct LoopQueue(Arc<Shared>);
 
 struct Shared {
-    eventfd: File,
+    wakeup: Wakeup,
     queue: Mutex<Vec<Queued>>,
     /// Set once the loop is gone: later outcomes are given up.
     closed: AtomicBool,
@@ -94,7 +94,7 @@ impl LoopQueue {
             let mut queue = self.queue();
             if self.0.closed.load(Ordering::SeqCst) {
                 drop(queue);
-                crate::ready::runtime().spawn_blocking(move || waiting.outcome.give_up());
+                crate::runtime::runtime().spawn_blocking(move || waiting.outcome.give_up());
                 return;
             }
             let was_empty = queue.is_empty();
@@ -102,8 +102,7 @@ impl LoopQueue {
             was_empty
         };
         if was_empty {
-            // A full counter (EAGAIN) is readable already.
-            let _ = (&self.0.eventfd).write(&1u64.to_ne_bytes());
+            self.0.wakeup.wake();
         }
     }
 }
@@ -124,34 +123,34 @@ impl LoopWaker {
 impl LoopWaker {
     #[new]
     fn new() -> PyResult<LoopWaker> {
-        // SAFETY: makes a new descriptor, owned by the File from here on.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-        if fd < 0 {
-            let err = std::io::Error::last_os_error();
-            return Err(to_py(tinystore::Error::new(
-                tinystore::Code::Io,
-                format!("cannot make the event loop's wakeup eventfd: {err}"),
-            )));
-        }
+        let wakeup = Wakeup::new().map_err(|err| {
+            let code = match err.kind() {
+                std::io::ErrorKind::Unsupported => tinystore::Code::Invalid,
+                _ => tinystore::Code::Io,
+            };
+            to_py(tinystore::Error::new(
+                code,
+                format!("cannot make the event loop's wake-up descriptor: {err}"),
+            ))
+        })?;
         Ok(LoopWaker(LoopQueue(Arc::new(Shared {
-            // SAFETY: `fd` is a new descriptor nothing else owns.
-            eventfd: unsafe { File::from_raw_fd(fd) },
+            wakeup,
             queue: Mutex::new(Vec::new()),
             closed: AtomicBool::new(false),
         }))))
     }
 
-    /// The eventfd the loop reads.
+    /// The descriptor the loop waits on (`add_reader`).
     fn fileno(&self) -> i32 {
-        self.0 .0.eventfd.as_raw_fd()
+        self.0 .0.wakeup.fd()
     }
 
     /// Polls every queued future again, settling those that finished; the
-    /// loop calls it when the eventfd is readable.
+    /// loop calls it when the descriptor is readable.
     fn drain(&self, py: Python<'_>) {
-        let mut counter = [0u8; 8];
-        // EAGAIN: a drain before this one took what woke it.
-        let _ = (&self.0 .0.eventfd).read(&mut counter);
+        // Cleared first: a wake after it comes with a queue this drain or
+        // the next one takes.
+        self.0 .0.wakeup.clear();
         let queued = std::mem::take(&mut *self.0.queue());
         for waiting in queued {
             let Some(fut) = waiting.fut.bind(py).upgrade() else {

@@ -2,22 +2,24 @@
 //! thread. The call polls its future once on the caller's thread; when that
 //! is not enough, the future goes on as a task of the runtime, which at its
 //! end puts the caller's token and result in one process-wide queue and,
-//! when the queue was empty, makes an eventfd readable. The Go side reads
-//! the eventfd through its netpoller (no thread of its own waits for it)
-//! and drains the queue with `ts_done_take`.
+//! when the queue was empty, wakes one descriptor
+//! ([`tinystore_wakeup::Wakeup`]: an eventfd on Linux, a pipe on other
+//! Unix systems). The Go side waits for it through its netpoller (no
+//! thread of its own waits for it), reads it and drains the queue with
+//! `ts_done_take`.
 //!
 //! A call that finds no other call of the process waiting blocks its own
 //! thread instead: one caller alone gains nothing from the queue, and the
 //! thread is woken straight from the runtime, without the hops through the
-//! eventfd, the netpoller and a second goroutine.
+//! descriptor, the netpoller and a second goroutine.
 
 use crate::error::{fill, quiet, Failure, Outcome, TsCode, TsError};
 use crate::runtime::runtime;
 use std::future::Future;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::task::Poll;
+use tinystore_wakeup::Wakeup;
 
 /// A finished call: the token its caller gave, and how it ended (`ok`
 /// false with `err` filled on failure; free `err` with `ts_error_clear`).
@@ -29,7 +31,7 @@ pub struct TsDone {
 }
 
 static QUEUE: Mutex<Vec<(u64, Outcome)>> = Mutex::new(Vec::new());
-static FD: OnceLock<Result<OwnedFd, String>> = OnceLock::new();
+static WAKEUP: OnceLock<Result<Wakeup, String>> = OnceLock::new();
 /// How many calls wait now, blocked on their thread or going on in the
 /// runtime.
 static WAITING: AtomicUsize = AtomicUsize::new(0);
@@ -54,28 +56,21 @@ fn queue() -> MutexGuard<'static, Vec<(u64, Outcome)>> {
     QUEUE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The eventfd, made at first use (non-blocking, closed on exec).
-fn eventfd() -> Outcome<&'static OwnedFd> {
-    let fd = FD.get_or_init(|| {
-        // SAFETY: makes a new descriptor, owned from here on.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error().to_string());
-        }
-        // SAFETY: `fd` is a new descriptor nothing else owns.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-    });
-    fd.as_ref().map_err(|e| {
+/// The wake-up descriptor, made at first use (non-blocking, closed on
+/// exec).
+fn wakeup() -> Outcome<&'static Wakeup> {
+    let made = WAKEUP.get_or_init(|| Wakeup::new().map_err(|e| e.to_string()));
+    made.as_ref().map_err(|e| {
         Failure::new(
             TsCode::Io,
-            format!("cannot make the completion eventfd: {e}"),
+            format!("cannot make the completion wake-up descriptor: {e}"),
         )
     })
 }
 
-/// Puts the end of the call `token` in the queue, and makes the eventfd
-/// readable when the queue was empty (a reader drains it all after each
-/// read, so one write per batch is enough).
+/// Puts the end of the call `token` in the queue, and wakes the
+/// descriptor when the queue was empty (a reader drains it all after each
+/// read, so one wake per batch is enough).
 fn report(token: u64, result: Outcome) {
     let was_empty = {
         let mut queue = queue();
@@ -84,11 +79,8 @@ fn report(token: u64, result: Outcome) {
         was_empty
     };
     if was_empty {
-        if let Ok(fd) = eventfd() {
-            let one = 1u64;
-            // SAFETY: writes 8 bytes from a live u64 to an eventfd. A full
-            // counter (EAGAIN) already means readable.
-            unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        if let Ok(wakeup) = wakeup() {
+            wakeup.wake();
         }
     }
 }
@@ -103,7 +95,7 @@ where
     F: Future<Output = Outcome> + Send + 'static,
 {
     let rt = runtime()?;
-    eventfd()?;
+    wakeup()?;
     let mut future = Box::pin(future);
     let polled = {
         let _entered = rt.enter();
@@ -123,7 +115,7 @@ where
     F: Future<Output = Outcome> + Send + 'static,
 {
     let rt = runtime()?;
-    eventfd()?;
+    wakeup()?;
     let (waiting, alone) = Waiting::begin();
     if alone {
         let output = rt.block_on(future);
@@ -138,16 +130,18 @@ where
     Ok(None)
 }
 
-/// The eventfd that is readable when the queue has calls that ended: read
-/// it (8 bytes) and then drain the queue with `ts_done_take`. -1 with `err`
-/// filled when it cannot be made.
+/// The descriptor that is readable when the queue has calls that ended
+/// (an eventfd on Linux, a pipe's read end elsewhere): read it (up to 64
+/// bytes at a time; an eventfd needs at least 8) and then drain the queue
+/// with `ts_done_take`. -1 with `err` filled when it cannot be made. It
+/// stays open for the life of the process.
 ///
 /// # Safety
 /// `err` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ts_done_fd(err: *mut TsError) -> i32 {
-    match eventfd() {
-        Ok(fd) => fd.as_raw_fd(),
+    match wakeup() {
+        Ok(wakeup) => wakeup.fd(),
         Err(failure) => {
             // SAFETY: forwarded from the caller.
             unsafe { fill(err, failure) };

@@ -14,9 +14,10 @@ import (
 
 // A call that waits for a reply does not block its goroutine's thread in
 // C: the C side goes on in a task of its runtime and, at the end, queues
-// the call's token and result and makes an eventfd readable. One goroutine
-// reads the eventfd through Go's netpoller, drains the queue and hands each
-// result to the goroutine waiting for it.
+// the call's token and result and wakes one descriptor (an eventfd on
+// Linux, a pipe on other Unix systems). One goroutine reads it through Go's
+// netpoller, drains the queue and hands each result to the goroutine
+// waiting for it.
 
 var (
 	// token -> chan error (buffered 1), put by whichever of the waiter and
@@ -24,7 +25,7 @@ var (
 	// on in the runtime cost a channel.
 	waiters   sync.Map
 	doneStart sync.Once
-	doneErr   error // why the eventfd could not be made
+	doneErr   error // why the descriptor could not be made
 )
 
 // doneReady starts the drain, once; an error when it cannot run (then no
@@ -54,15 +55,18 @@ func startDone() {
 	go drainDone(os.NewFile(uintptr(fd), "tinystore-done"))
 }
 
-// drainDone waits for the eventfd for the rest of the process and hands
+// drainDone waits for the descriptor for the rest of the process and hands
 // out each ended call's result.
 func drainDone(f *os.File) {
 	const capacity = 256
 	buf := (*C.TsDone)(C.malloc(C.size_t(capacity * unsafe.Sizeof(C.TsDone{}))))
 	items := unsafe.Slice(buf, capacity)
-	var counter [8]byte
+	// An eventfd's read takes its whole counter into 8 bytes; a pipe's
+	// takes up to 64 of the bytes its wakes wrote, and any left over only
+	// wake this loop once more.
+	var wakes [64]byte
 	for {
-		if _, err := f.Read(counter[:]); err != nil {
+		if _, err := f.Read(wakes[:]); err != nil {
 			continue // EAGAIN is waited for inside Read; nothing else is expected
 		}
 		for {

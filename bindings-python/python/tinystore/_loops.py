@@ -1,6 +1,7 @@
 """One wakeup channel per event loop: outcomes reached in tinystore's
-runtime are queued for their loop, which reads an eventfd (``add_reader``)
-and settles them all on its own thread."""
+runtime are queued for their loop, which waits on a descriptor (an eventfd
+on Linux, a pipe on other Unix systems) with ``add_reader`` and settles
+them all on its own thread."""
 
 from __future__ import annotations
 
