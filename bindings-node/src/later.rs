@@ -104,6 +104,8 @@ where
     let raw = env.raw();
     let mut deferred = ptr::null_mut();
     let mut promise = ptr::null_mut();
+    // SAFETY: `raw` is the live env of this call on the JS thread; the two
+    // out-pointers are live locals.
     check_status!(unsafe { sys::napi_create_promise(raw, &mut deferred, &mut promise) })?;
     let future = async move {
         let out = future.await;
@@ -135,6 +137,9 @@ where
         });
         local.live += 1;
         if local.live == 1 {
+            // SAFETY: on the JS thread, with its live env; `local.tsfn` was
+            // made for this env and is released only by its teardown,
+            // which also empties `LOCAL`.
             check_status!(unsafe { sys::napi_ref_threadsafe_function(raw, local.tsfn) })?;
         }
         Ok(slot)
@@ -157,6 +162,8 @@ impl Local {
         });
         let mut name = ptr::null_mut();
         let label = "tinystore";
+        // SAFETY: `env` is live (we are on its JS thread); `label` is
+        // `label.len()` readable bytes of UTF-8; `name` is a live local.
         check_status!(unsafe {
             sys::napi_create_string_utf8(
                 env,
@@ -166,6 +173,9 @@ impl Local {
             )
         })?;
         let mut tsfn = ptr::null_mut();
+        // SAFETY: `env` is live; `name` is a JS string of it; no JS
+        // function, context or finalizer is given (all null), `on_ping`
+        // matches the call_js callback's signature; `tsfn` is a live local.
         check_status!(unsafe {
             sys::napi_create_threadsafe_function(
                 env,
@@ -181,9 +191,12 @@ impl Local {
                 &mut tsfn,
             )
         })?;
+        // SAFETY: `tsfn` was made just now for this live env.
         check_status!(unsafe { sys::napi_unref_threadsafe_function(env, tsfn) })?;
         shared.woken.lock().unwrap_or_else(|e| e.into_inner()).tsfn = tsfn;
         let hook = Arc::into_raw(shared.clone()) as *mut c_void;
+        // SAFETY: `env` is live; `teardown` takes back the `Arc` that
+        // `hook` leaks here, once, when the env is torn down.
         check_status!(unsafe { sys::napi_add_env_cleanup_hook(env, Some(teardown), hook) })?;
         Ok(Local {
             shared,
@@ -198,7 +211,14 @@ impl Local {
 
 /// The environment is going: no waker calls the threadsafe function any
 /// more (Node frees it next), and the pending futures are dropped.
+///
+/// # Safety
+/// Called by Node once, on the JS thread, with the `data` that
+/// [`Local::new`] registered: a pointer from `Arc::into_raw` of a
+/// `Shared`, whose count it takes back.
 unsafe extern "C" fn teardown(data: *mut c_void) {
+    // SAFETY: `data` is the `Arc<Shared>` leaked by `Local::new` for this
+    // hook, taken back once (Node runs a cleanup hook once).
     let shared = unsafe { Arc::from_raw(data as *const Shared) };
     shared.woken.lock().unwrap_or_else(|e| e.into_inner()).tsfn = ptr::null_mut();
     let gone = LOCAL.with(|local| local.borrow_mut().take());
@@ -206,6 +226,11 @@ unsafe extern "C" fn teardown(data: *mut c_void) {
 }
 
 /// The ping, on the JS thread: polls the woken futures.
+///
+/// # Safety
+/// Called by Node as the threadsafe function's call_js callback, on the JS
+/// thread, with its env, or with a null env while the function is being
+/// torn down (then it does nothing). It reads no pointer but `env`.
 unsafe extern "C" fn on_ping(
     env: sys::napi_env,
     _js_callback: sys::napi_value,
@@ -258,6 +283,9 @@ fn drain_slots(env: sys::napi_env, slots: impl IntoIterator<Item = usize>) {
                         local.free.push(slot);
                         local.live -= 1;
                         if local.live == 0 {
+                            // SAFETY: on the JS thread with its live env;
+                            // `local.tsfn` was made for it and outlives
+                            // `LOCAL`'s contents (see `teardown`).
                             unsafe { sys::napi_unref_threadsafe_function(env, local.tsfn) };
                         }
                     }
@@ -270,9 +298,13 @@ fn drain_slots(env: sys::napi_env, slots: impl IntoIterator<Item = usize>) {
 /// Resolves or rejects `deferred` with what its future left.
 fn settle_promise(env: sys::napi_env, deferred: sys::napi_deferred, settle: Settle) {
     match settle(env) {
+        // SAFETY: on the JS thread with its live env; `deferred` was made
+        // by `napi_create_promise` in `later` and is settled once, here
+        // (its task left the table before).
         Ok(value) => unsafe {
             sys::napi_resolve_deferred(env, deferred, value);
         },
+        // SAFETY: as above.
         Err(err) => unsafe {
             let value = JsError::from(err).into_value(env);
             sys::napi_reject_deferred(env, deferred, value);

@@ -148,9 +148,8 @@ pub unsafe extern "C" fn ts_guard_refused(
 unsafe fn with_largest(refusal: tinystore::Error, largest: *mut TsFence) -> Failure {
     if let Some(stale) = refusal.stale_detail() {
         // SAFETY: promised by the caller.
-        if let Err(failure) =
-            unsafe { put(largest, Fence::from_u128(stale.largest).into(), "largest") }
-        {
+        let written = unsafe { put(largest, Fence::from_u128(stale.largest).into(), "largest") };
+        if let Err(failure) = written {
             return failure;
         }
     }
