@@ -53,13 +53,6 @@ def error_codes() -> list[tuple[str, str]]:
     """The core's error codes, in order: (code, class name in ``tinystore._errors``)."""
 def error_of(code: str, message: str) -> BaseException:
     """The exception raised for a core error of ``code`` with ``message``."""
-def object_check_metadata(resource: str, keys: list[str]) -> None:
-    """Raises ``Invalid`` when a key is one of the guard's own."""
-def object_head_refused(resource: str, status: int) -> BaseException: ...
-def error_codes() -> list[tuple[str, str]]:
-    """The core's error codes, in order: (code, class name in ``tinystore._errors``)."""
-def error_of(code: str, message: str) -> BaseException:
-    """The exception raised for a core error of ``code`` with ``message``."""
 def http_parse_fence_header(value: str | None) -> int | None: ...
 def http_fence_header_value(fence: object) -> str: ...
 def http_status_of(code: str) -> int | None: ...
