@@ -1,12 +1,12 @@
 //! Acquiring a key on etcd, first come first served by create revision.
 //!
-//! Each caller writes an entry into the key's line, attached to the
+//! Each caller writes an entry into the key's queue, attached to the
 //! client's shared etcd lease for its TTL (sessions.rs); it holds the key while its entry is among the first
-//! `limit` by create revision (1 for a lock), and otherwise watches the line
+//! `limit` by create revision (1 for a lock), and otherwise watches the queue
 //! for deletions. At the grant it writes its entry again in a transaction
 //! conditioned on the entry's last write being the one it knows: the
 //! revision of that write is the fence's count, so counts grow in grant
-//! order across the cluster. When the line is empty, joining and granting
+//! order across the cluster. When the queue is empty, joining and granting
 //! are one transaction.
 //!
 //! Both writes are right when a try whose answer was lost is repeated
@@ -38,12 +38,12 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::AbortHandle;
 
-/// What a look at the line found.
+/// What a look at the queue found.
 enum Seen {
     /// The key is granted, at this revision, in this epoch.
     Granted { revision: i64, epoch: u64 },
-    /// The first `limit` entries of the line, as of `revision`.
-    Line { revision: i64, first: Vec<KeyValue> },
+    /// The first `limit` entries of the queue, as of `revision`.
+    Queue { revision: i64, first: Vec<KeyValue> },
 }
 
 /// Waits (or, when `waits` is false, does not) until the key is ours.
@@ -60,7 +60,7 @@ pub(crate) async fn acquire(
         joined => joined?,
     };
     let from = match &seen {
-        Seen::Granted { revision, .. } | Seen::Line { revision, .. } => revision + 1,
+        Seen::Granted { revision, .. } | Seen::Queue { revision, .. } => revision + 1,
     };
     place.task = Some(place.guard.spawn(inner.client.clone(), from));
     loop {
@@ -68,7 +68,7 @@ pub(crate) async fn acquire(
             Seen::Granted { revision, epoch } => {
                 return place.hold(&request, revision, epoch).await.map(Some)
             }
-            Seen::Line { revision, first } => (revision, first),
+            Seen::Queue { revision, first } => (revision, first),
         };
         check_limit(&request, &first)?;
         if first
@@ -84,18 +84,18 @@ pub(crate) async fn acquire(
         }
         if request.key().fenced() {
             // A lock waits for the one entry ahead of it, as etcd's own
-            // lock does: a release wakes one waiter, not the whole line.
+            // lock does: a release wakes one waiter, not the whole queue.
             place.wait_for_turn(&request).await?;
             seen = place.grant(&request).await?;
         } else {
-            let line = inner.layout.line(request.key());
-            place.wait_for_deletion(&line, true, revision + 1).await?;
+            let queue = inner.layout.queue(request.key());
+            place.wait_for_deletion(&queue, true, revision + 1).await?;
             seen = place.look(&request).await?;
         }
     }
 }
 
-/// Writes a new entry into the line of the request's key, on the shared
+/// Writes a new entry into the queue of the request's key, on the shared
 /// etcd lease for its TTL.
 async fn join(inner: &Arc<Inner>, request: &Request) -> Result<(Place, Seen)> {
     let session = inner.sessions.take(&inner.client, request.ttl()).await?;
@@ -127,7 +127,7 @@ async fn join(inner: &Arc<Inner>, request: &Request) -> Result<(Place, Seen)> {
     }
 }
 
-/// A place in a key's line: its entry is deleted when it is dropped, unless
+/// A place in a key's queue: its entry is deleted when it is dropped, unless
 /// it became a lease.
 struct Place {
     inner: Arc<Inner>,
@@ -136,21 +136,21 @@ struct Place {
     guard: Arc<Guard>,
     task: Option<AbortHandle>,
     armed: bool,
-    /// Our entry's create revision: its place in the line.
+    /// Our entry's create revision: its place in the queue.
     mine: i64,
     /// The revision of our entry's last write we know of.
     written: i64,
 }
 
 impl Place {
-    /// Writes our entry; grants at once when the line was empty. Only if
+    /// Writes our entry; grants at once when the queue was empty. Only if
     /// the entry is not there yet: a repeat after a try whose answer was
     /// lost finds the entry that try wrote, and adopts it (as a grant when
     /// that try granted a campaign; a lock's is granted again, its fence
     /// never given).
     async fn join(&mut self, request: &Request) -> Result<Seen> {
         let layout = &self.inner.layout;
-        let line = layout.line(request.key());
+        let queue = layout.queue(request.key());
         let entry = self.guard.entry.as_str();
         let put = TxnOp::put(
             entry,
@@ -160,16 +160,16 @@ impl Place {
         let mut granting = vec![put.clone(), TxnOp::get(layout.epoch(), None)];
         granting.extend(self.leader_put(request));
         let joining = Txn::new()
-            .when([Compare::create_revision(line.as_str(), CompareOp::Equal, 0).with_prefix()])
+            .when([Compare::create_revision(queue.as_str(), CompareOp::Equal, 0).with_prefix()])
             .and_then(granting)
             .or_else([
                 put,
-                TxnOp::get(line.as_str(), Some(first_of_line(request.limit()))),
+                TxnOp::get(queue.as_str(), Some(first_of_queue(request.limit()))),
                 TxnOp::get(entry, None),
             ]);
         let mut found = vec![
             TxnOp::get(entry, None),
-            TxnOp::get(line.as_str(), Some(first_of_line(request.limit()))),
+            TxnOp::get(queue.as_str(), Some(first_of_queue(request.limit()))),
             TxnOp::get(layout.epoch(), None),
         ];
         found.extend(self.guard.leader.as_deref().map(|l| TxnOp::get(l, None)));
@@ -177,7 +177,7 @@ impl Place {
             .when([Compare::create_revision(entry, CompareOp::Equal, 0)])
             .and_then([TxnOp::txn(joining)])
             .or_else(found);
-        let what = format!("joining the line of {} on etcd", request.key());
+        let what = format!("joining the queue of {} on etcd", request.key());
         let reply = self.txn(&what, txn).await?;
         let revision = revision_of(&reply);
         if !reply.succeeded() {
@@ -197,11 +197,11 @@ impl Place {
         let me = gets.next().and_then(|g| g.kvs().first().cloned());
         self.mine = me.as_ref().map_or(revision, |kv| kv.create_revision());
         self.written = me.map_or(revision, |kv| kv.mod_revision());
-        Ok(Seen::Line { revision, first })
+        Ok(Seen::Queue { revision, first })
     }
 
     /// Takes up the entry an earlier try of the join wrote, from `found`:
-    /// the entry, the first of the line, the epoch and, for a campaign, the
+    /// the entry, the first of the queue, the epoch and, for a campaign, the
     /// leader key. That try granted a campaign when the leader key was
     /// written with the entry.
     fn adopt(&mut self, revision: i64, found: Vec<GetResponse>) -> Result<Seen> {
@@ -225,7 +225,7 @@ impl Place {
                 epoch,
             });
         }
-        Ok(Seen::Line { revision, first })
+        Ok(Seen::Queue { revision, first })
     }
 
     /// For a campaign, the write that names it the election's leader, in
@@ -242,19 +242,19 @@ impl Place {
         })
     }
 
-    /// Reads the first `limit` entries of the line again.
+    /// Reads the first `limit` entries of the queue again.
     async fn look(&self, request: &Request) -> Result<Seen> {
         self.check_still_waiting()?;
-        let line = self.inner.layout.line(request.key());
-        let what = format!("reading the line of {} on etcd", request.key());
+        let queue = self.inner.layout.queue(request.key());
+        let what = format!("reading the queue of {} on etcd", request.key());
         let client = &self.inner.client;
         let mut reply = retry(client, &what, || {
-            let (mut kv, line) = (client.kv_client(), line.clone());
-            async move { kv.get(line, Some(first_of_line(request.limit()))).await }
+            let (mut kv, queue) = (client.kv_client(), queue.clone());
+            async move { kv.get(queue, Some(first_of_queue(request.limit()))).await }
         })
         .await?;
         let revision = reply.header().map(|h| h.revision()).unwrap_or(0);
-        Ok(Seen::Line {
+        Ok(Seen::Queue {
             revision,
             first: reply.take_kvs(),
         })
@@ -310,10 +310,10 @@ impl Place {
         }
     }
 
-    /// Waits until no entry is ahead of ours in a lock's line.
+    /// Waits until no entry is ahead of ours in a lock's queue.
     async fn wait_for_turn(&self, request: &Request) -> Result<()> {
-        let line = self.inner.layout.line(request.key());
-        let what = format!("reading the line of {} on etcd", request.key());
+        let queue = self.inner.layout.queue(request.key());
+        let what = format!("reading the queue of {} on etcd", request.key());
         let client = &self.inner.client;
         let options = GetOptions::new()
             .with_prefix()
@@ -324,8 +324,8 @@ impl Place {
         loop {
             self.check_still_waiting()?;
             let ahead = retry(client, &what, || {
-                let (mut kv, line, options) = (client.kv_client(), line.clone(), options.clone());
-                async move { kv.get(line, Some(options)).await }
+                let (mut kv, queue, options) = (client.kv_client(), queue.clone(), options.clone());
+                async move { kv.get(queue, Some(options)).await }
             })
             .await?;
             let Some(next) = ahead.kvs().first() else {
@@ -340,7 +340,7 @@ impl Place {
     /// Waits until `target` (or an entry under it, with `prefix`) is deleted
     /// after revision `from`, our lease is lost, or the store closes.
     async fn wait_for_deletion(&self, target: &str, prefix: bool, from: i64) -> Result<()> {
-        let line = target.to_string();
+        let queue = target.to_string();
         let mut options = WatchOptions::new()
             .with_start_revision(from)
             .with_filters([WatchFilterType::NoPut]);
@@ -351,8 +351,9 @@ impl Place {
         let client = &self.inner.client;
         let member = client.current();
         let mut stream = retry(client, &what, || {
-            let (mut watch, line, options) = (client.watch_client(), line.clone(), options.clone());
-            async move { watch.watch(line, Some(options)).await }
+            let (mut watch, queue, options) =
+                (client.watch_client(), queue.clone(), options.clone());
+            async move { watch.watch(queue, Some(options)).await }
         })
         .await?;
         let lost = self.guard.signal();
@@ -363,7 +364,7 @@ impl Place {
                 message = stream.message() => match message {
                     Ok(Some(reply)) if reply.events().is_empty() && !reply.canceled() => continue,
                     Ok(Some(_)) => return Ok(()),
-                    // The watch broke: look at the line again.
+                    // The watch broke: look at the queue again.
                     Ok(None) | Err(_) => {
                         client.failed(member);
                         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -419,7 +420,7 @@ impl Place {
         Ok(Grant { id, fence, lost })
     }
 
-    /// Leaves the line now.
+    /// Leaves the queue now.
     async fn give_up(mut self) {
         if let Some(task) = self.task.take() {
             task.abort();
@@ -469,7 +470,7 @@ fn check_limit(request: &Request, first: &[KeyValue]) -> Result<()> {
     }
 }
 
-fn first_of_line(limit: u32) -> GetOptions {
+fn first_of_queue(limit: u32) -> GetOptions {
     GetOptions::new()
         .with_prefix()
         .with_sort(SortTarget::Create, SortOrder::Ascend)

@@ -4,7 +4,7 @@
 //! A try that failed as unavailable may still have taken effect: its
 //! request reached etcd and only the answer was lost. So every retried
 //! write is written to be right when repeated after its own effect: the
-//! join of a line writes its entry only if it is not there yet, a grant
+//! join of a queue writes its entry only if it is not there yet, a grant
 //! writes only over the entry's last write it knows (acquire.rs), and a
 //! release that finds its entry gone after such a try counts it as its own
 //! delete (guard.rs, mod.rs). The other calls do no harm repeated: a

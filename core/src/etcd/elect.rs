@@ -1,11 +1,11 @@
-//! Elections on etcd: a campaign is an acquire of the election's line
+//! Elections on etcd: a campaign is an acquire of the election's queue
 //! (acquire.rs), whose grant also writes the leader key (layout.rs); here,
 //! who leads, and observers fed by a watch of the election's directory.
 //!
 //! An observer's state after each revision: the leader key's value and
-//! term when it exists; nobody when the line is empty too; otherwise a
+//! term when it exists; nobody when the queue is empty too; otherwise a
 //! hand-over is under way (a leader resigned or ran out and the next in
-//! line has yet to write its grant), and nothing is told until it settles,
+//! queue has yet to write its grant), and nothing is told until it settles,
 //! so a hand-over is one change, from one leader straight to the next. A
 //! watch resumes from the last revision it saw when it breaks, so nothing
 //! is missed or told twice; when etcd has compacted past it, the observer
@@ -106,8 +106,8 @@ struct State {
     leader_key: Vec<u8>,
     /// The leader key, while it exists.
     leader: Option<KeyValue>,
-    /// The entries of the line.
-    line: BTreeSet<Vec<u8>>,
+    /// The entries of the queue.
+    queue: BTreeSet<Vec<u8>>,
 }
 
 impl State {
@@ -115,7 +115,7 @@ impl State {
         if kv.key() == self.leader_key.as_slice() {
             self.leader = Some(kv.clone());
         } else {
-            self.line.insert(kv.key().to_vec());
+            self.queue.insert(kv.key().to_vec());
         }
     }
 
@@ -123,14 +123,14 @@ impl State {
         if kv.key() == self.leader_key.as_slice() {
             self.leader = None;
         } else {
-            self.line.remove(kv.key());
+            self.queue.remove(kv.key());
         }
     }
 
     /// Whether who leads is settled: a leader, or nobody and nobody in
-    /// line (not a hand-over under way).
+    /// queue (not a hand-over under way).
     fn settled(&self) -> bool {
-        self.leader.is_some() || self.line.is_empty()
+        self.leader.is_some() || self.queue.is_empty()
     }
 }
 

@@ -4,12 +4,14 @@
 //! - `/P/lock/NAME/KEY/LEASE` and `/P/semaphore/NAME/KEY/LEASE`: one entry
 //!   per caller waiting for or holding KEY, attached to its client's shared
 //!   etcd lease for its TTL; LEASE is that etcd lease's id (16 hex digits),
-//!   a dash and the lease's number in its client. Its value is the limit it asked for. The line
+//!   a dash and the lease's number in its client. Its value is the limit it asked for. The queue
 //!   is the entries in the order of their create revisions; the first
 //!   `limit` hold the key.
 //!
-//! - `/P/election/NAME/line/LEASE`: the line of the election NAME, as a
-//!   lock's line; an entry's value is its campaign's value.
+//! - `/P/election/NAME/line/LEASE`: the queue of the election NAME, as a
+//!   lock's queue; an entry's value is its campaign's value. (The
+//!   directory keeps the name `line/` it had when a queue was called a
+//!   line, so that stores kept on etcd before stay readable.)
 //! - `/P/election/NAME/leader`: the leader's value, written by the grant's
 //!   transaction (so its mod revision is the term's count) and attached to
 //!   the leader's (shared) etcd lease, so it goes with it; a leadership that
@@ -39,25 +41,25 @@ impl Layout {
         format!("{}/epoch", self.root)
     }
 
-    /// The directory of every line (for status).
-    pub(crate) fn lines(&self, fenced: bool) -> String {
+    /// The directory of every queue (for status).
+    pub(crate) fn queues(&self, fenced: bool) -> String {
         format!("{}/{}/", self.root, kind(fenced))
     }
 
-    /// The directory of one key's line.
-    pub(crate) fn line(&self, key: &KeyId) -> String {
+    /// The directory of one key's queue.
+    pub(crate) fn queue(&self, key: &KeyId) -> String {
         if key.is_election() {
             return format!("{}line/", self.election(key.name()));
         }
         format!(
             "{}{}/{}/",
-            self.lines(key.fenced()),
+            self.queues(key.fenced()),
             key.name(),
             encode(key.key())
         )
     }
 
-    /// The directory of everything of the election `name`: its line and
+    /// The directory of everything of the election `name`: its queue and
     /// its leader.
     pub(crate) fn election(&self, name: &str) -> String {
         format!("{}/election/{name}/", self.root)
@@ -74,7 +76,7 @@ impl Layout {
     }
 
     /// The election a key listed under `elections()` belongs to, and
-    /// whether it is the election's leader key (else an entry of its line).
+    /// whether it is the election's leader key (else an entry of its queue).
     pub(crate) fn parse_election(&self, key: &[u8]) -> Option<(String, bool)> {
         let rest = std::str::from_utf8(key)
             .ok()?
@@ -87,16 +89,16 @@ impl Layout {
         }
     }
 
-    /// The entry in `key`'s line of the lease numbered `id` in a client
+    /// The entry in `key`'s queue of the lease numbered `id` in a client
     /// whose shared etcd lease (of that lease's TTL) is `lease`.
     pub(crate) fn entry(&self, key: &KeyId, lease: i64, id: u64) -> String {
-        format!("{}{lease:016x}-{id}", self.line(key))
+        format!("{}{lease:016x}-{id}", self.queue(key))
     }
 
-    /// The name and key of an entry listed under `lines(fenced)`.
+    /// The name and key of an entry listed under `queues(fenced)`.
     pub(crate) fn parse_entry(&self, fenced: bool, entry: &[u8]) -> Option<(String, String)> {
         let text = std::str::from_utf8(entry).ok()?;
-        let rest = text.strip_prefix(&self.lines(fenced))?;
+        let rest = text.strip_prefix(&self.queues(fenced))?;
         let mut parts = rest.split('/');
         let (name, key, _lease) = (parts.next()?, parts.next()?, parts.next()?);
         Some((name.to_string(), decode(key)?))
@@ -112,7 +114,7 @@ fn kind(fenced: bool) -> &'static str {
 }
 
 /// The value of an entry: the limit it asked for; a campaign's value in an
-/// election's line.
+/// election's queue.
 pub(crate) fn entry_value(request: &Request) -> String {
     match request.value() {
         Some(value) if request.key().is_election() => value.to_string(),
@@ -153,8 +155,8 @@ mod tests {
     fn keys_with_slashes_get_lines_of_their_own() {
         let layout = Layout::new("p");
         let key = |k: &str| KeyId::new(true, "n", k).unwrap();
-        let a = layout.line(&key("a"));
-        let b = layout.line(&key("a/b"));
+        let a = layout.queue(&key("a"));
+        let b = layout.queue(&key("a/b"));
         assert_eq!(a, "/p/lock/n/a/");
         assert!(!b.starts_with(&a), "{b} falls under {a}");
         let entry = layout.entry(&key("50%/x"), 255, 7);
@@ -169,11 +171,11 @@ mod tests {
     fn an_election_has_a_directory_of_its_own_with_its_line_and_leader() {
         let layout = Layout::new("p");
         let election = KeyId::election("n").unwrap();
-        assert_eq!(layout.line(&election), "/p/election/n/line/");
+        assert_eq!(layout.queue(&election), "/p/election/n/line/");
         assert_eq!(layout.leader("n"), "/p/election/n/leader");
-        assert!(layout.line(&election).starts_with(&layout.election("n")));
-        assert!(!layout.leader("n").starts_with(&layout.line(&election)));
-        assert!(!layout.election("n").starts_with(&layout.lines(true)));
+        assert!(layout.queue(&election).starts_with(&layout.election("n")));
+        assert!(!layout.leader("n").starts_with(&layout.queue(&election)));
+        assert!(!layout.election("n").starts_with(&layout.queues(true)));
         let entry = layout.entry(&election, 255, 1);
         assert_eq!(
             layout.parse_election(entry.as_bytes()),

@@ -1,6 +1,6 @@
-//! A snapshot of a store on etcd: its epoch, and each line's holders (the
+//! A snapshot of a store on etcd: its epoch, and each queue's holders (the
 //! first `limit` entries by create revision) and waiters, and each
-//! election's leader and campaigners in line.
+//! election's leader and campaigners in its queue.
 
 use super::call::retry;
 use super::epoch;
@@ -25,13 +25,13 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
     let mut held = Vec::new();
     let mut waiting = Vec::new();
     for fenced in [true, false] {
-        let lines = inner.layout.lines(fenced);
+        let queues = inner.layout.queues(fenced);
         let options = GetOptions::new()
             .with_prefix()
             .with_sort(SortTarget::Create, SortOrder::Ascend);
-        let mut got = retry(client, "listing the lines on etcd", || {
-            let (mut kv, lines, options) = (client.kv_client(), lines.clone(), options.clone());
-            async move { kv.get(lines, Some(options)).await }
+        let mut got = retry(client, "listing the queues on etcd", || {
+            let (mut kv, queues, options) = (client.kv_client(), queues.clone(), options.clone());
+            async move { kv.get(queues, Some(options)).await }
         })
         .await?;
         let mut entries: Vec<(String, String, KeyValue)> = got
@@ -42,11 +42,11 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
                 Some((name, key, kv))
             })
             .collect();
-        // Sorting is stable: within a line, entries stay in create order.
+        // Sorting is stable: within a queue, entries stay in create order.
         entries.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-        for line in entries.chunk_by(|a, b| (&a.0, &a.1) == (&b.0, &b.1)) {
-            let limit = parse_limit(line[0].2.value()).unwrap_or(1) as usize;
-            for (name, key, kv) in line.iter().take(limit) {
+        for queue in entries.chunk_by(|a, b| (&a.0, &a.1) == (&b.0, &b.1)) {
+            let limit = parse_limit(queue[0].2.value()).unwrap_or(1) as usize;
+            for (name, key, kv) in queue.iter().take(limit) {
                 let (ttl_ms, left_ms) = lease_times(inner, kv.lease()).await;
                 held.push(HeldStatus {
                     name: name.clone(),
@@ -58,11 +58,11 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
                     leader: None,
                 });
             }
-            if line.len() > limit {
+            if queue.len() > limit {
                 waiting.push(WaitingStatus {
-                    name: line[0].0.clone(),
-                    key: line[0].1.clone(),
-                    waiters: line.len() - limit,
+                    name: queue[0].0.clone(),
+                    key: queue[0].1.clone(),
+                    waiters: queue.len() - limit,
                 });
             }
         }
@@ -110,7 +110,7 @@ async fn elections(
     for election in seen.chunk_by(|a, b| a.0 == b.0) {
         let name = &election[0].0;
         let leader = election.iter().find(|(_, leader, _)| *leader);
-        let in_line = election.iter().filter(|(_, leader, _)| !leader).count();
+        let in_queue = election.iter().filter(|(_, leader, _)| !leader).count();
         if let Some((_, _, kv)) = leader {
             let (ttl_ms, left_ms) = lease_times(inner, kv.lease()).await;
             held.push(HeldStatus {
@@ -123,7 +123,7 @@ async fn elections(
                 leader: Some(String::from_utf8_lossy(kv.value()).into_owned()),
             });
         }
-        let waiters = in_line.saturating_sub(usize::from(leader.is_some()));
+        let waiters = in_queue.saturating_sub(usize::from(leader.is_some()));
         if waiters > 0 {
             waiting.push(WaitingStatus {
                 name: name.clone(),
