@@ -112,7 +112,8 @@ pub struct HeldStatus {
     pub ttl_ms: u64,
     /// Milliseconds until it runs out unless renewed.
     pub left_ms: u64,
-    /// Whether the store itself keeps it alive (an embedded holder's lease).
+    /// Whether the store itself renews it (an embedded holder's renewing
+    /// lease).
     pub renewing: bool,
     /// For an election's leadership (its key is empty): the leader's value.
     #[serde(default, skip_serializing_if = "Option::is_none")]

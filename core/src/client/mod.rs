@@ -7,7 +7,7 @@
 //!   requests waiting for replies; it hands an election's changes of
 //!   leader, pushed by the server, to their observers (election/pushed.rs).
 //! - [`table`] keeps the leases held through any connection, tells their
-//!   holders when they are lost, and [`renewer`] keeps them alive.
+//!   holders when they are lost, and [`renewer`] renews them.
 //! - [`remote`] is the `Backend` over all that, which reconnects for later
 //!   calls when a connection broke.
 

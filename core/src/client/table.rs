@@ -38,7 +38,7 @@ struct Entry<L> {
     wire: String,
     ttl: Duration,
     lost: LostSender,
-    /// When it is next renewed; `None` when it is not kept alive or a
+    /// When it is next renewed; `None` when it is not renewing or a
     /// renewal is under way.
     renew_at: Option<Instant>,
 }
@@ -68,13 +68,13 @@ pub(crate) struct RemoteLeases<L> {
     inner: Mutex<Inner<L>>,
     /// Wakes the renewer when an earlier renewal is scheduled.
     pub(crate) wake: Arc<Notify>,
-    /// Starts the renewer, when the first lease to keep alive is recorded.
+    /// Starts the renewer, when the first renewing lease is recorded.
     start_renewer: fn(&Arc<RemoteLeases<L>>),
 }
 
 impl<L: Carrier> RemoteLeases<L> {
-    /// An empty table; `start_renewer` is called once, when the first lease
-    /// to keep alive is recorded.
+    /// An empty table; `start_renewer` is called once, when the first
+    /// renewing lease is recorded.
     pub(crate) fn new(start_renewer: fn(&Arc<RemoteLeases<L>>)) -> RemoteLeases<L> {
         RemoteLeases {
             inner: Mutex::new(Inner {

@@ -20,7 +20,8 @@ use std::time::Duration;
 use tokio::sync::Mutex as AsyncMutex;
 use tokio::time::Instant;
 
-/// A shared etcd lease, the stream that keeps it alive, and who uses it.
+/// A shared etcd lease, the stream that renews it (etcd's keep-alive
+/// stream), and who uses it.
 pub(crate) struct Session {
     client: Members,
     /// The etcd lease id.

@@ -1,5 +1,5 @@
 //! The shared etcd leases of one client, one per TTL (in whole seconds),
-//! and the task that keeps each alive: it renews every ttl/3, again within
+//! and the task that renews each: it renews every ttl/3, again within
 //! ttl/20 after a renewal that failed, and loses the lease when etcd says
 //! it ran out or confirmed no renewal for nine tenths of its TTL (so that
 //! its holders are told before etcd can let it run out). A lease nobody used
@@ -73,7 +73,7 @@ impl Sessions {
     }
 }
 
-/// Keeps `session` alive until it is lost, or unused for a whole TTL.
+/// Renews `session` until it is lost, or unused for a whole TTL.
 async fn keep(sessions: Sessions, seconds: i64, session: Arc<Session>) {
     let ttl = session.ttl;
     let period = (ttl / 3).max(Duration::from_millis(50));
