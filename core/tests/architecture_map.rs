@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The `.rs` files under `src`, as paths relative to it (`engine/line.rs`).
+/// The `.rs` files under `src`, as paths relative to it (`engine/queue.rs`).
 fn files(src: &Path) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
     let mut dirs = vec![src.to_path_buf()];
