@@ -1,5 +1,7 @@
 # tinystore: `make demo` plays the README's scene (a paused holder's late
-# write refused); `make test` runs every test.
+# write refused); `make check` is the everyday loop (lint and the unit tests
+# of every part, a few minutes); `make test` runs every test; `make deps`
+# installs the Debian packages the tests need.
 # Each binding adds its own targets in mk/<part>.mk, appending to TESTS.
 
 CARGO ?= cargo
@@ -11,7 +13,22 @@ BENCHES :=
 
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: demo test lint test-rust bench build deps-rust
+.PHONY: demo test lint test-rust bench build deps-rust deps deps-bench check
+
+# Every Debian package a test needs, as COMMAND:PACKAGE: mk/deps.sh installs,
+# in one apt-get run, those whose command is missing. Every target that
+# needs one of them depends on `deps`; nothing else calls apt-get.
+DEBIAN_TEST_PACKAGES := etcd:etcd-server faketime:faketime initdb:postgresql \
+  systemd-analyze:systemd promtool:prometheus ip:iproute2 go:golang-go \
+  node:nodejs npm:npm ensurepip:python3-venv
+# The peers the benchmarks compare against (make bench).
+DEBIAN_BENCH_PACKAGES := $(DEBIAN_TEST_PACKAGES) redis-server:redis-server
+
+deps:
+	@sh mk/deps.sh $(DEBIAN_TEST_PACKAGES)
+
+deps-bench:
+	@sh mk/deps.sh $(DEBIAN_BENCH_PACKAGES)
 
 # The etcd client's protobuf files are compiled by mk/protoc.sh (protox, a
 # protobuf compiler written in Rust, installed with cargo; .cargo/config.toml
@@ -26,7 +43,7 @@ demo: deps-rust
 build:
 	$(CARGO) build --release -p tinystore-cli
 
-test: lint $(TESTS)
+test: deps lint $(TESTS)
 	@echo "make test: every suite passed ($(TESTS))"
 
 lint: deps-rust

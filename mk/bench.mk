@@ -1,5 +1,5 @@
 # `make bench`: tinystore against Redis, etcd and PostgreSQL on loopback, in
-# one run (bench/). Installs the peers from Debian when missing.
+# one run (bench/). Installs the peers from Debian when missing (make deps-bench).
 
 BENCHES += bench-peers
 BENCH_SECONDS ?= 5
@@ -7,9 +7,7 @@ BENCH_VENV := $(CURDIR)/.venv-bench
 
 .PHONY: bench-peers bench-deps
 
-bench-deps: deps-rust
-	@command -v redis-server >/dev/null && command -v etcd >/dev/null && [ -d /usr/lib/postgresql ] || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server etcd-server postgresql)
+bench-deps: deps-rust deps-bench
 	@[ -x $(BENCH_VENV)/bin/python ] || python3 -m venv $(BENCH_VENV)
 	@$(BENCH_VENV)/bin/python -c 'import matplotlib' 2>/dev/null || $(BENCH_VENV)/bin/pip install -q matplotlib
 

@@ -26,7 +26,7 @@ dist:
 	$(MAKE) dist-python dist-node dist-go
 	@ls -l $(DIST)
 
-$(DIST_TOOLS):
+$(DIST_TOOLS): | deps
 	python3 -m venv $(DIST_VENV)
 	$(DIST_VENV)/bin/python -m pip install -q --disable-pip-version-check ziglang 'maturin>=1.9,<2' cargo-zigbuild
 	touch $@

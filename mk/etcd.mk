@@ -2,8 +2,9 @@
 # starts a three-member etcd cluster on loopback in a temp dir
 # (core/tests/etcd_cluster.sh), runs the etcd tests against it, and stops it;
 # `make bench-etcd` does the same around the etcd benchmark (docs/benchmarks.md).
-# Installs etcd from Debian when missing (the etcd client's protobuf files
-# need no protoc: see deps-rust in the Makefile).
+# `make deps` installs etcd, faketime and iproute2 from Debian when missing
+# (the etcd client's protobuf files need no protoc: see deps-rust in the
+# Makefile).
 
 TESTS += test-etcd
 BENCHES += bench-etcd
@@ -12,11 +13,7 @@ ETCD_CLUSTER := core/tests/etcd_cluster.sh
 
 .PHONY: etcd-deps test-etcd test-etcd-netns test-etcd-loop bench-etcd
 
-etcd-deps: deps-rust
-	@command -v etcd >/dev/null || \
-	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
-	@command -v faketime >/dev/null || \
-	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y faketime; }
+etcd-deps: deps-rust deps
 
 # The tests that kill members (etcd_failover) run one at a time. The tests
 # that cut members off from each other (etcd_member_partitions) run on a
@@ -41,7 +38,6 @@ ETCD_NETNS := core/tests/etcd_netns.sh
 # The partitions between members, on the namespaced cluster.
 test-etcd-netns: etcd-deps
 	@if [ "$$TINYSTORE_SKIP_NETNS" = 1 ]; then echo "test-etcd-netns: SKIPPED (TINYSTORE_SKIP_NETNS=1)" >&2; exit 0; fi; \
-	  command -v ip >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y iproute2; }; \
 	  bash $(ETCD_NETNS) can-run || { echo "test-etcd-netns: this machine cannot make network namespaces and bridges (root and iproute2 needed); TINYSTORE_SKIP_NETNS=1 skips these tests" >&2; exit 1; }; \
 	  dir=$$(mktemp -d) && bash $(ETCD_NETNS) start $$dir || { bash $(ETCD_NETNS) stop $$dir; exit 1; }; \
 	  echo "namespaced etcd cluster $$(cat $$dir/endpoints) in $$dir"; \

@@ -38,8 +38,7 @@ GO_S3GUARD := $(GO_DIR)/s3guard
 
 .PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go guard-worker-go bench-guards-go
 
-go-tools:
-	@command -v $(GO) >/dev/null || { apt-get update && apt-get install -y golang-go; }
+go-tools: deps
 	@$(GO_CBINDGEN) --version 2>/dev/null | grep -qx 'cbindgen $(GO_CBINDGEN_VERSION)' || \
 	  $(CARGO) install cbindgen --version $(GO_CBINDGEN_VERSION) --locked --root $(GO_CBINDGEN_ROOT)
 
@@ -70,7 +69,6 @@ go-header-check: go-tools
 	  else rm -f $$tmp; echo "bindings-go/$(GO_HEADER) drifted from capi: run make go-header" >&2; exit 1; fi
 
 test-go: go-tools go-lib go-header-check s3-deps
-	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	$(CARGO) test -q -p tinystore-capi
 	cd $(GO_DIR) && $(GO) vet ./...

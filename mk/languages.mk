@@ -15,11 +15,7 @@ LANG_GO_BIN := $(LANG_OUT)/bench-languages-go
 
 .PHONY: bench-languages bench-languages-deps
 
-bench-languages-deps: deps-rust go-lib
-	@command -v redis-server >/dev/null || \
-	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server; }
-	@command -v $(GO) >/dev/null || { apt-get update && apt-get install -y golang-go; }
-	@command -v node >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
+bench-languages-deps: deps-rust deps-bench go-lib
 	@[ -x $(LANG_VENV)/bin/python ] || python3 -m venv $(LANG_VENV)
 	$(LANG_VENV)/bin/pip install -q --disable-pip-version-check -r $(LANG_DIR)/python/requirements.txt
 	$(LANG_VENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./bindings-python

@@ -26,8 +26,7 @@ BENCHES += bench-node
 # smaller (tests/dist/node.sh keeps it under 10 MB) and no slower.
 NODE_DIST_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 
-dist-node: $(DIST_TOOLS) deps-rust
-	@command -v node >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
+dist-node: $(DIST_TOOLS) deps-rust deps
 	mkdir -p $(CARGO_TARGET_DIR)/napi-typedefs $(dir $(NODE_ADDON)) $(DIST)
 	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-node NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs \
 	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node --target $(DIST_TRIPLE).$(DIST_GLIBC)
@@ -36,11 +35,9 @@ dist-node: $(DIST_TOOLS) deps-rust
 	node $(NODE_DIR)/scripts/pack.js $(NODE_ADDON) $(DIST)
 
 node-deps: dist-node
-	@command -v node >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
 	cd $(NODE_DIR) && npm install --no-audit --no-fund
 
 test-node: node-deps s3-deps
-	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	cd $(NODE_DIR) && node scripts/typings.js --check
 	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json

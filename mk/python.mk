@@ -15,8 +15,8 @@ BENCHES += bench-python
 
 .PHONY: python-env python-install dist-python test-python bench-python bench-guards-python
 
-$(PY):
-	python3 -m venv $(PY_VENV) || { apt-get update && apt-get install -y python3-venv python3-pip && python3 -m venv $(PY_VENV); }
+$(PY): | deps
+	python3 -m venv $(PY_VENV)
 
 # psycopg (with its binary libpq) for the guard's PostgreSQL tests and bench;
 # boto3 for the S3 guard's; requests, httpx and uvicorn (an ASGI server) for
@@ -41,7 +41,6 @@ python-install: python-env dist-python
 # server (WITH_S3) for the S3 guard's, which TINYSTORE_REQUIRE_PG=1 and
 # TINYSTORE_REQUIRE_S3=1 forbid to skip.
 test-python: python-install s3-deps
-	@command -v etcd >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server; }
 	$(CARGO) build -q -p tinystore-cli
 	cd bindings-python && $(PY) -m mypy --strict python/tinystore tests bench
 	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \

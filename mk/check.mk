@@ -1,0 +1,45 @@
+# `make check`: the everyday loop, a few minutes where `make test` takes
+# forty. Lint for every part (cargo fmt, clippy -D warnings with the
+# features `make test` builds, go vet, tsc --strict, mypy --strict) and the
+# unit tests that need no server of another project (PostgreSQL, S3, etcd):
+# core's and the command's own (cargo test --lib), the C ABI's, then each
+# binding's suite on a debug build, with the tests of PostgreSQL, S3 and
+# etcd left out. Figures: README.md ("Commands").
+
+.PHONY: check check-rust check-go check-node check-python
+
+# Every feature of core that some target of `make test` turns on, so that
+# one clippy run sees all of its code.
+CHECK_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http
+
+check: check-rust check-go check-node check-python
+	@echo "make check: lint and unit tests passed"
+
+check-rust: deps-rust
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --features $(CHECK_FEATURES) -- -D warnings
+	$(CARGO) test -q -p tinystore -p tinystore-cli --lib
+	$(CARGO) build -q -p tinystore-cli
+
+check-go: go-tools go-lib go-header-check
+	$(CARGO) test -q -p tinystore-capi
+	cd $(GO_DIR) && $(GO) vet ./...
+	cd $(GO_DIR) && TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -count=1 ./...
+
+# The addon is a debug build (scripts/build.js), put beside the package.
+check-node: deps deps-rust
+	cd $(NODE_DIR) && [ -d node_modules/typescript ] || npm install --no-audit --no-fund --ignore-scripts
+	cd $(NODE_DIR) && TINYSTORE_NODE_ADDON= TINYSTORE_NODE_PROFILE=dev node scripts/build.js
+	cd $(NODE_DIR) && node scripts/typings.js --check
+	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json
+	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json
+	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore node --test \
+	  $$(ls .test-build/*.test.js | grep -v -e /etcd.test.js -e /s3.test.js -e /guard.test.js) test/*.test.mjs
+
+# The native module is a debug build, put in the venv by maturin develop.
+check-python: $(PY)
+	@$(PY) -c 'import maturin, mypy, pytest' 2>/dev/null || $(MAKE) --no-print-directory python-env
+	cd bindings-python && VIRTUAL_ENV=$(PY_VENV) $(PY) -m maturin develop -q
+	cd bindings-python && $(PY) -m mypy --strict python/tinystore tests bench
+	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) $(PY) -m pytest -q -p no:cacheprovider \
+	  --ignore tests/test_etcd.py --ignore tests/test_guard_s3.py
