@@ -46,7 +46,7 @@ test('lead gives a leadership whose fence is a bigint term; leader() shows it', 
 })
 
 test('a second campaigner waits and leads with a larger term once the first resigns', async () => {
-  await leadersInTurn(store.election('line'))
+  await leadersInTurn(store, store.election('line'))
 })
 
 test('a campaign given up by its signal never leads', async () => {

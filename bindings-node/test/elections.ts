@@ -1,7 +1,7 @@
 // What the election tests share (embedded, through a server, on etcd).
 import assert from 'node:assert/strict'
-import type { Election, Leader, Observer } from 'tinystore'
-import { sleep } from './helpers'
+import type { Election, Leader, Observer, Store } from 'tinystore'
+import { untilWaiting } from './status-wait'
 
 /** The next `n` changes an observer gives. */
 export async function take(observer: Observer, n: number): Promise<(Leader | null)[]> {
@@ -18,7 +18,7 @@ export async function take(observer: Observer, n: number): Promise<(Leader | nul
  * a leads; b waits in line until a resigns, then leads with a larger
  * term; an observer sees nobody, a, b, nobody; resigning twice is fine.
  */
-export async function leadersInTurn(election: Election): Promise<void> {
+export async function leadersInTurn(store: Store, election: Election): Promise<void> {
   const observer = election.observe()
   assert.deepEqual(await take(observer, 1), [null])
   const a = await election.campaign('a')
@@ -28,7 +28,7 @@ export async function leadersInTurn(election: Election): Promise<void> {
     bLeads = true
     return b
   })
-  await sleep(200)
+  await untilWaiting(store, election.name, '', 1)
   assert.equal(bLeads, false, 'b waits while a leads')
   await a.resign()
   await a.resign() // idempotent

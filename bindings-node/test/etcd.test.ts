@@ -138,6 +138,6 @@ test('locks and a semaphore on a real etcd', async () => {
 })
 
 test('an election on a real etcd: leaders in turn with rising terms, an observer sees each', async () => {
-  await onEtcd(store => leadersInTurn(store.election('scheduler', { wait: 20_000 })))
+  await onEtcd(store => leadersInTurn(store, store.election('scheduler', { wait: 20_000 })))
 })
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import tinystore
+from status_wait import until_waiting
 
 
-async def leaders_in_turn(election: tinystore.Election) -> None:
+async def leaders_in_turn(store: tinystore.Store, election: tinystore.Election) -> None:
     """a leads; b waits in line until a resigns, then leads with a larger
     term; an observer sees nobody, a, b, nobody; resigning twice is fine."""
     observer = election.observe()
@@ -15,7 +16,7 @@ async def leaders_in_turn(election: tinystore.Election) -> None:
     a = await election.campaign("a")
     assert await anext(observer) == ("a", a.fence)
     waiting = asyncio.create_task(election.campaign("b"))
-    await asyncio.sleep(0.2)
+    await until_waiting(store, election.name, "", 1)
     assert not waiting.done(), "b waits while a leads"
     await a.resign()
     await a.resign()  # idempotent

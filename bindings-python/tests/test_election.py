@@ -59,7 +59,7 @@ def test_sync_forms(store: tinystore.Store) -> None:
 
 
 def test_second_campaigner_waits_then_leads_with_a_larger_term(store: tinystore.Store) -> None:
-    asyncio.run(asyncio.wait_for(leaders_in_turn(store.election("line")), 30))
+    asyncio.run(asyncio.wait_for(leaders_in_turn(store, store.election("line")), 30))
 
 
 def test_a_cancelled_campaign_leaves_nothing(store: tinystore.Store) -> None:

@@ -91,4 +91,4 @@ def test_locks_and_semaphore_on_etcd(etcd: str) -> None:
 def test_an_election_on_etcd(etcd: str) -> None:
     with tinystore.connect(f"etcd://{etcd}/test-python") as store:
         election = store.election("scheduler", wait=20.0)
-        asyncio.run(asyncio.wait_for(leaders_in_turn(election), 60))
+        asyncio.run(asyncio.wait_for(leaders_in_turn(store, election), 60))
