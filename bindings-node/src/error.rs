@@ -4,7 +4,6 @@
 //! text). The JS layer (lib/errors.js) reads it into the class for its
 //! code; no JS code re-reads a message's words.
 
-use crate::fence::to_fence;
 use napi::bindgen_prelude::Status;
 use napi_derive::napi;
 use std::fmt::Write;
@@ -77,30 +76,6 @@ pub fn error_codes() -> Vec<NativeCode> {
             class_name: c.node_class().to_string(),
         })
         .collect()
-}
-
-/// Throws the core error of `code` with `message`, as any call of the
-/// addon fails with one: with `stale` given, the core's `stale` error for
-/// it (its own message); an unknown code throws `invalid`.
-#[napi]
-pub fn error_throw(
-    code: String,
-    message: String,
-    stale: Option<crate::guard::NativeStale>,
-) -> napi::Result<()> {
-    let err = match (Code::parse(&code), stale) {
-        (Some(Code::Stale), Some(s)) => tinystore::Error::stale(tinystore::Stale {
-            resource: s.resource,
-            fence: to_fence(&s.fence)?.get(),
-            largest: to_fence(&s.largest)?.get(),
-        }),
-        (Some(code), _) => tinystore::Error::new(code, message),
-        (None, _) => tinystore::Error::new(
-            Code::Invalid,
-            format!("{code:?} is no error code of tinystore"),
-        ),
-    };
-    Err(to_napi(err))
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@
 //! - [`election`]: `NativeElection`, `NativeLeadership`, `NativeObserver`.
 //! - [`fence`]: the strict decimal parser and the 40-digit text form.
 //! - [`guard`]: the SQL guard's statements and decisions, for lib/guard.js.
-//! - [`error`] and [`options`]: how errors and options cross the boundary.
+//! - [`error`] and [`options`]: how errors and options cross the boundary;
+//!   [`throw`]: `errorThrow`, any core error thrown on request.
 //! - [`now`]: calls that return their value at once when it is ready.
 //! - [`later`]: the futures of the others, polled and settled on the JS
 //!   thread, woken through one threadsafe function per thread.
@@ -31,3 +32,4 @@ pub mod options;
 pub mod serve;
 pub mod status;
 pub mod store;
+pub mod throw;
