@@ -18,7 +18,8 @@
 //! - [`election`]: what an election adds to a group: `ts_election_leader`
 //!   and `TsObserver` (the core's `Observing`).
 //! - [`done`]: how a call that waits for a reply ends without blocking
-//!   its caller's thread: a token in a queue behind an eventfd.
+//!   its caller's thread: a token in a queue behind a wake-up descriptor
+//!   (the `tinystore-wakeup` crate: an eventfd on Linux, a pipe elsewhere).
 //! - [`lost`]: how a held lease tells its loss (the core's `on_lost`): a
 //!   token in a queue that one caller thread drains.
 //! - [`fence`]: `TsFence` and the core's fence parser and printer.
