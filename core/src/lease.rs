@@ -5,7 +5,7 @@ use crate::backend::Backend;
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
 use crate::hold::{hold_end, BodyEnd};
-use crate::lost::{Ending, OnLost};
+use crate::on_lost::{Ending, OnLost};
 use crate::vocab::KeyId;
 use crate::vocab::{Grant, LeaseId, LostSignal};
 use std::sync::atomic::{AtomicBool, Ordering};

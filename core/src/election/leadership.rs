@@ -5,7 +5,7 @@ use super::leader::Leader;
 use crate::error::{Error, Result};
 use crate::fence::Fence;
 use crate::lease::Lease;
-use crate::lost::OnLost;
+use crate::on_lost::OnLost;
 use std::time::Duration;
 
 /// Leading an election: held until resigned, dropped, run out (with `renew`
