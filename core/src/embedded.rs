@@ -9,7 +9,7 @@ use crate::options::DEFAULT_TTL;
 use crate::status::{Status, StatusPage};
 use crate::store_options::StoreOptions;
 use crate::vocab::Request;
-use crate::vocab::{Grant, Granted, LeaseId};
+use crate::vocab::{EngineGrant, Grant, LeaseId};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -128,7 +128,7 @@ impl Backend for Embedded {
 
 /// A grant of a request made with `LostTo::Watch` (as every request from
 /// `Locks` and `Semaphore` is), with its signal.
-fn with_signal(granted: Granted) -> Result<Grant> {
+fn with_signal(granted: EngineGrant) -> Result<Grant> {
     match granted.lost {
         Some(lost) => Ok(Grant {
             id: granted.id,

@@ -22,7 +22,7 @@ pub(crate) use tally::{Tally, Totals};
 
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
-use crate::vocab::{lost_signal, Granted, LeaseId, LostTo, Request};
+use crate::vocab::{lost_signal, EngineGrant, LeaseId, LostTo, Request};
 use keys::KeySlot;
 use queue::Waiter;
 use record::{LeaseRecord, LostTeller};
@@ -79,7 +79,7 @@ impl Engine {
 
     /// Grants the key now if it is free and nobody waits for it; `None`
     /// otherwise.
-    pub(crate) fn try_acquire(&self, request: &Request) -> Result<Option<Granted>> {
+    pub(crate) fn try_acquire(&self, request: &Request) -> Result<Option<EngineGrant>> {
         let mut st = self.lock();
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -93,7 +93,7 @@ impl Engine {
 
     /// Waits first come first served until the key is free. Dropping the
     /// future gives up the wait and never leaks a lease.
-    pub(crate) async fn acquire(self: &Arc<Self>, request: Request) -> Result<Granted> {
+    pub(crate) async fn acquire(self: &Arc<Self>, request: Request) -> Result<EngineGrant> {
         let (waiter_id, key, slot, reply) = {
             let mut st = self.lock();
             let now = Instant::now();
@@ -210,7 +210,7 @@ impl Engine {
         st: &mut State,
         request: &Request,
         now: Instant,
-    ) -> Result<(KeySlot, Option<Granted>)> {
+    ) -> Result<(KeySlot, Option<EngineGrant>)> {
         let in_grace = st.in_grace();
         let slot = st.keys.find_or_insert(request.key(), request.limit());
         let Some(entry) = st.keys.get(slot) else {
@@ -245,7 +245,7 @@ impl Engine {
         slot: KeySlot,
         request: &Request,
         now: Instant,
-    ) -> Result<Granted> {
+    ) -> Result<EngineGrant> {
         let ttl_ms = request.ttl_ms();
         let fence = if request.key().fenced() {
             if st.count == u64::MAX {
@@ -300,7 +300,7 @@ impl Engine {
             tally.granted(request.key());
         }
         self.granted_holder(request, fence);
-        Ok(Granted {
+        Ok(EngineGrant {
             id,
             fence,
             lost: signal,

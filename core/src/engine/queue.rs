@@ -8,7 +8,7 @@
 //! leaving one by one thus costs O(n log n) in all, never O(n²).
 
 use crate::error::Result;
-use crate::vocab::{Granted, Request};
+use crate::vocab::{EngineGrant, Request};
 use std::collections::VecDeque;
 use tokio::sync::oneshot;
 
@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 pub(super) struct Waiter {
     pub id: u64,
     pub request: Request,
-    pub reply: oneshot::Sender<Result<Granted>>,
+    pub reply: oneshot::Sender<Result<EngineGrant>>,
 }
 
 /// The callers waiting for one key, in order of arrival.

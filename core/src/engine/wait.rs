@@ -8,7 +8,7 @@
 use super::keys::KeySlot;
 use super::state::State;
 use crate::error::{Error, Result};
-use crate::vocab::Granted;
+use crate::vocab::EngineGrant;
 use crate::vocab::KeyId;
 use std::cell::RefCell;
 use std::future::Future;
@@ -43,7 +43,7 @@ struct Place {
     slot: KeySlot,
     key: Arc<KeyId>,
     waiter_id: u64,
-    reply: oneshot::Receiver<Result<Granted>>,
+    reply: oneshot::Receiver<Result<EngineGrant>>,
 }
 
 /// Places given up inside [`leave_together`] on this thread: the
@@ -60,7 +60,7 @@ impl<E: Queues> Wait<E> {
         key: Arc<KeyId>,
         slot: KeySlot,
         waiter_id: u64,
-        reply: oneshot::Receiver<Result<Granted>>,
+        reply: oneshot::Receiver<Result<EngineGrant>>,
     ) -> Wait<E> {
         Wait {
             engine,
@@ -76,9 +76,9 @@ impl<E: Queues> Wait<E> {
 }
 
 impl<E: Queues> Future for Wait<E> {
-    type Output = Result<Granted>;
+    type Output = Result<EngineGrant>;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Granted>> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<EngineGrant>> {
         let polled = Pin::new(&mut self.place.reply).poll(cx);
         match polled {
             Poll::Ready(result) => {

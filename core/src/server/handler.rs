@@ -14,7 +14,7 @@ use super::shutdown::Shutdown;
 use super::waits::WaitFor;
 use crate::embedded::Embedded;
 use crate::error::{Code, Error, Result};
-use crate::vocab::{Granted, LeaseId};
+use crate::vocab::{EngineGrant, LeaseId};
 use crate::wire::{
     decode_request, FrameRead, FrameReader, Op, MAX_FRAME_BYTES, MAX_STRANGERS, STRANGER_GRACE,
 };
@@ -40,7 +40,7 @@ enum Wake {
     /// A line for the client was queued while the task waited.
     Queued(String),
     /// A waiting acquire (or campaign) was granted or gave up.
-    Waited(WaitFor, Result<Granted>),
+    Waited(WaitFor, Result<EngineGrant>),
     /// The engine told that one of the connection's leases ended.
     Lost(LeaseId, Error),
     /// An observer of an election saw a change.

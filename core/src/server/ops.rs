@@ -5,7 +5,7 @@ use crate::backend::Backend;
 use crate::error::{Code, Error, Result};
 use crate::poll::poll_now;
 use crate::status::{StatusPage, DEFAULT_STATUS_LIMIT};
-use crate::vocab::Granted;
+use crate::vocab::EngineGrant;
 use crate::vocab::{LostTo, Request};
 use crate::wire::{Op, Reply, WireKey};
 use std::path::PathBuf;
@@ -138,7 +138,7 @@ pub(super) fn finish_acquire(
     conn: &Arc<Connection>,
     id: u64,
     what: &str,
-    outcome: Result<Granted>,
+    outcome: Result<EngineGrant>,
 ) {
     let mut st = conn.state();
     let still_wanted = st.finish_pending(id) && !st.is_closed();
@@ -200,7 +200,7 @@ fn granted(
     conn: &Arc<Connection>,
     st: &mut super::leases::ConnectionLeases,
     id: u64,
-    grant: Granted,
+    grant: EngineGrant,
 ) {
     let lease = super::leases::wire_id(grant.id);
     st.hold(grant.id);

@@ -7,7 +7,7 @@
 
 use crate::engine::Engine;
 use crate::error::Result;
-use crate::vocab::Granted;
+use crate::vocab::EngineGrant;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::future::Future;
 use std::pin::Pin;
@@ -25,14 +25,14 @@ pub(super) type WaitFor = (u64, String);
 /// The acquires of one connection waiting in line.
 #[derive(Default)]
 pub(super) struct Waits {
-    pending: FuturesUnordered<Boxed<(WaitFor, Result<Granted>)>>,
+    pending: FuturesUnordered<Boxed<(WaitFor, Result<EngineGrant>)>>,
 }
 
 impl Waits {
     /// Adds a waiting acquire. The caller polled it once already, so it
     /// holds its place in line; it is polled again on the next
     /// [`Waits::poll_next`].
-    pub(super) fn push(&mut self, what: WaitFor, waiting: Boxed<Result<Granted>>) {
+    pub(super) fn push(&mut self, what: WaitFor, waiting: Boxed<Result<EngineGrant>>) {
         self.pending
             .push(Box::pin(async move { (what, waiting.await) }));
     }
@@ -40,7 +40,10 @@ impl Waits {
     /// Ready with the next acquire that finished. Pending (with no waker
     /// kept) when none waits: new ones come only from the connection's own
     /// task, which polls again after adding one.
-    pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<(WaitFor, Result<Granted>)> {
+    pub(super) fn poll_next(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<(WaitFor, Result<EngineGrant>)> {
         match self.pending.poll_next_unpin(cx) {
             Poll::Ready(Some(done)) => Poll::Ready(done),
             Poll::Ready(None) | Poll::Pending => Poll::Pending,

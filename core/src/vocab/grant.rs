@@ -1,4 +1,4 @@
-//! What granting a key gives: [`Granted`] from the engine, [`Grant`] from
+//! What granting a key gives: [`EngineGrant`] from the engine, [`Grant`] from
 //! any kind of store to a group.
 
 use super::lease_id::LeaseId;
@@ -7,7 +7,7 @@ use crate::fence::Fence;
 
 /// A lease the engine granted.
 #[derive(Debug)]
-pub(crate) struct Granted {
+pub(crate) struct EngineGrant {
     /// The lease's id.
     pub id: LeaseId,
     /// The fence, for a lock; `None` for a semaphore permit.

@@ -5,7 +5,7 @@
 //! - [`KeyId`]: a group's name and a key, checked.
 //! - [`Request`]: what a caller asks for one key, every field checked once.
 //! - [`LeaseId`]: names a lease within one store.
-//! - [`Granted`] (from the engine) and [`Grant`] (from any store): what a
+//! - [`EngineGrant`] (from the engine) and [`Grant`] (from any store): what a
 //!   grant gives.
 //! - [`LostTo`] and [`LostSignal`]: how a holder is told its lease ended.
 
@@ -15,7 +15,7 @@ mod lease_id;
 mod lost;
 mod request;
 
-pub(crate) use grant::{Grant, Granted};
+pub(crate) use grant::{EngineGrant, Grant};
 pub(crate) use key_id::KeyId;
 pub(crate) use lease_id::LeaseId;
 pub(crate) use lost::{lost_signal, LostSender, LostSignal, LostTo};
