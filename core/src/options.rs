@@ -57,8 +57,9 @@ impl Options {
         Ok(wait)
     }
 
-    /// Whether leases keep themselves alive (default on).
-    pub fn keeps_alive(&self) -> bool {
+    /// Whether held leases are renewing: renewed every ttl/3 until they
+    /// are released (the option `renew`, on by default).
+    pub fn renews(&self) -> bool {
         self.renew.unwrap_or(DEFAULT_RENEW)
     }
 }

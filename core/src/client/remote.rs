@@ -107,7 +107,7 @@ impl Remote {
         };
         let terms = LeaseTerms {
             ttl: request.ttl(),
-            renew: request.keepalive(),
+            renew: request.renewing(),
         };
         let answer = link.call(op, Some(terms)).await?;
         Ok(answer.grant)

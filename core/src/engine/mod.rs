@@ -273,13 +273,13 @@ impl Engine {
             expires,
             lost,
             ttl_ms,
-            renewing: request.keepalive(),
+            renewing: request.renewing(),
         };
         let id = st
             .leases
             .insert(held)
             .ok_or_else(|| Error::new(Code::Limit, "the engine holds 2^32 leases; release some"))?;
-        if !request.keepalive() {
+        if !request.renewing() {
             let State {
                 deadlines, leases, ..
             } = &mut *st;

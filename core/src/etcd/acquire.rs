@@ -397,7 +397,7 @@ impl Place {
     /// Turns the place into a held lease.
     async fn hold(mut self, request: &Request, revision: i64, epoch: u64) -> Result<Grant> {
         let guard = self.guard.clone();
-        guard.granted(revision, request.keepalive());
+        guard.granted(revision, request.renewing());
         let task = match self.task.take() {
             Some(task) => task,
             None => guard.spawn(self.inner.client.clone(), revision + 1),

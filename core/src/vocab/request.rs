@@ -20,7 +20,7 @@ pub(crate) struct Request {
     limit: u32,
     ttl: Duration,
     wait: Option<Duration>,
-    keepalive: bool,
+    renewing: bool,
     lost_to: LostTo,
     /// The campaigner's value, for an election's key.
     value: Option<Arc<str>>,
@@ -46,7 +46,7 @@ impl Request {
             limit,
             ttl: options.checked_ttl()?,
             wait: options.checked_wait()?,
-            keepalive: options.keeps_alive(),
+            renewing: options.renews(),
             lost_to: LostTo::Watch,
             value: None,
         })
@@ -64,7 +64,7 @@ impl Request {
             limit: 1,
             ttl: options.checked_ttl()?,
             wait: options.checked_wait()?,
-            keepalive: options.keeps_alive(),
+            renewing: options.renews(),
             lost_to: LostTo::Watch,
             value: Some(value.into()),
         })
@@ -89,7 +89,7 @@ impl Request {
             limit,
             ttl,
             wait,
-            keepalive: false,
+            renewing: false,
             lost_to: LostTo::Watch,
             value: None,
         })
@@ -113,7 +113,7 @@ impl Request {
             limit: 1,
             ttl,
             wait,
-            keepalive: false,
+            renewing: false,
             lost_to: LostTo::Watch,
             value: Some(value.into()),
         })
@@ -149,9 +149,10 @@ impl Request {
         self.wait
     }
 
-    /// Whether the lease keeps itself alive until it is released.
-    pub(crate) fn keepalive(&self) -> bool {
-        self.keepalive
+    /// Whether the lease is renewing: renewed every ttl/3 until it is
+    /// released.
+    pub(crate) fn renewing(&self) -> bool {
+        self.renewing
     }
 
     /// The campaigner's value, for an election; `None` for a lock or a
@@ -254,7 +255,7 @@ mod tests {
         let lock = Request::new("orders", "42", None, Options::default()).unwrap();
         assert_eq!(lock.key().to_string(), "lock orders/42");
         assert_eq!(
-            (lock.limit(), lock.ttl(), lock.wait(), lock.keepalive()),
+            (lock.limit(), lock.ttl(), lock.wait(), lock.renewing()),
             (
                 1,
                 crate::DEFAULT_TTL,
@@ -270,10 +271,10 @@ mod tests {
         let permit = Request::new("s", "k", Some(MAX_LIMIT), options).unwrap();
         assert_eq!(permit.key().to_string(), "semaphore s/k");
         assert_eq!((permit.limit(), permit.ttl_ms()), (MAX_LIMIT, 10));
-        assert!(!permit.keepalive());
+        assert!(!permit.renewing());
         let wire = Request::from_wire("s", "k", Some(3), Some(86_400_000), Some(0)).unwrap();
         assert_eq!(
-            (wire.ttl_ms(), wire.wait(), wire.keepalive()),
+            (wire.ttl_ms(), wire.wait(), wire.renewing()),
             (86_400_000, ms(0), false)
         );
     }
