@@ -3,12 +3,13 @@
 //! with only its language's glue around it: Python gives it up when the
 //! asyncio task is cancelled, Node on an AbortSignal, Go when `ctx` is done.
 //!
-//! Giving up drops the core's acquire future under this acquire's lock:
-//! the engine (or the server, or etcd) then takes the caller out of line,
-//! and releases a grant that crossed the give-up. An outcome that finished
-//! but was not taken yet is dropped the same way, and a dropped lease is
-//! released. So once `give_up` returns, this acquire holds nothing, and a
-//! lease comes out of it only to a caller who took it before the give-up.
+//! Giving up drops the core's acquire future under this acquire's lock: the
+//! engine (or the server, or etcd) then takes the caller out of the key's
+//! queue, and releases a grant that crossed the give-up. An outcome that
+//! finished but was not taken yet is dropped the same way, and a dropped
+//! lease is released. So once `give_up` returns, this acquire holds
+//! nothing, and a lease comes out of it only to a caller who took it before
+//! the give-up.
 
 use crate::error::Result;
 use crate::poll::poll_now;
@@ -89,9 +90,9 @@ impl<H: Send + 'static> Acquiring<H> {
     /// On an embedded store a free key is granted here (and a wrong name or
     /// key fails here), with no thread switch. Ready with the outcome
     /// (taken: later calls give `Ok(None)`), or pending with the caller in
-    /// line; then `wait` or `ready` goes on. Call it inside the runtime the
-    /// store's futures run on (`Runtime::enter`); outside any runtime it
-    /// does not poll and is pending.
+    /// its key's queue; then `wait` or `ready` goes on. Call it inside the
+    /// runtime the store's futures run on (`Runtime::enter`); outside any
+    /// runtime it does not poll and is pending.
     pub fn poll_now(&self) -> Poll<Result<Option<H>>> {
         let mut state = self.shared.lock();
         if Handle::try_current().is_err() && state.runtime.is_none() {
@@ -143,7 +144,7 @@ impl<H: Send + 'static> Acquiring<H> {
 
     /// Gives the acquire up, from any thread, at any time; idempotent. The
     /// acquire future (or its finished, untaken outcome) is dropped before
-    /// this returns: the caller leaves its line, and a lease granted as it
+    /// this returns: the caller leaves its queue, and a lease granted as it
     /// gave up is released, never leaked. A waiter then gets `Ok(None)`.
     /// Does nothing once the outcome was taken (its taker holds the lease).
     pub fn give_up(&self) {

@@ -16,7 +16,7 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// semaphore's, or an election's: to lead it), at most its `wait`, then
     /// `timeout` as [`Request::within_wait`] words it, and it never held;
     /// dropping the future gives up without leaking a lease or a
-    /// leadership. The backend applies the wait where its line is; callers
+    /// leadership. The backend applies the wait where its queue is; callers
     /// pass it down and never apply it again.
     async fn acquire(&self, request: Request) -> Result<Grant>;
 
@@ -32,7 +32,7 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// Releases a lease from a `Drop`: at once or in the background.
     fn release_on_drop(&self, id: LeaseId);
 
-    /// The store's state: the held leases and lines of waiters on `page`
+    /// The store's state: the held leases and queues of waiters on `page`
     /// (checked by the caller).
     async fn status(&self, page: StatusPage) -> Result<Status>;
 

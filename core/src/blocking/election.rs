@@ -139,7 +139,7 @@ impl Leadership {
         self.rt.block_on(self.inner.renew())
     }
 
-    /// Stops leading; the next in line leads at once. Idempotent; fails
+    /// Stops leading; the next in the queue leads at once. Idempotent; fails
     /// with why when it was lost first (`closed` or `lease_lost`).
     pub fn resign(&self) -> Result<()> {
         self.rt.block_on(self.inner.resign())

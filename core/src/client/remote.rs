@@ -116,7 +116,7 @@ impl Remote {
 
 #[async_trait::async_trait]
 impl Backend for Remote {
-    /// The server ends the wait (`wait_ms`) where the line is, with the
+    /// The server ends the wait (`wait_ms`) where the queue is, with the
     /// same `timeout` as a store in this process, so a request whose wait
     /// ran out never held. The client's own timer, a little later, only
     /// guards against a server that stopped answering.

@@ -113,7 +113,7 @@ impl Election {
     pub async fn campaign_with(&self, value: &str, options: Options) -> Result<Leadership> {
         let request = Request::election(&self.name, value, self.options.merged(options))?;
         // A campaign is an acquire of the election's key: the backend ends
-        // its wait where the line is, so a campaign whose wait ran out
+        // its wait where the queue is, so a campaign whose wait ran out
         // never leads.
         let grant = self.backend.acquire(request.clone()).await?;
         let lease: Lease = held_from(&self.backend, &request, grant)?;

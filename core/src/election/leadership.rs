@@ -63,7 +63,7 @@ impl Leadership {
         self.lease.renew().await
     }
 
-    /// Stops leading: the next campaigner in line leads at once, with a
+    /// Stops leading: the next campaigner in the queue leads at once, with a
     /// larger term. Idempotent. When the leadership was lost first, fails
     /// with why: `closed` (its store was closed) or `lease_lost` (it ran
     /// out).

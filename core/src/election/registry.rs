@@ -2,7 +2,7 @@
 //! tell. The engine calls it under its own lock, where a holder is granted
 //! (`granted`) and where a key's holders have settled after a grant, an end
 //! or a hand-over (`settle`), so observers see each settled change once:
-//! a resign with someone in line is a change from one leader straight to
+//! a resign with someone in the queue is a change from one leader straight to
 //! the next, with no `None` between.
 
 use super::leader::Leader;

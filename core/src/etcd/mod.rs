@@ -9,13 +9,13 @@
 //! - `session`: an etcd lease shared by this client's leases of one TTL,
 //!   rounded up to whole seconds; `sessions`: one per TTL, each kept alive
 //!   by a task.
-//! - `acquire`: lines by create revision, the grant, giving up.
-//! - `elect`: elections (a campaign is an acquire of the election's line):
+//! - `acquire`: queues by create revision, the grant, giving up.
+//! - `elect`: elections (a campaign is an acquire of the election's queue):
 //!   who leads, and observers fed by a watch.
 //! - `guard`: watching one lease, telling its holder it lost it, ending it.
 //! - `table`: the leases this client holds; `shared`: what every part
 //!   shares (the members, the layout, the table, whether closed).
-//! - `status`: a snapshot of the lines.
+//! - `status`: a snapshot of the queues.
 //! - `error_map`: etcd's errors as tinystore's codes; `call`: retries.
 //!
 //! docs/etcd.md says what a fence from etcd promises.

@@ -1,9 +1,9 @@
-//! A connection's acquires waiting in line, as futures its own task polls.
-//! A grant wakes that task, which polls only the futures that were woken,
-//! so a connection with thousands waiting costs nothing per wake beyond the
-//! one granted. Closing the connection drops them in batches (a dropped
-//! wait gives up its place without leaking), yielding between batches so
-//! that other connections are served meanwhile.
+//! A connection's acquires waiting in their keys' queues, as futures its
+//! own task polls. A grant wakes that task, which polls only the futures
+//! that were woken, so a connection with thousands waiting costs nothing
+//! per wake beyond the one granted. Closing the connection drops them in
+//! batches (a dropped wait gives up its place without leaking), yielding
+//! between batches so that other connections are served meanwhile.
 
 use crate::engine::Engine;
 use crate::error::Result;
@@ -22,7 +22,7 @@ pub(super) type Boxed<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 /// What a waiting acquire is: its request id and what it waits for.
 pub(super) type WaitFor = (u64, String);
 
-/// The acquires of one connection waiting in line.
+/// The acquires of one connection waiting in their keys' queues.
 #[derive(Default)]
 pub(super) struct Waits {
     pending: FuturesUnordered<Boxed<(WaitFor, Result<EngineGrant>)>>,
@@ -30,7 +30,7 @@ pub(super) struct Waits {
 
 impl Waits {
     /// Adds a waiting acquire. The caller polled it once already, so it
-    /// holds its place in line; it is polled again on the next
+    /// holds its place in the queue; it is polled again on the next
     /// [`Waits::poll_next`].
     pub(super) fn push(&mut self, what: WaitFor, waiting: Boxed<Result<EngineGrant>>) {
         self.pending
@@ -55,7 +55,7 @@ impl Waits {
         self.pending.len()
     }
 
-    /// Gives up every wait, a batch at a time: a batch leaves its lines
+    /// Gives up every wait, a batch at a time: a batch leaves its queues
     /// under one short hold of the engine's lock, and other tasks run
     /// between batches, so the lock is never held long.
     pub(super) async fn give_up(self, engine: &Engine) {
