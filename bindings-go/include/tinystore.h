@@ -660,8 +660,6 @@ bool ts_server_shutdown(const struct TsServer *server, struct TsError *err);
 // `server` is NULL or a live handle that no other call uses now or later.
 void ts_server_free(struct TsServer *server);
 
-// Opens the store directory (`dir`, `dir_len`), making it if missing, and
-// writes a new handle to `*out`. Fails with `TS_CODE_IN_USE`, naming the
 // Writes the status of `store` to `*out` as JSON (free it with
 // `ts_status_clear`): the `limit` held leases and keys with waiters after
 // the first `offset` of each (the core checks the limit: 1 to 10,000).
@@ -682,6 +680,8 @@ bool ts_store_status(const struct TsStore *store,
 // `status` is NULL or a status this library wrote, not cleared since.
 void ts_status_clear(struct TsStatus *status);
 
+// Opens the store directory (`dir`, `dir_len`), making it if missing, and
+// writes a new handle to `*out`. Fails with `TS_CODE_IN_USE`, naming the
 // owner's pid, when another process owns it and does not serve it.
 //
 // # Safety
