@@ -61,6 +61,7 @@ mod locks;
 mod names;
 mod on_lost;
 mod options;
+mod os;
 mod poll;
 mod semaphore;
 pub mod server;

@@ -104,11 +104,7 @@ async fn open_stream(address: &Address) -> Result<Box<dyn Stream>> {
         )
     };
     Ok(match address {
-        Address::Unix(path) => Box::new(
-            tokio::net::UnixStream::connect(path)
-                .await
-                .map_err(unreachable)?,
-        ),
+        Address::Unix(path) => Box::new(crate::os::local_socket::connect(path, unreachable).await?),
         Address::Tcp(hostport) => {
             let stream = tokio::net::TcpStream::connect(hostport)
                 .await

@@ -6,7 +6,6 @@ use super::kvdb::KvDb;
 use super::layout::{find, no_store, Found, KV_DB, OWN_FILES};
 use super::owner::Owner;
 use crate::error::{Code, Error, Result};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Refuses with `invalid` a `dest` that is one of the files of the store in
@@ -15,13 +14,9 @@ use std::path::{Path, PathBuf};
 pub(crate) fn check_backup_dest(dir: &Path, dest: &Path) -> Result<()> {
     let target = resolve(dest);
     let store = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let same_file = |own: &Path| match (std::fs::metadata(&target), std::fs::metadata(own)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    };
     for name in OWN_FILES {
         let own = store.join(name);
-        if target == own || same_file(&own) {
+        if target == own || crate::os::same_file::same_file(&target, &own) {
             return Err(Error::new(
                 Code::Invalid,
                 format!(

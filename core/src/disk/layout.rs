@@ -3,7 +3,7 @@
 //! making of a new one (mode 0700 whatever the umask).
 
 use crate::error::{Code, Error, Result};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use crate::os::file_modes;
 use std::path::Path;
 
 /// The file name of the database in a store directory.
@@ -109,10 +109,10 @@ pub(crate) fn make_dir(dir: &Path) -> Result<()> {
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(making)?;
     }
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+    match file_modes::make_private_dir(dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => return Ok(()),
         Err(e) => return Err(making(e)),
     }
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(making)
+    file_modes::restrict_dir(dir).map_err(making)
 }

@@ -5,7 +5,6 @@ use super::layout::LOCK;
 use crate::error::{Code, Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
 use std::path::Path;
 
 /// Ownership of a store directory, held while this value lives.
@@ -26,11 +25,9 @@ impl Owner {
             .truncate(false)
             .open(&path)
             .map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
-        // SAFETY: flock on an fd this function owns; no memory is shared.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            let err = std::io::Error::last_os_error();
-            if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        match crate::os::file_lock::try_lock(&file) {
+            Ok(true) => {}
+            Ok(false) => {
                 let pid = read_pid(&mut file).map_or("unknown".to_string(), |p| p.to_string());
                 return Err(Error::new(
                     Code::InUse,
@@ -43,7 +40,7 @@ impl Owner {
                     ),
                 ));
             }
-            return Err(Error::io(format!("cannot lock {}", path.display()), err));
+            Err(err) => return Err(Error::io(format!("cannot lock {}", path.display()), err)),
         }
         let written = file
             .set_len(0)

@@ -9,15 +9,15 @@ use super::shutdown::Shutdown;
 use super::trim::Trim;
 use crate::embedded::Embedded;
 use crate::error::{Code, Error, Result};
+use crate::os::local_socket::LocalListener;
+use crate::os::open_files;
 use crate::wire::{Reply, ServerFrame, MAX_CONNECTIONS, MAX_STRANGERS};
 use std::net::SocketAddr;
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpSocket, TcpStream, UnixListener};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tracing::Instrument;
 
@@ -70,34 +70,7 @@ impl Shared {
 /// spare), or to the hard limit if that is lower: a server that runs out of
 /// descriptors can accept nobody, whichever cap has room.
 pub(super) fn raise_fd_limit() {
-    let wanted = (2 * MAX_CONNECTIONS + MAX_STRANGERS + 256) as libc::rlim_t;
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit on this process, with a valid struct.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 || limit.rlim_cur >= wanted {
-            return;
-        }
-        limit.rlim_cur = wanted.min(limit.rlim_max);
-        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-    }
-}
-
-/// Binds `path` with mode 0600: bound under a temporary name, restricted,
-/// then renamed into place, so it is never reachable with looser modes. A
-/// socket left at `path` by a dead server is replaced: this process owns
-/// the store directory, so nobody else serves it.
-pub(super) fn bind_unix(path: &Path) -> Result<UnixListener> {
-    let temp = path.with_file_name(format!(".tinystore.sock.{}", std::process::id()));
-    let _ = std::fs::remove_file(&temp);
-    let listener = UnixListener::bind(&temp)
-        .map_err(|e| Error::io(format!("cannot bind socket {}", temp.display()), e))?;
-    std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o600))
-        .and_then(|_| std::fs::rename(&temp, path))
-        .map_err(|e| Error::io(format!("cannot put socket {} in place", path.display()), e))?;
-    Ok(listener)
+    open_files::raise_to((2 * MAX_CONNECTIONS + MAX_STRANGERS + 256) as u64);
 }
 
 /// How many connections the kernel holds for a TCP listener before they
@@ -139,7 +112,7 @@ fn listen_on(at: SocketAddr) -> std::io::Result<TcpListener> {
 
 /// Accepts Unix connections until shutdown; a failed accept is logged and
 /// retried later ([`AcceptErrors`]).
-pub(super) fn spawn_unix(listener: UnixListener, shared: Shared) {
+pub(super) fn spawn_unix(listener: LocalListener, shared: Shared) {
     tokio::spawn(async move {
         let mut shutdown = shared.shutdown();
         let mut errors = AcceptErrors::new("unix");

@@ -110,7 +110,7 @@ impl Server {
         embedded.mark_served(options.grace.unwrap_or(DEFAULT_TTL))?;
         let socket = dir.join(SOCKET);
         listener::raise_fd_limit();
-        let unix = listener::bind_unix(&socket)?;
+        let unix = crate::os::local_socket::bind(&socket)?;
         let tls = match options.tcp.as_ref().and_then(|t| t.tls.as_ref()) {
             Some(tls) => Some(tls::Tls::new(tls)?),
             None => None,

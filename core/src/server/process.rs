@@ -58,12 +58,8 @@ impl Process {
 
     /// Reads the figures now; those /proc does not give stay as they were.
     pub(super) fn refresh(&self) {
-        // SAFETY: sysconf and getrlimit only read values.
-        let (ticks, page) = unsafe {
-            (
-                libc::sysconf(libc::_SC_CLK_TCK),
-                libc::sysconf(libc::_SC_PAGESIZE),
-            )
+        let Some((ticks, page)) = crate::os::proc_units::ticks_and_page() else {
+            return;
         };
         if let Some(stat) = read_stat() {
             let ticks = ticks.max(1) as f64;
@@ -87,14 +83,8 @@ impl Process {
         if let Ok(fds) = std::fs::read_dir("/proc/self/fd") {
             self.open_fds.set(fds.count() as i64);
         }
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit on this process, with a valid struct.
-        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
-            self.max_fds
-                .set(i64::try_from(limit.rlim_cur).unwrap_or(i64::MAX));
+        if let Some(limit) = crate::os::open_files::limit() {
+            self.max_fds.set(i64::try_from(limit).unwrap_or(i64::MAX));
         }
     }
 }
