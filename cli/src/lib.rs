@@ -6,6 +6,7 @@
 mod say;
 
 mod backup;
+mod cmd_process;
 mod demo;
 mod duration;
 mod elect;
@@ -17,6 +18,7 @@ mod logs;
 mod restore;
 mod serve;
 mod status;
+mod stop_signals;
 mod supervise;
 mod table;
 mod target;

@@ -7,7 +7,6 @@ use tinystore::server::{read_token_file, ServeOptions, Server, TcpOptions, TlsOp
 use tinystore::store_dir::SOCKET;
 use tinystore::Code;
 use tinystore::{OffsetClock, StoreOptions};
-use tokio::signal::unix::{signal, SignalKind};
 
 /// Serves a store to other processes on DIR/tinystore.sock (mode 0600), and
 /// on TCP with a token when asked, in TLS with a certificate when given.
@@ -73,11 +72,6 @@ pub struct Args {
     clock_offset_ms: i64,
 }
 
-/// Whether another server answers on the store's socket.
-fn already_served(dir: &std::path::Path) -> bool {
-    std::os::unix::net::UnixStream::connect(dir.join(SOCKET)).is_ok()
-}
-
 pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
     crate::logs::init(args.log_format);
     let tls = match (&args.tls_cert, &args.tls_key) {
@@ -110,11 +104,10 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
         metrics: args.metrics.clone(),
     };
     crate::target::runtime()?.block_on(async {
-        let mut term = signal(SignalKind::terminate())?;
-        let mut int = signal(SignalKind::interrupt())?;
+        let mut stops = crate::stop_signals::StopSignals::new()?;
         let server = match Server::start(&args.dir, options).await {
             Ok(server) => server,
-            Err(err) if err.code() == Code::InUse && already_served(&args.dir) => {
+            Err(err) if err.code() == Code::InUse && tinystore::store_dir::answers(&args.dir) => {
                 let pid = tinystore::store_dir::owner_pid(&args.dir)
                     .map_or("an unknown process".to_string(), |pid| {
                         format!("process {pid}")
@@ -146,10 +139,7 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
             serving += &format!("; metrics on http://{addr}/metrics");
         }
         announce(json, &serving);
-        let name = tokio::select! {
-            _ = term.recv() => "SIGTERM",
-            _ = int.recv() => "SIGINT",
-        };
+        let name = stops.next().await.name();
         announce(json, &format!("{name}: shutting down"));
         server.shutdown().await?;
         announce(json, "stopped cleanly");

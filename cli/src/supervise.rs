@@ -3,13 +3,12 @@
 //! runs in its own process group, is stopped when what is held is lost, and
 //! the exit status follows one rule for both commands.
 
+use crate::cmd_process::{self, Group};
+use crate::stop_signals::StopSignals;
 use std::future::Future;
-use std::os::fd::{AsFd, BorrowedFd};
-use std::process::Stdio;
 use std::time::Duration;
 use tinystore::{Code, Error, Fence, Leadership, Lease};
 use tokio::process::{Child, Command};
-use tokio::signal::unix::{signal, SignalKind};
 
 /// The exit status when the wait for the lock (or to lead) ran out.
 pub const EXIT_WAIT_RAN_OUT: u8 = 75;
@@ -50,15 +49,6 @@ impl Running {
     }
 }
 
-/// This process's `fd` for CMD, as a copy that CMD gets in its place even
-/// when the host marked the original close-on-exec (Node does, for its
-/// standard streams, when `tinystore` runs inside it through `npx`).
-fn passed_on(fd: BorrowedFd<'_>) -> Stdio {
-    fd.try_clone_to_owned()
-        .map(Stdio::from)
-        .unwrap_or_else(|_| Stdio::inherit())
-}
-
 /// Runs the command `command` (`hold`, `elect`): gets what `get` gives,
 /// then runs CMD while it is held ([`run_while_held`]); the exit status.
 pub fn run<H: Held>(
@@ -66,6 +56,9 @@ pub fn run<H: Held>(
     running: &Running,
     get: impl Future<Output = tinystore::Result<H>>,
 ) -> Result<u8, Box<dyn std::error::Error>> {
+    if let Err(err) = cmd_process::supported(command) {
+        return Ok(not_held(command, &err));
+    }
     let rt = crate::target::runtime()?;
     Ok(rt.block_on(async {
         match get.await {
@@ -157,24 +150,21 @@ async fn run_while_held(
     kill_after: Duration,
 ) -> u8 {
     let fence = held.fence();
-    let child = Command::new(&cmd[0])
-        .args(&cmd[1..])
-        .env("TINYSTORE_FENCE", fence.to_string())
-        .env("TINYSTORE_FENCE_TEXT", fence.text())
-        .stdin(passed_on(std::io::stdin().as_fd()))
-        .stdout(passed_on(std::io::stdout().as_fd()))
-        .stderr(passed_on(std::io::stderr().as_fd()))
-        .process_group(0)
-        .spawn();
-    let child = match child {
-        Ok(child) => child,
+    let spawned = cmd_process::spawn(
+        Command::new(&cmd[0])
+            .args(&cmd[1..])
+            .env("TINYSTORE_FENCE", fence.to_string())
+            .env("TINYSTORE_FENCE_TEXT", fence.text()),
+    );
+    let (child, group) = match spawned {
+        Ok(spawned) => spawned,
         Err(err) => {
             say!("tinystore {command}: cannot run {:?}: {err}", cmd[0]);
             let _ = held.release().await;
             return EXIT_NOT_STARTED;
         }
     };
-    match supervise(command, child, held, kill_after).await {
+    match supervise(command, child, group, held, kill_after).await {
         Ended::Lost => {
             let _ = held.release().await;
             EXIT_LOST
@@ -217,14 +207,11 @@ enum Ended {
 async fn supervise(
     command: &str,
     mut child: Child,
+    group: Group,
     held: &impl Held,
     kill_after: Duration,
 ) -> Ended {
-    let group = child.id().map(|pid| pid as i32);
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
+    let Ok(mut stops) = StopSignals::new() else {
         return Ended::Exited(exit_code(command, child.wait().await));
     };
     let lost = held.lost();
@@ -232,16 +219,15 @@ async fn supervise(
     loop {
         tokio::select! {
             status = child.wait() => return Ended::Exited(exit_code(command, status)),
-            _ = term.recv() => send(group, libc::SIGTERM),
-            _ = int.recv() => send(group, libc::SIGINT),
+            stop = stops.next() => group.pass_on(stop),
             reason = &mut lost => {
                 say!(
                     "tinystore {command}: lost {}: {reason}; stopping the command",
                     held.what()
                 );
-                send(group, libc::SIGTERM);
+                group.terminate();
                 if tokio::time::timeout(kill_after, child.wait()).await.is_err() {
-                    send(group, libc::SIGKILL);
+                    group.kill();
                     let _ = child.wait().await;
                 }
                 return Ended::Lost;
@@ -250,24 +236,10 @@ async fn supervise(
     }
 }
 
-/// Sends `sig` to CMD's process group.
-fn send(group: Option<i32>, sig: i32) {
-    if let Some(pgid) = group {
-        // SAFETY: kill(2) with a process group id; no memory is shared.
-        unsafe {
-            libc::kill(-pgid, sig);
-        }
-    }
-}
-
+/// CMD's exit status ([`cmd_process::exit_code`]), or [`EXIT_ERROR`].
 fn exit_code(command: &str, status: std::io::Result<std::process::ExitStatus>) -> u8 {
-    use std::os::unix::process::ExitStatusExt;
     match status {
-        Ok(status) => match (status.code(), status.signal()) {
-            (Some(code), _) => code as u8,
-            (None, Some(sig)) => 128 + sig as u8,
-            _ => EXIT_ERROR,
-        },
+        Ok(status) => cmd_process::exit_code(status).unwrap_or(EXIT_ERROR),
         Err(err) => {
             say!("tinystore {command}: cannot wait for the command: {err}");
             EXIT_ERROR
