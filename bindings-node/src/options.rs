@@ -23,6 +23,7 @@ pub fn to_core(options: Option<NativeOptions>) -> napi::Result<tinystore::Option
         ttl: options.ttl.map(|ms| millis("ttl", ms)).transpose()?,
         wait: options.wait.map(|ms| millis("wait", ms)).transpose()?,
         renew: options.renew,
+        ..Default::default()
     })
 }
 

@@ -46,6 +46,7 @@ pub(crate) fn options(
         ttl: ttl.map(|s| seconds("ttl", s)).transpose()?,
         wait: wait.map(|s| seconds("wait", s)).transpose()?,
         renew,
+        ..Options::default()
     })
 }
 

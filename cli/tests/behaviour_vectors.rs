@@ -180,6 +180,7 @@ async fn run_bad(case: &Value, kind: &str) -> Result<Error, String> {
         ttl: millis(&case["ttl_ms"], id, "ttl_ms"),
         wait: millis(&case["wait_ms"], id, "wait_ms"),
         renew: None,
+        ..Default::default()
     };
     let limit = |v: &Value| -> u32 {
         let n = v.as_i64().unwrap_or_else(|| panic!("{id}: no limit"));

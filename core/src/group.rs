@@ -1,5 +1,5 @@
-//! What `Locks` and `Semaphore` share: a name, options, and the steps from a
-//! key to a held lease.
+//! What `Locks`, `Semaphore` and `RwLocks` share: a name, options, and the
+//! steps from a key to a held lease.
 
 use crate::acquiring::Acquiring;
 use crate::backend::Backend;
@@ -7,25 +7,34 @@ use crate::error::{Error, Result};
 use crate::hold::{hold_outcome, stopped_outcome};
 use crate::lease::{Holding, LeaseKind};
 use crate::options::Options;
-use crate::vocab::{Grant, Request};
+use crate::vocab::{Ask, Grant, Request};
 use std::sync::Arc;
 
-/// A named group of keys, with its options; `limit` is `None` for locks.
+/// A named group of keys, with its options and what its acquires ask for.
 #[derive(Clone)]
 pub(crate) struct Group {
     backend: Arc<dyn Backend>,
     name: Arc<str>,
     options: Options,
-    limit: Option<u32>,
+    ask: Ask,
 }
 
 impl Group {
-    pub(crate) fn new(backend: Arc<dyn Backend>, name: &str, limit: Option<u32>) -> Group {
+    pub(crate) fn new(backend: Arc<dyn Backend>, name: &str, ask: Ask) -> Group {
         Group {
             backend,
             name: name.into(),
             options: Options::default(),
-            limit,
+            ask,
+        }
+    }
+
+    /// This group, its acquires asking for `ask` (a read-write lock's
+    /// read or write side).
+    pub(crate) fn asking(&self, ask: Ask) -> Group {
+        Group {
+            ask,
+            ..self.clone()
         }
     }
 
@@ -43,11 +52,11 @@ impl Group {
     }
 
     /// The checked request for `key`, with the group's options and `over`.
-    fn request(&self, key: &str, over: Options) -> Result<Request> {
-        Request::new(&self.name, key, self.limit, self.options.merged(over))
+    pub(crate) fn request(&self, key: &str, over: Options) -> Result<Request> {
+        Request::new(&self.name, key, self.ask, self.options.merged(over))
     }
 
-    fn held<H: LeaseKind>(&self, request: &Request, grant: Grant) -> Result<H> {
+    pub(crate) fn held<H: LeaseKind>(&self, request: &Request, grant: Grant) -> Result<H> {
         held_from(&self.backend, request, grant)
     }
 
@@ -55,6 +64,11 @@ impl Group {
     /// applies).
     pub(crate) async fn acquire<H: LeaseKind>(&self, key: String, over: Options) -> Result<H> {
         let request = self.request(&key, over)?;
+        self.acquire_request(request).await
+    }
+
+    /// Waits for the key of a checked `request`, up to its `wait`.
+    pub(crate) async fn acquire_request<H: LeaseKind>(&self, request: Request) -> Result<H> {
         let grant = self.backend.acquire(request.clone()).await?;
         self.held(&request, grant)
     }
@@ -113,7 +127,8 @@ pub(crate) fn held_from<H: LeaseKind>(
     H::from_grant(holding, fence)
 }
 
-/// Builder methods for the group options, shared by `Locks` and `Semaphore`.
+/// Builder methods for the group options, shared by `Locks`, `Semaphore`
+/// and `RwLocks`.
 macro_rules! option_builders {
     () => {
         /// Sets the TTL of the leases this group gives (default
@@ -139,6 +154,16 @@ macro_rules! option_builders {
         pub fn renew(self, renew: bool) -> Self {
             self.with(crate::options::Options {
                 renew: Some(renew),
+                ..Default::default()
+            })
+        }
+
+        /// Sets the longest a lease of this group is kept after its grant,
+        /// renewals included (default none): past it, it is renewed no more
+        /// and runs out, and its holder is told as for any lost lease.
+        pub fn max_hold(self, max_hold: std::time::Duration) -> Self {
+            self.with(crate::options::Options {
+                max_hold: Some(max_hold),
                 ..Default::default()
             })
         }

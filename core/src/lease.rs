@@ -131,21 +131,21 @@ impl Holding {
         &self,
         body: impl std::future::Future<Output = T>,
     ) -> std::result::Result<T, Error> {
-        let lost = async {
-            loop {
-                let reason = self.ending().await;
-                if self.lost_reason().is_some() {
-                    return reason;
-                }
-                // Released by its holder: the body goes on.
-                std::future::pending::<()>().await;
-            }
-        };
         tokio::select! {
             biased;
             value = body => Ok(value),
-            reason = lost => Err(reason),
+            reason = self.loss() => Err(reason),
         }
+    }
+
+    /// Resolves with why when the lease is lost; never when its holder
+    /// releases it (a body goes on after its own release).
+    pub(crate) async fn loss(&self) -> Error {
+        let reason = self.ending().await;
+        if self.lost_reason().is_some() {
+            return reason;
+        }
+        std::future::pending::<Error>().await
     }
 
     async fn lost(&self) -> Error {

@@ -63,8 +63,10 @@ mod on_lost;
 mod options;
 mod os;
 mod poll;
+mod rw_locks;
 mod semaphore;
 pub mod server;
+mod several;
 mod status;
 mod store;
 pub mod store_dir;
@@ -84,9 +86,14 @@ pub use lease::{Lease, Permit};
 pub use locks::Locks;
 pub use names::{Key, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_VALUE_BYTES};
 pub use on_lost::OnLost;
-pub use options::{Options, DEFAULT_RENEW, DEFAULT_TTL, DEFAULT_WAIT, MAX_TTL, MAX_WAIT, MIN_TTL};
+pub use options::{
+    Options, DEFAULT_MAX_HOLD, DEFAULT_RENEW, DEFAULT_TTL, DEFAULT_WAIT, MAX_MAX_HOLD, MAX_TTL,
+    MAX_WAIT, MIN_MAX_HOLD, MIN_TTL,
+};
 pub use poll::poll_now;
+pub use rw_locks::RwLocks;
 pub use semaphore::Semaphore;
+pub use several::MAX_KEYS_AT_ONCE;
 pub use status::{
     HeldStatus, Status, StatusPage, WaitingStatus, DEFAULT_STATUS_LIMIT, MAX_STATUS_LIMIT,
 };

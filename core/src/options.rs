@@ -1,4 +1,5 @@
-//! The options of a group or a call: `ttl`, `wait` and `renew`.
+//! The options of a group or a call: `ttl`, `wait`, `renew`, `max_hold`,
+//! and a semaphore's `weight`.
 
 use crate::error::{Error, Result};
 use std::time::Duration;
@@ -15,11 +16,17 @@ pub const DEFAULT_RENEW: bool = true;
 pub const DEFAULT_WAIT: Option<Duration> = None;
 /// The longest wait an acquire may ask for: 30 days.
 pub const MAX_WAIT: Duration = Duration::from_secs(30 * 24 * 3600);
+/// How long a lease may be held when nothing says: without end.
+pub const DEFAULT_MAX_HOLD: Option<Duration> = None;
+/// The shortest `max_hold` a lease may have (as short as a TTL).
+pub const MIN_MAX_HOLD: Duration = MIN_TTL;
+/// The longest `max_hold` a lease may have: 30 days.
+pub const MAX_MAX_HOLD: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Options set on a group and overridden per call; a `None` field keeps the
 /// group's value, or else the default ([`DEFAULT_TTL`], [`DEFAULT_WAIT`],
-/// [`DEFAULT_RENEW`]). A binding passes a field it was not given as `None`
-/// and lets the core decide.
+/// [`DEFAULT_RENEW`], [`DEFAULT_MAX_HOLD`], a weight of 1). A binding passes
+/// a field it was not given as `None` and lets the core decide.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Options {
     /// How long a lease lives after its grant or last renewal.
@@ -29,6 +36,13 @@ pub struct Options {
     pub wait: Option<Duration>,
     /// Whether a held lease is renewed every ttl/3 until it is released.
     pub renew: Option<bool>,
+    /// The longest a lease is kept after its grant, renewals included:
+    /// past it, it is renewed no more and runs out (its holder is told,
+    /// as for any lost lease). From 10 ms to 30 days; `None`: no cap.
+    pub max_hold: Option<Duration>,
+    /// How many of a semaphore key's places one permit takes, from 1 to
+    /// the semaphore's limit (default 1); only a semaphore takes it.
+    pub weight: Option<u32>,
 }
 
 impl Options {
@@ -38,6 +52,8 @@ impl Options {
             ttl: over.ttl.or(self.ttl),
             wait: over.wait.or(self.wait),
             renew: over.renew.or(self.renew),
+            max_hold: over.max_hold.or(self.max_hold),
+            weight: over.weight.or(self.weight),
         }
     }
 
@@ -62,6 +78,25 @@ impl Options {
     pub fn renews(&self) -> bool {
         self.renew.unwrap_or(DEFAULT_RENEW)
     }
+
+    /// The `max_hold` to use, checked against the allowed range.
+    pub fn checked_max_hold(&self) -> Result<Option<Duration>> {
+        let max_hold = self.max_hold.or(DEFAULT_MAX_HOLD);
+        if let Some(max_hold) = max_hold {
+            check_max_hold(max_hold)?;
+        }
+        Ok(max_hold)
+    }
+}
+
+/// Checks that a `max_hold` is from 10 ms to 30 days.
+pub(crate) fn check_max_hold(max_hold: Duration) -> Result<()> {
+    if max_hold < MIN_MAX_HOLD || max_hold > MAX_MAX_HOLD {
+        return Err(Error::invalid(format!(
+            "max_hold {max_hold:?} is out of range: it must be from 10ms to 30 days"
+        )));
+    }
+    Ok(())
 }
 
 /// Checks that a TTL is from 10 ms to 24 h.

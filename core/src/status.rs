@@ -106,7 +106,7 @@ pub struct HeldStatus {
     pub name: String,
     /// The key.
     pub key: String,
-    /// The fence; `None` for a semaphore permit.
+    /// The fence; `None` for a semaphore permit and a read lease.
     pub fence: Option<Fence>,
     /// The lease's TTL in milliseconds.
     pub ttl_ms: u64,
@@ -118,6 +118,21 @@ pub struct HeldStatus {
     /// For an election's leadership (its key is empty): the leader's value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leader: Option<String>,
+    /// The kind of group: `lock`, `semaphore`, `rwlock` or `election`
+    /// (empty from a server older than read-write locks).
+    #[serde(default)]
+    pub kind: String,
+    /// For a read-write lock's lease: `read` or `write`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The places of its key it takes: a weighted permit's weight, all of a
+    /// read-write lock's places for a write lease, else 1.
+    #[serde(default = "one")]
+    pub weight: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// A key with callers waiting for it.
@@ -127,6 +142,9 @@ pub struct WaitingStatus {
     pub name: String,
     /// The key.
     pub key: String,
+    /// The kind of group, as in [`HeldStatus::kind`].
+    #[serde(default)]
+    pub kind: String,
     /// How many callers wait.
     pub waiters: usize,
 }

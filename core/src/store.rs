@@ -7,9 +7,11 @@ use crate::embedded::Embedded;
 use crate::error::{Code, Result};
 use crate::group::Group;
 use crate::locks::Locks;
+use crate::rw_locks::RwLocks;
 use crate::semaphore::Semaphore;
 use crate::status::Status;
 use crate::store_options::StoreOptions;
+use crate::vocab::Ask;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -103,13 +105,24 @@ impl Store {
     /// The group of exclusive locks called `name`. The name is checked at
     /// the first acquire: 1 to 128 bytes of `A-Z a-z 0-9 . _ - :`.
     pub fn locks(&self, name: &str) -> Locks {
-        Locks::new(Group::new(self.backend.clone(), name, None))
+        Locks::new(Group::new(self.backend.clone(), name, Ask::Lock))
     }
 
     /// The group of semaphores called `name`, each key allowing `limit`
     /// holders at once.
     pub fn semaphore(&self, name: &str, limit: u32) -> Semaphore {
-        Semaphore::new(Group::new(self.backend.clone(), name, Some(limit)))
+        Semaphore::new(Group::new(
+            self.backend.clone(),
+            name,
+            Ask::Permit { limit },
+        ))
+    }
+
+    /// The group of read-write locks called `name`: readers share a key, a
+    /// writer holds it alone with a fence, first come first served. Apart
+    /// from the lock group and the semaphore of the same name.
+    pub fn rw_locks(&self, name: &str) -> RwLocks {
+        RwLocks::new(Group::new(self.backend.clone(), name, Ask::Write))
     }
 
     /// The election called `name`: campaign to lead it, see who leads, or

@@ -70,6 +70,7 @@ async fn run(steps: Vec<Step>) -> Log {
                 ttl: s.ttl_ms.map(Duration::from_millis),
                 wait: s.wait_ms.map(Duration::from_millis),
                 renew: Some(s.ttl_ms.is_none()),
+                ..Options::default()
             };
             let slot = (s.semaphore, s.key);
             let (is_held, release): (IsHeld, _) = if s.semaphore {

@@ -11,9 +11,9 @@ use crate::election::pushed;
 use crate::election::{Leader, Observer};
 use crate::error::{Code, Error, Result};
 use crate::status::{Status, StatusPage};
-use crate::vocab::Request;
+use crate::vocab::{Ask, Request};
 use crate::vocab::{Grant, LeaseId};
-use crate::wire::{Op, WireKey, WireLeader};
+use crate::wire::{Op, WireKey, WireLeader, WireMode};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -78,31 +78,48 @@ impl Remote {
         let link = self.link().await?;
         let key = request.key();
         let (name, key_text) = (key.name().to_string(), WireKey::Text(key.key().to_string()));
-        let limit = (!key.fenced()).then_some(request.limit());
+        let (limit, mode, weight) = match request.ask() {
+            Ask::Lock => (None, None, None),
+            Ask::Permit { limit } => (
+                Some(limit),
+                None,
+                Some(request.weight()).filter(|w| *w != 1),
+            ),
+            Ask::Read => (None, Some(WireMode::Read), None),
+            Ask::Write => (None, Some(WireMode::Write), None),
+        };
         let ttl_ms = Some(u64::from(request.ttl_ms()));
         // At most 30 days (checked), so it fits.
         let wait_ms = request.wait().map(|w| w.as_millis() as u64);
+        let max_hold_ms = request.max_hold_ms();
         let op = if key.is_election() {
             Op::Campaign {
                 name,
                 value: request.value().unwrap_or_default().to_string(),
                 ttl_ms,
                 wait_ms,
+                max_hold_ms,
             }
         } else if waits {
             Op::Acquire {
                 name,
                 key: key_text,
                 limit,
+                mode,
+                weight,
                 ttl_ms,
                 wait_ms,
+                max_hold_ms,
             }
         } else {
             Op::TryAcquire {
                 name,
                 key: key_text,
                 limit,
+                mode,
+                weight,
                 ttl_ms,
+                max_hold_ms,
             }
         };
         let terms = LeaseTerms {

@@ -101,6 +101,16 @@ impl Election {
         })
     }
 
+    /// Sets the longest a leadership is kept after it began, renewals
+    /// included (default none): past it, it is renewed no more, runs out,
+    /// and its leader is told, as for any lost leadership.
+    pub fn max_hold(self, max_hold: Duration) -> Election {
+        self.with(Options {
+            max_hold: Some(max_hold),
+            ..Options::default()
+        })
+    }
+
     /// Waits, first come first served, until this caller leads, with
     /// `value` (text of at most 1,024 bytes) as what it says it is.
     /// Dropping the future gives up the campaign and never leaves a

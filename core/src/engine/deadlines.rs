@@ -16,9 +16,7 @@ pub(super) struct Deadlines {
 
 /// Whether `entry` still stands for a lease's deadline.
 fn is_live(leases: &Leases, (at, id): (u64, LeaseId)) -> bool {
-    leases
-        .get(id)
-        .is_some_and(|held| !held.renewing && held.expires == at)
+    leases.get(id).is_some_and(|held| held.expires == at)
 }
 
 impl Deadlines {

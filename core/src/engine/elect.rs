@@ -57,7 +57,7 @@ impl Engine {
     /// when it is an election's, its observers are told a new leader.
     pub(super) fn settled(&self, st: &State, slot: KeySlot) {
         if let Some(key) = st.keys.get(slot).filter(|k| k.id.is_election()) {
-            self.elections.settle(key.id.name(), key.holders > 0);
+            self.elections.settle(key.id.name(), key.used > 0);
         }
     }
 }

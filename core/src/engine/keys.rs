@@ -13,16 +13,17 @@ pub(super) type KeySlot = u32;
 /// A key's holders and queue; removed when both are empty.
 pub(super) struct KeyState {
     pub id: KeyId,
+    /// The places the key has (1 for a lock).
     pub limit: u32,
-    /// How many leases hold the key now.
-    pub holders: u32,
+    /// The places its holders take now (each lease its weight).
+    pub used: u32,
     pub waiters: Queue,
 }
 
 impl KeyState {
     /// Whether nobody holds the key or waits for it.
     pub(super) fn is_idle(&self) -> bool {
-        self.holders == 0 && self.waiters.is_empty()
+        self.used == 0 && self.waiters.is_empty()
     }
 }
 
@@ -47,7 +48,7 @@ impl Keys {
             .copied()
     }
 
-    /// The slot of `id`, made with `limit` and no holders if it is new.
+    /// The slot of `id`, made with `limit` places and none used if it is new.
     pub(super) fn find_or_insert(&mut self, id: &KeyId, limit: u32) -> KeySlot {
         if let Some(slot) = self.find(id) {
             return slot;
@@ -55,7 +56,7 @@ impl Keys {
         let fresh = KeyState {
             id: id.clone(),
             limit,
-            holders: 0,
+            used: 0,
             waiters: Queue::default(),
         };
         let slot = match self.free.pop() {
@@ -136,20 +137,20 @@ mod tests {
     #[test]
     fn keys_are_found_by_id_and_slots_are_reused() {
         let mut keys = Keys::default();
-        let a = KeyId::new(true, "n", "a").unwrap();
-        let b = KeyId::new(true, "n", "b").unwrap();
+        let a = KeyId::new(crate::vocab::GroupKind::Lock, "n", "a").unwrap();
+        let b = KeyId::new(crate::vocab::GroupKind::Lock, "n", "b").unwrap();
         let sa = keys.find_or_insert(&a, 1);
         let sb = keys.find_or_insert(&b, 1);
         assert_ne!(sa, sb);
         assert_eq!(keys.find_or_insert(&a, 1), sa);
         assert_eq!(
-            keys.find(&KeyId::new(false, "n", "a").unwrap()),
+            keys.find(&KeyId::new(crate::vocab::GroupKind::Semaphore, "n", "a").unwrap()),
             None,
             "a semaphore is another key"
         );
         assert_eq!(keys.remove(sa).map(|k| k.id), Some(a.clone()));
         assert_eq!(keys.find(&a), None);
-        let c = KeyId::new(true, "n", "c").unwrap();
+        let c = KeyId::new(crate::vocab::GroupKind::Lock, "n", "c").unwrap();
         let sc = keys.find_or_insert(&c, 1);
         assert_eq!(sc, sa, "the freed slot is used again");
         assert_eq!(keys.find(&b), Some(sb));
@@ -163,7 +164,7 @@ mod tests {
     fn many_keys_survive_the_table_growing() {
         let mut keys = Keys::default();
         let ids: Vec<_> = (0..5_000)
-            .map(|n| KeyId::new(true, "g", &n.to_string()).unwrap())
+            .map(|n| KeyId::new(crate::vocab::GroupKind::Lock, "g", &n.to_string()).unwrap())
             .collect();
         let slots: Vec<_> = ids.iter().map(|id| keys.find_or_insert(id, 1)).collect();
         for (id, slot) in ids.iter().zip(&slots) {

@@ -124,6 +124,8 @@ pub(super) mod tests {
             key: 0,
             count: 0,
             expires,
+            ends_by: u64::MAX,
+            weight: 1,
             lost: LostTeller::Channel(tx),
             ttl_ms: 1,
             renewing: false,

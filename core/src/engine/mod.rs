@@ -126,7 +126,8 @@ impl Engine {
         wait::leave_together(self, drop_waits);
     }
 
-    /// Extends a held lease by its TTL from now.
+    /// Extends a held lease by its TTL from now, but never past its
+    /// `max_hold` after its grant.
     pub(crate) fn renew(&self, id: LeaseId) -> Result<()> {
         let mut st = self.lock();
         let now = Instant::now();
@@ -134,14 +135,17 @@ impl Engine {
         check_open(&st)?;
         let now = st.nanos(now);
         let held = st.leases.get_mut(id).ok_or_else(|| not_held(id))?;
-        held.expires = now.saturating_add(ttl_nanos(held.ttl_ms));
-        let (renewing, expires) = (held.renewing, held.expires);
-        if !renewing {
-            let State {
-                deadlines, leases, ..
-            } = &mut *st;
-            deadlines.push(expires, id, leases);
+        if held.renewing {
+            // Renewed all along already; it ends by its max_hold if any.
+            return Ok(());
         }
+        // Never past its max_hold: a lease that reached it runs out.
+        held.expires = now.saturating_add(ttl_nanos(held.ttl_ms)).min(held.ends_by);
+        let expires = held.expires;
+        let State {
+            deadlines, leases, ..
+        } = &mut *st;
+        deadlines.push(expires, id, leases);
         Ok(())
     }
 
@@ -226,7 +230,7 @@ impl Engine {
             remove_if_idle(st, slot);
             return Err(err);
         }
-        let free = !in_grace && entry.waiters.is_empty() && entry.holders < entry.limit;
+        let free = !in_grace && entry.waiters.is_empty() && fits(entry, request.weight());
         if !free {
             return Ok((slot, None));
         }
@@ -238,7 +242,8 @@ impl Engine {
         Ok((slot, Some(granted?)))
     }
 
-    /// Makes a lease for `request` on the key in `slot`, which must have room.
+    /// Makes a lease for `request` on the key in `slot`, which must have
+    /// room for its weight.
     fn grant(
         &self,
         st: &mut State,
@@ -247,7 +252,7 @@ impl Engine {
         now: Instant,
     ) -> Result<EngineGrant> {
         let ttl_ms = request.ttl_ms();
-        let fence = if request.key().fenced() {
+        let fence = if request.fenced() {
             if st.count == u64::MAX {
                 return Err(Error::new(
                     Code::Limit,
@@ -259,7 +264,15 @@ impl Engine {
         } else {
             None
         };
-        let expires = st.nanos(now).saturating_add(ttl_nanos(ttl_ms));
+        let granted_at = st.nanos(now);
+        let ends_by = request.max_hold().map_or(u64::MAX, |max_hold| {
+            granted_at.saturating_add(u64::try_from(max_hold.as_nanos()).unwrap_or(u64::MAX))
+        });
+        let expires = if request.renewing() {
+            ends_by
+        } else {
+            granted_at.saturating_add(ttl_nanos(ttl_ms)).min(ends_by)
+        };
         let (lost, signal) = match request.lost_to() {
             LostTo::Watch => {
                 let (tx, rx) = lost_signal();
@@ -271,6 +284,8 @@ impl Engine {
             key: slot,
             count: fence.map_or(0, Fence::count),
             expires,
+            ends_by,
+            weight: request.weight(),
             lost,
             ttl_ms,
             renewing: request.renewing(),
@@ -279,7 +294,7 @@ impl Engine {
             .leases
             .insert(held)
             .ok_or_else(|| Error::new(Code::Limit, "the engine holds 2^32 leases; release some"))?;
-        if !request.renewing() {
+        if expires != u64::MAX {
             let State {
                 deadlines, leases, ..
             } = &mut *st;
@@ -291,7 +306,7 @@ impl Engine {
             }
         }
         if let Some(key) = st.keys.get_mut(slot) {
-            key.holders += 1;
+            key.used = key.used.saturating_add(request.weight());
         }
         if let Some(audit) = st.audit.as_mut() {
             audit.granted(id, request.key(), fence);
@@ -318,13 +333,20 @@ impl Engine {
                 break;
             };
             let reason = match st.leases.get(id) {
-                Some(h) => Error::lease_lost(format!(
-                    "the lease on {} ran out: it was not renewed within its ttl of {:?}",
-                    st.keys
+                Some(h) => {
+                    let key = st
+                        .keys
                         .get(h.key)
-                        .map_or("a key".to_string(), |k| k.id.to_string()),
-                    h.ttl()
-                )),
+                        .map_or("a key".to_string(), |k| k.id.to_string());
+                    Error::lease_lost(if h.expires == h.ends_by {
+                        format!("the lease on {key} ran out at its max_hold: a lease is not renewed past it")
+                    } else {
+                        format!(
+                            "the lease on {key} ran out: it was not renewed within its ttl of {:?}",
+                            h.ttl()
+                        )
+                    })
+                }
                 None => continue,
             };
             self.end_lease(st, id, "expired", Some(reason), now);
@@ -347,7 +369,9 @@ impl Engine {
         }
     }
 
-    /// Grants the key to those first in its queue while it has room.
+    /// Grants the key to those first in its queue while it has room for
+    /// the first one's weight: all or nothing, first come first served (a
+    /// heavy waiter holds back the lighter ones behind it).
     fn serve_queue(&self, st: &mut State, key: KeySlot, now: Instant) {
         if st.in_grace() {
             return;
@@ -356,13 +380,17 @@ impl Engine {
             let Some(entry) = st.keys.get_mut(key) else {
                 return;
             };
-            if entry.holders >= entry.limit {
+            let Some(first) = entry.waiters.front() else {
+                break;
+            };
+            let gone = first.reply.is_closed();
+            if !gone && !fits(entry, first.request.weight()) {
                 break;
             }
             let Some(waiter) = entry.waiters.pop_front() else {
                 break;
             };
-            if waiter.reply.is_closed() {
+            if gone {
                 continue;
             }
             match self.grant(st, key, &waiter.request, now) {
@@ -431,6 +459,11 @@ fn check_open(st: &State) -> Result<()> {
         Some(reason) => Err(reason.clone()),
         None => Ok(()),
     }
+}
+
+/// Whether the key has room for `weight` more places.
+fn fits(key: &keys::KeyState, weight: u32) -> bool {
+    u64::from(key.used) + u64::from(weight) <= u64::from(key.limit)
 }
 
 /// A TTL of `ttl_ms` in nanoseconds.

@@ -56,6 +56,12 @@ impl Queue {
         queue.waiting += 1;
     }
 
+    /// The first caller in the queue, left in it.
+    pub(super) fn front(&self) -> Option<&Waiter> {
+        let queue = self.0.as_ref()?;
+        queue.places.iter().find_map(|(_, place)| place.as_ref())
+    }
+
     /// Takes the first caller in the queue.
     pub(super) fn pop_front(&mut self) -> Option<Waiter> {
         let queue = self.0.as_mut()?;
@@ -111,7 +117,8 @@ mod tests {
 
     fn waiter(id: u64) -> Waiter {
         let (reply, _) = tokio::sync::oneshot::channel();
-        let request = Request::new("n", "k", None, crate::Options::default()).unwrap();
+        let request =
+            Request::new("n", "k", crate::vocab::Ask::Lock, crate::Options::default()).unwrap();
         Waiter { id, request, reply }
     }
 

@@ -14,14 +14,20 @@ pub(super) struct LeaseRecord {
     pub key: KeySlot,
     /// The count of its fence (the epoch is the engine's); 0 for a permit.
     pub count: u64,
-    /// When it runs out, in nanoseconds since the engine started.
+    /// When it runs out, in nanoseconds since the engine started;
+    /// `u64::MAX` for a renewing lease without a `max_hold`.
     pub expires: u64,
+    /// When its `max_hold` passes, in nanoseconds since the engine started
+    /// (`u64::MAX` without one): renewals never take `expires` past it.
+    pub ends_by: u64,
+    /// The places of its key it takes.
+    pub weight: u32,
     pub lost: LostTeller,
     /// Its TTL in milliseconds (at most a day).
     pub ttl_ms: u32,
     /// Whether it counts as renewed all along (the option `renew` on an
     /// embedded store): it never runs out at its TTL, and ends when it is
-    /// released or the store closes.
+    /// released, its `max_hold` passes, or the store closes.
     pub renewing: bool,
 }
 

@@ -85,7 +85,7 @@ impl State {
     pub(super) fn detach(&mut self, id: LeaseId, why: &str) -> Option<LeaseRecord> {
         let held = self.leases.remove(id)?;
         if let Some(entry) = self.keys.get_mut(held.key) {
-            entry.holders = entry.holders.saturating_sub(1);
+            entry.used = entry.used.saturating_sub(held.weight);
             if let Some(audit) = self.audit.as_mut() {
                 audit.ended(id, &entry.id, why);
             }

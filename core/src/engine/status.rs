@@ -39,11 +39,14 @@ impl Engine {
                 fence: (h.count > 0).then(|| Fence::new(self.epoch, h.count)),
                 ttl_ms: u64::from(h.ttl_ms),
                 left_ms: if h.renewing {
-                    u64::from(h.ttl_ms)
+                    u64::from(h.ttl_ms).min(h.expires.saturating_sub(now_nanos) / 1_000_000)
                 } else {
                     h.expires.saturating_sub(now_nanos) / 1_000_000
                 },
                 renewing: h.renewing,
+                kind: key.kind().to_string(),
+                mode: mode_of(key, h.count),
+                weight: h.weight,
                 leader: self.leader_value(key, h.count),
             })
             .collect();
@@ -64,6 +67,7 @@ impl Engine {
             .map(|k| WaitingStatus {
                 name: k.id.name().to_string(),
                 key: k.id.key().to_string(),
+                kind: k.id.kind().to_string(),
                 waiters: k.waiters.len(),
             })
             .collect();
@@ -104,6 +108,13 @@ impl Engine {
             }),
         }
     }
+}
+
+/// `read` or `write` for a read-write lock's lease (a write lease has a
+/// fence count); `None` for every other kind.
+pub(crate) fn mode_of(key: &KeyId, count: u64) -> Option<String> {
+    (key.group_kind() == crate::vocab::GroupKind::RwLock)
+        .then(|| if count > 0 { "write" } else { "read" }.to_string())
 }
 
 /// Keeps the first `limit` of `items` in `order`, sorted; in O(n) plus the

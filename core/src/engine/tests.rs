@@ -13,7 +13,7 @@ fn request(key: &str) -> Request {
         renew: Some(false),
         ..Options::default()
     };
-    Request::new("n", key, None, options).unwrap()
+    Request::new("n", key, crate::vocab::Ask::Lock, options).unwrap()
 }
 
 #[tokio::test]

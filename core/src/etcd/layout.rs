@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn keys_with_slashes_get_lines_of_their_own() {
         let layout = Layout::new("p");
-        let key = |k: &str| KeyId::new(true, "n", k).unwrap();
+        let key = |k: &str| KeyId::new(crate::vocab::GroupKind::Lock, "n", k).unwrap();
         let a = layout.queue(&key("a"));
         let b = layout.queue(&key("a/b"));
         assert_eq!(a, "/p/lock/n/a/");

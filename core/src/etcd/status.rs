@@ -56,12 +56,16 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
                     left_ms,
                     renewing: false,
                     leader: None,
+                    kind: if fenced { "lock" } else { "semaphore" }.to_string(),
+                    mode: None,
+                    weight: 1,
                 });
             }
             if queue.len() > limit {
                 waiting.push(WaitingStatus {
                     name: queue[0].0.clone(),
                     key: queue[0].1.clone(),
+                    kind: if fenced { "lock" } else { "semaphore" }.to_string(),
                     waiters: queue.len() - limit,
                 });
             }
@@ -121,6 +125,9 @@ async fn elections(
                 left_ms,
                 renewing: false,
                 leader: Some(String::from_utf8_lossy(kv.value()).into_owned()),
+                kind: "election".to_string(),
+                mode: None,
+                weight: 1,
             });
         }
         let waiters = in_queue.saturating_sub(usize::from(leader.is_some()));
@@ -128,6 +135,7 @@ async fn elections(
             waiting.push(WaitingStatus {
                 name: name.clone(),
                 key: String::new(),
+                kind: "election".to_string(),
                 waiters,
             });
         }

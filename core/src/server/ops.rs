@@ -6,8 +6,8 @@ use crate::error::{Code, Error, Result};
 use crate::poll::poll_now;
 use crate::status::{StatusPage, DEFAULT_STATUS_LIMIT};
 use crate::vocab::EngineGrant;
-use crate::vocab::{LostTo, Request};
-use crate::wire::{Op, Reply, WireKey};
+use crate::vocab::{Ask, LostTo, Request, WireTimes};
+use crate::wire::{Op, Reply, WireKey, WireMode};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::task::Poll;
@@ -26,15 +26,37 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
             name,
             key,
             limit,
+            mode,
+            weight,
             ttl_ms,
             wait_ms,
-        } => acquire(conn, id, &name, &key, limit, ttl_ms, wait_ms),
+            max_hold_ms,
+        } => {
+            let times = WireTimes {
+                ttl_ms,
+                wait_ms,
+                max_hold_ms,
+                weight,
+            };
+            request(conn, &name, &key, limit, mode, times).and_then(|r| queue(conn, id, r))
+        }
         Op::TryAcquire {
             name,
             key,
             limit,
+            mode,
+            weight,
             ttl_ms,
-        } => try_acquire(conn, id, &name, &key, limit, ttl_ms),
+            max_hold_ms,
+        } => {
+            let times = WireTimes {
+                ttl_ms,
+                wait_ms: None,
+                max_hold_ms,
+                weight,
+            };
+            request(conn, &name, &key, limit, mode, times).and_then(|r| try_acquire(conn, id, r))
+        }
         Op::Renew { lease } => renew(conn, id, &lease),
         Op::Release { lease } => release(conn, id, &lease),
         Op::Cancel { target } => {
@@ -56,8 +78,17 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
             value,
             ttl_ms,
             wait_ms,
-        } => Request::election_from_wire(&name, &value, ttl_ms, wait_ms)
-            .and_then(|request| queue(conn, id, told(conn, request))),
+            max_hold_ms,
+        } => {
+            let times = WireTimes {
+                ttl_ms,
+                wait_ms,
+                max_hold_ms,
+                weight: None,
+            };
+            Request::election_from_wire(&name, &value, times)
+                .and_then(|request| queue(conn, id, told(conn, request)))
+        }
         Op::Resign { lease } => release(conn, id, &lease),
         Op::Leader { name } => super::elect::leader(conn, id, &name),
         Op::Observe { name } => super::elect::observe(conn, id, &name),
@@ -76,29 +107,26 @@ fn request(
     name: &str,
     key: &WireKey,
     limit: Option<u32>,
-    ttl_ms: Option<u64>,
-    wait_ms: Option<u64>,
+    mode: Option<WireMode>,
+    times: WireTimes,
 ) -> Result<Request> {
-    let request = Request::from_wire(name, &key.text(), limit, ttl_ms, wait_ms)?;
+    let ask = match (limit, mode) {
+        (limit, None) => Ask::of_limit(limit),
+        (None, Some(WireMode::Read)) => Ask::Read,
+        (None, Some(WireMode::Write)) => Ask::Write,
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid(format!(
+                "an acquire of {name} gave both \"limit\" (a semaphore's) and \"mode\" (a read-write lock's)"
+            )))
+        }
+    };
+    let request = Request::from_wire(name, &key.text(), ask, times)?;
     Ok(told(conn, request))
 }
 
 /// `request`, its lease's end told through the connection's lost channel.
 fn told(conn: &Connection, request: Request) -> Request {
     request.told_through(LostTo::Channel(conn.lost_to()))
-}
-
-fn acquire(
-    conn: &Arc<Connection>,
-    id: u64,
-    name: &str,
-    key: &WireKey,
-    limit: Option<u32>,
-    ttl_ms: Option<u64>,
-    wait_ms: Option<u64>,
-) -> Result<()> {
-    let request = request(conn, name, key, limit, ttl_ms, wait_ms)?;
-    queue(conn, id, request)
 }
 
 /// Waits first come first served for `request` (an acquire's or a
@@ -162,15 +190,7 @@ pub(super) fn finish_acquire(
     }
 }
 
-fn try_acquire(
-    conn: &Arc<Connection>,
-    id: u64,
-    name: &str,
-    key: &WireKey,
-    limit: Option<u32>,
-    ttl_ms: Option<u64>,
-) -> Result<()> {
-    let request = request(conn, name, key, limit, ttl_ms, None)?;
+fn try_acquire(conn: &Arc<Connection>, id: u64, request: Request) -> Result<()> {
     conn.state().check_id_free(id)?;
     if !grant_if_free(conn, id, &request)? {
         conn.reply(Reply {

@@ -4,29 +4,40 @@
 use crate::error::{Error, Result};
 use crate::names::{check_key, check_name};
 
-/// Which table a key lives in, exclusive locks (fenced), a semaphore, or
-/// an election (fenced, one key per name), and its group's name and key, stored as one text so that a million held
-/// keys cost one small allocation each. Only a valid name and key make one.
+/// The kind of group a key belongs to. Each kind is a table of its own: a
+/// lock group, a semaphore, a read-write lock group and an election of the
+/// same name never share a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum GroupKind {
+    /// Exclusive locks, whose leases carry fences.
+    Lock,
+    /// Semaphores, whose permits carry none.
+    Semaphore,
+    /// Read-write locks: a write lease carries a fence, a read lease none.
+    RwLock,
+    /// An election's one key, whose leader's term is a fence.
+    Election,
+}
+
+/// Which table a key lives in (its [`GroupKind`]), and its group's name and
+/// key, stored as one text so that a million held keys cost one small
+/// allocation each. Only a valid name and key make one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct KeyId {
     /// The group's name followed by the key.
     text: Box<str>,
     /// Where the name ends in `text` (a name is at most 128 bytes).
     name_len: u8,
-    /// Whether this is an exclusive lock (or an election), whose leases
-    /// carry fences.
-    fenced: bool,
-    /// Whether this is an election's one key: apart from every lock and
-    /// semaphore of the same name.
-    election: bool,
+    /// The kind of group.
+    kind: GroupKind,
 }
 
 impl KeyId {
-    /// The key `key` of the group `name`: an exclusive lock's when `fenced`,
-    /// a semaphore's otherwise. Fails with `invalid`, naming the field, when
-    /// the name is not 1 to 128 bytes of `A-Z a-z 0-9 . _ - :` or the key
-    /// is not 1 to 1024 bytes.
-    pub(crate) fn new(fenced: bool, name: &str, key: &str) -> Result<KeyId> {
+    /// The key `key` of the group `name` of kind `kind` (not an election:
+    /// see [`KeyId::election`]). Fails with `invalid`, naming the field,
+    /// when the name is not 1 to 128 bytes of `A-Z a-z 0-9 . _ - :` or the
+    /// key is not 1 to 1024 bytes.
+    pub(crate) fn new(kind: GroupKind, name: &str, key: &str) -> Result<KeyId> {
         check_name(name)?;
         check_key(name, key)?;
         let name_len = u8::try_from(name.len())
@@ -34,8 +45,7 @@ impl KeyId {
         Ok(KeyId {
             text: format!("{name}{key}").into_boxed_str(),
             name_len,
-            fenced,
-            election: false,
+            kind,
         })
     }
 
@@ -50,30 +60,35 @@ impl KeyId {
         Ok(KeyId {
             text: name.into(),
             name_len,
-            fenced: true,
-            election: true,
+            kind: GroupKind::Election,
         })
     }
 
     /// Whether this is an election's key (its key text is empty).
     pub(crate) fn is_election(&self) -> bool {
-        self.election
+        self.kind == GroupKind::Election
     }
 
-    /// Whether this is an exclusive lock, whose leases carry fences.
+    /// Whether every lease of this key carries a fence: an exclusive
+    /// lock's or an election's. (A read-write lock's write leases carry
+    /// one too: see [`Request::fenced`](super::Request::fenced).)
     pub(crate) fn fenced(&self) -> bool {
-        self.fenced
+        matches!(self.kind, GroupKind::Lock | GroupKind::Election)
     }
 
-    /// `lock`, `semaphore` or `election`: the kind of group, as the
-    /// server's metrics label it.
+    /// The kind of group.
+    pub(crate) fn group_kind(&self) -> GroupKind {
+        self.kind
+    }
+
+    /// `lock`, `semaphore`, `rwlock` or `election`: the kind of group, as
+    /// the server's metrics, the audit log and status label it.
     pub(crate) fn kind(&self) -> &'static str {
-        if self.election {
-            "election"
-        } else if self.fenced {
-            "lock"
-        } else {
-            "semaphore"
+        match self.kind {
+            GroupKind::Lock => "lock",
+            GroupKind::Semaphore => "semaphore",
+            GroupKind::RwLock => "rwlock",
+            GroupKind::Election => "election",
         }
     }
 
@@ -90,38 +105,43 @@ impl KeyId {
 
 impl std::fmt::Display for KeyId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.election {
+        if self.is_election() {
             return write!(f, "election {}", self.name());
         }
-        let kind = if self.fenced { "lock" } else { "semaphore" };
-        write!(f, "{kind} {}/{}", self.name(), self.key())
+        write!(f, "{} {}/{}", self.kind(), self.name(), self.key())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::KeyId;
+    use super::{GroupKind, KeyId};
 
     #[test]
     fn a_name_and_key_are_kept_apart_and_checked() {
-        let id = KeyId::new(true, "orders", "42").unwrap();
+        let id = KeyId::new(GroupKind::Lock, "orders", "42").unwrap();
         assert_eq!((id.name(), id.key(), id.fenced()), ("orders", "42", true));
         assert_eq!(id.to_string(), "lock orders/42");
-        assert_ne!(id, KeyId::new(true, "orders4", "2").unwrap());
-        assert_ne!(id, KeyId::new(false, "orders", "42").unwrap());
+        assert_ne!(id, KeyId::new(GroupKind::Lock, "orders4", "2").unwrap());
+        assert_ne!(
+            id,
+            KeyId::new(GroupKind::Semaphore, "orders", "42").unwrap()
+        );
         let election = KeyId::election("orders").unwrap();
         assert_eq!(election.to_string(), "election orders");
         assert!(election.fenced() && election.is_election() && !id.is_election());
         assert_eq!((election.name(), election.key()), ("orders", ""));
         assert!(KeyId::election("a b").is_err());
         let long = "n".repeat(crate::MAX_NAME_BYTES);
-        assert_eq!(KeyId::new(false, &long, "k").unwrap().name(), long);
+        assert_eq!(
+            KeyId::new(GroupKind::Semaphore, &long, "k").unwrap().name(),
+            long
+        );
         for (name, key, says) in [
             ("", "k", "name \"\" must be 1 to 128 bytes, not 0"),
             ("a b", "k", "name \"a b\" has ' '"),
             ("n", "", "key of n must be 1 to 1024 bytes, not 0"),
         ] {
-            let err = KeyId::new(true, name, key).unwrap_err();
+            let err = KeyId::new(GroupKind::Lock, name, key).unwrap_err();
             assert_eq!(err.code(), crate::Code::Invalid);
             assert!(err.message().contains(says), "{err}");
         }

@@ -16,8 +16,8 @@ mod lost;
 mod request;
 
 pub(crate) use grant::{EngineGrant, Grant};
-pub(crate) use key_id::KeyId;
+pub(crate) use key_id::{GroupKind, KeyId};
 pub(crate) use lease_id::LeaseId;
 pub(crate) use lost::{lost_signal, LostSender, LostSignal, LostTo};
-pub(crate) use request::Request;
 pub use request::MAX_LIMIT;
+pub(crate) use request::{Ask, Request, WireTimes};

@@ -3,7 +3,7 @@
 //! and through the group the remote and etcd backends. The engine takes
 //! only this type, so it never meets a bad name, key, limit, TTL or wait.
 
-use super::key_id::KeyId;
+use super::key_id::{GroupKind, KeyId};
 use super::lost::LostTo;
 use crate::error::{Error, Result};
 use crate::options::{Options, MAX_TTL, MAX_WAIT, MIN_TTL};
@@ -13,40 +13,79 @@ use std::time::Duration;
 /// The most holders a semaphore key may allow at once.
 pub const MAX_LIMIT: u32 = 1_000_000;
 
+/// How many places a read-write lock key has: a reader takes one, a writer
+/// takes them all. So a read-write lock is a weighted semaphore whose
+/// first-come-first-served queue holds back the readers that came after a
+/// waiting writer, and at most this many readers share a key.
+pub(crate) const RW_PLACES: u32 = MAX_LIMIT;
+
+/// What a request asks to hold, by the kind of its group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ask {
+    /// An exclusive lock's lease, with a fence.
+    Lock,
+    /// A permit of a semaphore that allows `limit` places at once.
+    Permit {
+        /// The semaphore's places.
+        limit: u32,
+    },
+    /// A read lease of a read-write lock: shared, no fence.
+    Read,
+    /// A write lease of a read-write lock: exclusive, with a fence.
+    Write,
+}
+
+impl Ask {
+    /// A lock's (`limit` absent) or a semaphore's ask, as a group or the
+    /// wire names it.
+    pub(crate) fn of_limit(limit: Option<u32>) -> Ask {
+        match limit {
+            None => Ask::Lock,
+            Some(limit) => Ask::Permit { limit },
+        }
+    }
+}
+
 /// A request for one key whose every field was checked.
 #[derive(Debug, Clone)]
 pub(crate) struct Request {
     key: Arc<KeyId>,
     limit: u32,
+    /// The places of the key's `limit` this request takes (1 but for a
+    /// weighted permit or a write lease).
+    weight: u32,
+    /// Whether its lease carries a fence.
+    fenced: bool,
     ttl: Duration,
     wait: Option<Duration>,
     renewing: bool,
+    max_hold: Option<Duration>,
     lost_to: LostTo,
     /// The campaigner's value, for an election's key.
     value: Option<Arc<str>>,
 }
 
 impl Request {
-    /// Checks a request of the group `name` (a semaphore's when `limit` is
-    /// given, else a lock's) for `key`, with `options` (unset fields take
-    /// the defaults). Fails with `invalid`, naming the field, on: a name
-    /// not 1 to 128 bytes of `A-Z a-z 0-9 . _ - :`; a key not 1 to 1024
-    /// bytes; a limit not from 1 to [`MAX_LIMIT`]; a TTL not from 10 ms to
-    /// 24 h; a wait over 30 days. Checked in that order.
-    pub(crate) fn new(
-        name: &str,
-        key: &str,
-        limit: Option<u32>,
-        options: Options,
-    ) -> Result<Request> {
-        let key = KeyId::new(limit.is_none(), name, key)?;
-        let limit = check_limit(name, limit)?;
+    /// Checks a request of the group `name` for `key`, asking `ask`, with
+    /// `options` (unset fields take the defaults). Fails with `invalid`,
+    /// naming the field, on: a name not 1 to 128 bytes of
+    /// `A-Z a-z 0-9 . _ - :`; a key not 1 to 1024 bytes; a limit not from
+    /// 1 to [`MAX_LIMIT`]; a weight not from 1 to the limit, or given for
+    /// anything but a semaphore; a TTL not from 10 ms to 24 h; a wait over
+    /// 30 days; a `max_hold` not from 10 ms to 30 days. Checked in that
+    /// order.
+    pub(crate) fn new(name: &str, key: &str, ask: Ask, options: Options) -> Result<Request> {
+        let key = KeyId::new(ask.group_kind(), name, key)?;
+        let (limit, weight) = places(name, ask, options.weight)?;
         Ok(Request {
             key: Arc::new(key),
             limit,
+            weight,
+            fenced: matches!(ask, Ask::Lock | Ask::Write),
             ttl: options.checked_ttl()?,
             wait: options.checked_wait()?,
             renewing: options.renews(),
+            max_hold: options.checked_max_hold()?,
             lost_to: LostTo::Watch,
             value: None,
         })
@@ -59,37 +98,42 @@ impl Request {
     pub(crate) fn election(name: &str, value: &str, options: Options) -> Result<Request> {
         let key = KeyId::election(name)?;
         crate::names::check_value(name, value)?;
+        if options.weight.is_some() {
+            return Err(Error::invalid(format!(
+                "election {name} was given a weight; only a semaphore takes one"
+            )));
+        }
         Ok(Request {
             key: Arc::new(key),
             limit: 1,
+            weight: 1,
+            fenced: true,
             ttl: options.checked_ttl()?,
             wait: options.checked_wait()?,
             renewing: options.renews(),
+            max_hold: options.checked_max_hold()?,
             lost_to: LostTo::Watch,
             value: Some(value.into()),
         })
     }
 
-    /// [`Request::new`] for a request that came over the wire, whose TTL
-    /// and wait are whole milliseconds: the same checks, with the errors
-    /// naming the fields as the wire does (`ttl_ms`, `wait_ms`). Its lease
-    /// does not renew itself: the client renews it.
-    pub(crate) fn from_wire(
-        name: &str,
-        key: &str,
-        limit: Option<u32>,
-        ttl_ms: Option<u64>,
-        wait_ms: Option<u64>,
-    ) -> Result<Request> {
-        let key = KeyId::new(limit.is_none(), name, key)?;
-        let limit = check_limit(name, limit)?;
-        let (ttl, wait) = wire_times(ttl_ms, wait_ms)?;
+    /// [`Request::new`] for a request that came over the wire, whose times
+    /// are whole milliseconds: the same checks, with the errors naming the
+    /// fields as the wire does (`ttl_ms`, `wait_ms`, `max_hold_ms`). Its
+    /// lease does not renew itself: the client renews it.
+    pub(crate) fn from_wire(name: &str, key: &str, ask: Ask, times: WireTimes) -> Result<Request> {
+        let key = KeyId::new(ask.group_kind(), name, key)?;
+        let (limit, weight) = places(name, ask, times.weight)?;
+        let (ttl, wait) = wire_times(times.ttl_ms, times.wait_ms)?;
         Ok(Request {
             key: Arc::new(key),
             limit,
+            weight,
+            fenced: matches!(ask, Ask::Lock | Ask::Write),
             ttl,
             wait,
             renewing: false,
+            max_hold: wire_max_hold(times.max_hold_ms)?,
             lost_to: LostTo::Watch,
             value: None,
         })
@@ -99,21 +143,24 @@ impl Request {
     /// same checks, in the same order, with the errors naming the fields as
     /// the wire does. Its leadership does not renew itself: the client
     /// renews it.
-    pub(crate) fn election_from_wire(
-        name: &str,
-        value: &str,
-        ttl_ms: Option<u64>,
-        wait_ms: Option<u64>,
-    ) -> Result<Request> {
+    pub(crate) fn election_from_wire(name: &str, value: &str, times: WireTimes) -> Result<Request> {
         let key = KeyId::election(name)?;
         crate::names::check_value(name, value)?;
-        let (ttl, wait) = wire_times(ttl_ms, wait_ms)?;
+        if times.weight.is_some() {
+            return Err(Error::invalid(format!(
+                "election {name} was given a weight; only a semaphore takes one"
+            )));
+        }
+        let (ttl, wait) = wire_times(times.ttl_ms, times.wait_ms)?;
         Ok(Request {
             key: Arc::new(key),
             limit: 1,
+            weight: 1,
+            fenced: true,
             ttl,
             wait,
             renewing: false,
+            max_hold: wire_max_hold(times.max_hold_ms)?,
             lost_to: LostTo::Watch,
             value: Some(value.into()),
         })
@@ -129,9 +176,46 @@ impl Request {
         &self.key
     }
 
-    /// Holders allowed at once: 1 for a lock.
+    /// Places the key has: 1 for a lock, a semaphore's limit,
+    /// [`RW_PLACES`] for a read-write lock.
     pub(crate) fn limit(&self) -> u32 {
         self.limit
+    }
+
+    /// The places of [`limit`](Request::limit) this request takes: 1 for a
+    /// lock, a read lease and an unweighted permit; all of them for a
+    /// write lease.
+    pub(crate) fn weight(&self) -> u32 {
+        self.weight
+    }
+
+    /// Whether the lease carries a fence: a lock's, a write lease's, an
+    /// election's.
+    pub(crate) fn fenced(&self) -> bool {
+        self.fenced
+    }
+
+    /// The longest the lease is kept after its grant, renewals included;
+    /// `None` without a cap.
+    pub(crate) fn max_hold(&self) -> Option<Duration> {
+        self.max_hold
+    }
+
+    /// `max_hold` in whole milliseconds (at most 30 days, so it fits).
+    pub(crate) fn max_hold_ms(&self) -> Option<u64> {
+        self.max_hold
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// What the request asks: a lock's lease, a permit, a read or a write
+    /// lease (an election's campaign asks as a lock).
+    pub(crate) fn ask(&self) -> Ask {
+        match self.key.group_kind() {
+            GroupKind::Lock | GroupKind::Election => Ask::Lock,
+            GroupKind::Semaphore => Ask::Permit { limit: self.limit },
+            GroupKind::RwLock if self.fenced => Ask::Write,
+            GroupKind::RwLock => Ask::Read,
+        }
     }
 
     /// The lease's TTL, from 10 ms to 24 h.
@@ -196,6 +280,80 @@ impl Request {
     }
 }
 
+/// The fields of an acquire that came over the wire beside its name, key
+/// and ask: its times in whole milliseconds, and a permit's weight.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct WireTimes {
+    /// The lease's TTL.
+    pub ttl_ms: Option<u64>,
+    /// How long to wait.
+    pub wait_ms: Option<u64>,
+    /// The longest the lease is kept.
+    pub max_hold_ms: Option<u64>,
+    /// A permit's places.
+    pub weight: Option<u32>,
+}
+
+impl Ask {
+    /// The kind of group that gives what is asked.
+    pub(crate) fn group_kind(self) -> GroupKind {
+        match self {
+            Ask::Lock => GroupKind::Lock,
+            Ask::Permit { .. } => GroupKind::Semaphore,
+            Ask::Read | Ask::Write => GroupKind::RwLock,
+        }
+    }
+}
+
+/// The places a key has and the places `ask` takes of them, with `weight`
+/// (a semaphore's only, from 1 to its limit).
+fn places(name: &str, ask: Ask, weight: Option<u32>) -> Result<(u32, u32)> {
+    let limit = match ask {
+        Ask::Lock => 1,
+        Ask::Permit { limit } => check_limit(name, limit)?,
+        Ask::Read | Ask::Write => RW_PLACES,
+    };
+    match (ask, weight) {
+        (Ask::Permit { .. }, Some(w)) if (1..=limit).contains(&w) => Ok((limit, w)),
+        (Ask::Permit { .. }, Some(w)) => Err(Error::invalid(format!(
+            "weight {w} is out of range for semaphore {name}: it must be from 1 to its limit {limit}"
+        ))),
+        (Ask::Permit { .. } | Ask::Lock | Ask::Read, None) => Ok((limit, 1)),
+        (Ask::Write, None) => Ok((limit, RW_PLACES)),
+        (_, Some(_)) => Err(Error::invalid(format!(
+            "{} {name} was given a weight; only a semaphore takes one",
+            ask.group_kind_word()
+        ))),
+    }
+}
+
+impl Ask {
+    fn group_kind_word(self) -> &'static str {
+        match self {
+            Ask::Lock => "lock group",
+            Ask::Permit { .. } => "semaphore",
+            Ask::Read | Ask::Write => "read-write lock group",
+        }
+    }
+}
+
+/// A `max_hold_ms` that came over the wire; `invalid` naming it when out of
+/// range.
+fn wire_max_hold(max_hold_ms: Option<u64>) -> Result<Option<Duration>> {
+    let Some(ms) = max_hold_ms else {
+        return Ok(None);
+    };
+    let max_hold = Duration::from_millis(ms);
+    crate::options::check_max_hold(max_hold).map_err(|_| {
+        Error::invalid(format!(
+            "max_hold_ms {ms} is out of range: it must be from {} to {} (10 ms to 30 days)",
+            crate::options::MIN_MAX_HOLD.as_millis(),
+            crate::options::MAX_MAX_HOLD.as_millis()
+        ))
+    })?;
+    Ok(Some(max_hold))
+}
+
 /// The TTL and wait of a request that came over the wire, in whole
 /// milliseconds; `invalid` naming `ttl_ms` or `wait_ms` when out of range.
 fn wire_times(ttl_ms: Option<u64>, wait_ms: Option<u64>) -> Result<(Duration, Option<Duration>)> {
@@ -203,6 +361,7 @@ fn wire_times(ttl_ms: Option<u64>, wait_ms: Option<u64>) -> Result<(Duration, Op
         ttl: ttl_ms.map(Duration::from_millis),
         wait: wait_ms.map(Duration::from_millis),
         renew: Some(false),
+        ..Options::default()
     };
     let ttl = options.checked_ttl().map_err(|_| {
         Error::invalid(format!(
@@ -222,12 +381,11 @@ fn wire_times(ttl_ms: Option<u64>, wait_ms: Option<u64>) -> Result<(Duration, Op
     Ok((ttl, wait))
 }
 
-/// A semaphore's limit (from 1 to [`MAX_LIMIT`]), or 1 for a lock.
-fn check_limit(name: &str, limit: Option<u32>) -> Result<u32> {
+/// A semaphore's limit, from 1 to [`MAX_LIMIT`].
+fn check_limit(name: &str, limit: u32) -> Result<u32> {
     match limit {
-        None => Ok(1),
-        Some(limit) if (1..=MAX_LIMIT).contains(&limit) => Ok(limit),
-        Some(limit) => Err(Error::invalid(format!(
+        limit if (1..=MAX_LIMIT).contains(&limit) => Ok(limit),
+        limit => Err(Error::invalid(format!(
             "semaphore {name} has limit {limit}; a limit must be from 1 to {MAX_LIMIT}"
         ))),
     }
@@ -235,7 +393,7 @@ fn check_limit(name: &str, limit: Option<u32>) -> Result<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Request, MAX_LIMIT};
+    use super::{Ask, Request, WireTimes, MAX_LIMIT};
     use crate::{Code, Options};
     use std::time::Duration;
 
@@ -252,7 +410,7 @@ mod tests {
 
     #[test]
     fn a_good_request_takes_the_defaults_it_was_not_given() {
-        let lock = Request::new("orders", "42", None, Options::default()).unwrap();
+        let lock = Request::new("orders", "42", Ask::Lock, Options::default()).unwrap();
         assert_eq!(lock.key().to_string(), "lock orders/42");
         assert_eq!(
             (lock.limit(), lock.ttl(), lock.wait(), lock.renewing()),
@@ -267,12 +425,23 @@ mod tests {
             ttl: ms(10),
             wait: Some(crate::MAX_WAIT),
             renew: Some(false),
+            ..Options::default()
         };
-        let permit = Request::new("s", "k", Some(MAX_LIMIT), options).unwrap();
+        let permit = Request::new("s", "k", Ask::of_limit(Some(MAX_LIMIT)), options).unwrap();
         assert_eq!(permit.key().to_string(), "semaphore s/k");
         assert_eq!((permit.limit(), permit.ttl_ms()), (MAX_LIMIT, 10));
         assert!(!permit.renewing());
-        let wire = Request::from_wire("s", "k", Some(3), Some(86_400_000), Some(0)).unwrap();
+        let wire = Request::from_wire(
+            "s",
+            "k",
+            Ask::of_limit(Some(3)),
+            WireTimes {
+                ttl_ms: Some(86_400_000),
+                wait_ms: Some(0),
+                ..WireTimes::default()
+            },
+        )
+        .unwrap();
         assert_eq!(
             (wire.ttl_ms(), wire.wait(), wire.renewing()),
             (86_400_000, ms(0), false)
@@ -289,27 +458,30 @@ mod tests {
         let key = "k".repeat(1025);
         for (request, says) in [
             (
-                Request::new("", &key, Some(0), big),
+                Request::new("", &key, Ask::of_limit(Some(0)), big),
                 "name \"\" must be 1 to 128 bytes, not 0",
             ),
-            (Request::new("a/b", "k", None, big), "name \"a/b\" has '/'"),
             (
-                Request::new("n", &key, Some(0), big),
+                Request::new("a/b", "k", Ask::Lock, big),
+                "name \"a/b\" has '/'",
+            ),
+            (
+                Request::new("n", &key, Ask::of_limit(Some(0)), big),
                 "key of n must be 1 to 1024 bytes, not 1025",
             ),
             (
-                Request::new("n", "k", Some(0), big),
+                Request::new("n", "k", Ask::of_limit(Some(0)), big),
                 "semaphore n has limit 0; a limit must be from 1 to 1000000",
             ),
             (
-                Request::new("n", "k", None, big),
+                Request::new("n", "k", Ask::Lock, big),
                 "ttl 5ms is out of range: it must be from 10ms to 24h",
             ),
             (
                 Request::new(
                     "n",
                     "k",
-                    None,
+                    Ask::Lock,
                     Options {
                         ttl: ms(86_400_001),
                         ..Options::default()
@@ -321,7 +493,7 @@ mod tests {
                 Request::new(
                     "n",
                     "k",
-                    None,
+                    Ask::Lock,
                     Options {
                         wait: big.wait,
                         ..Options::default()
@@ -330,15 +502,41 @@ mod tests {
                 "wait 2592000.001s is out of range: it must be from 0 to 30 days",
             ),
             (
-                Request::from_wire("n", "k", None, Some(0), None),
+                Request::from_wire(
+                    "n",
+                    "k",
+                    Ask::Lock,
+                    WireTimes {
+                        ttl_ms: Some(0),
+                        ..WireTimes::default()
+                    },
+                ),
                 "ttl_ms 0 is out of range: it must be from 10 to 86400000 (10 ms to 24 h)",
             ),
             (
-                Request::from_wire("n", "k", Some(MAX_LIMIT + 1), Some(0), None),
+                Request::from_wire(
+                    "n",
+                    "k",
+                    Ask::of_limit(Some(MAX_LIMIT + 1)),
+                    WireTimes {
+                        ttl_ms: Some(0),
+                        wait_ms: None,
+                        ..WireTimes::default()
+                    },
+                ),
                 "semaphore n has limit 1000001; a limit must be from 1 to 1000000",
             ),
             (
-                Request::from_wire("n", "k", None, None, Some(2_592_000_001)),
+                Request::from_wire(
+                    "n",
+                    "k",
+                    Ask::Lock,
+                    WireTimes {
+                        ttl_ms: None,
+                        wait_ms: Some(2_592_000_001),
+                        ..WireTimes::default()
+                    },
+                ),
                 "wait_ms 2592000001 is out of range: it must be from 0 to 2592000000 (30 days)",
             ),
         ] {

@@ -41,6 +41,16 @@ impl From<&str> for WireKey {
     }
 }
 
+/// Which side of a read-write lock an acquire asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WireMode {
+    /// A read lease: shared with other readers.
+    Read,
+    /// A write lease: alone, with a fence.
+    Write,
+}
+
 /// The operations, each with its fields as on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
@@ -62,12 +72,24 @@ pub enum Op {
         /// Holders allowed at once: absent for a lock, set for a semaphore.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         limit: Option<u32>,
+        /// For a read-write lock: `read` or `write` (absent for a lock or a
+        /// semaphore).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<WireMode>,
+        /// The places a semaphore's permit takes, from 1 to its limit
+        /// (default 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        weight: Option<u32>,
         /// The lease's TTL in milliseconds (default 15000).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ttl_ms: Option<u64>,
         /// How long to wait in milliseconds; absent waits until cancelled.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         wait_ms: Option<u64>,
+        /// The longest the lease is kept after its grant, renewals
+        /// included, in milliseconds (absent: no cap).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_hold_ms: Option<u64>,
     },
     /// Takes a key if it is free now.
     TryAcquire {
@@ -78,9 +100,21 @@ pub enum Op {
         /// Holders allowed at once: absent for a lock, set for a semaphore.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         limit: Option<u32>,
+        /// For a read-write lock: `read` or `write` (absent for a lock or a
+        /// semaphore).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<WireMode>,
+        /// The places a semaphore's permit takes, from 1 to its limit
+        /// (default 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        weight: Option<u32>,
         /// The lease's TTL in milliseconds (default 15000).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ttl_ms: Option<u64>,
+        /// The longest the lease is kept after its grant, renewals
+        /// included, in milliseconds (absent: no cap).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_hold_ms: Option<u64>,
     },
     /// Extends a lease this connection holds by its TTL.
     Renew {
@@ -129,6 +163,10 @@ pub enum Op {
         /// How long to wait in milliseconds; absent waits until cancelled.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         wait_ms: Option<u64>,
+        /// The longest the lease is kept after its grant, renewals
+        /// included, in milliseconds (absent: no cap).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_hold_ms: Option<u64>,
     },
     /// Ends a leadership this connection holds: the next campaigner leads.
     Resign {

@@ -18,7 +18,7 @@ mod reply;
 mod request;
 
 pub use codec::{FrameRead, FrameReader};
-pub(crate) use frame::{Op, RequestFrame, WireKey};
+pub(crate) use frame::{Op, RequestFrame, WireKey, WireMode};
 pub use reply::ServerFrame;
 pub(crate) use reply::{Event, Reply, WireLeader};
 pub use request::decode_request;

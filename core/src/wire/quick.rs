@@ -1,5 +1,6 @@
 //! The common requests (acquire, try_acquire, renew, release), read straight
-//! from the line in one pass. Anything else, and anything odd, is left to
+//! from the line in one pass (an acquire with a mode, weight or max_hold
+//! takes the careful way). Anything else, and anything odd, is left to
 //! [`decode_request`](super::decode_request), which names what is wrong;
 //! this path accepts only frames that one would accept too.
 
@@ -49,14 +50,20 @@ pub(super) fn decode(line: &[u8]) -> Option<RequestFrame> {
             name,
             key,
             limit: q.limit,
+            mode: None,
+            weight: None,
             ttl_ms: q.ttl_ms,
             wait_ms: q.wait_ms,
+            max_hold_ms: None,
         },
         ("try_acquire", Some(name), Some(key), None) if q.wait_ms.is_none() => Op::TryAcquire {
             name,
             key,
             limit: q.limit,
+            mode: None,
+            weight: None,
             ttl_ms: q.ttl_ms,
+            max_hold_ms: None,
         },
         ("renew", None, None, Some(lease)) if only_lease => Op::Renew { lease },
         ("release", None, None, Some(lease)) if only_lease => Op::Release { lease },

@@ -2,9 +2,15 @@
 //! `invalid` error, never a panic; every request survives encode and decode;
 //! lines cut into any chunks are read back whole, over-long ones skipped.
 
-use crate::wire::{decode_request, FrameRead, FrameReader, Op, RequestFrame, ServerFrame, WireKey};
+use crate::wire::{
+    decode_request, FrameRead, FrameReader, Op, RequestFrame, ServerFrame, WireKey, WireMode,
+};
 use crate::Code;
 use proptest::prelude::*;
+
+fn mode() -> impl Strategy<Value = Option<WireMode>> {
+    prop::option::of(prop_oneof![Just(WireMode::Read), Just(WireMode::Write)])
+}
 
 fn key() -> impl Strategy<Value = WireKey> {
     prop_oneof![
@@ -23,38 +29,64 @@ fn op() -> impl Strategy<Value = Op> {
             name,
             key(),
             any::<Option<u32>>(),
+            mode(),
+            any::<Option<u32>>(),
+            any::<Option<u64>>(),
             any::<Option<u64>>(),
             any::<Option<u64>>()
         )
-            .prop_map(|(name, key, limit, ttl_ms, wait_ms)| Op::Acquire {
-                name,
-                key,
-                limit,
-                ttl_ms,
-                wait_ms
+            .prop_map(
+                |(name, key, limit, mode, weight, ttl_ms, wait_ms, max_hold_ms)| Op::Acquire {
+                    name,
+                    key,
+                    limit,
+                    mode,
+                    weight,
+                    ttl_ms,
+                    wait_ms,
+                    max_hold_ms
+                }
+            ),
+        (
+            name,
+            key(),
+            any::<Option<u32>>(),
+            mode(),
+            any::<Option<u32>>(),
+            any::<Option<u64>>(),
+            any::<Option<u64>>()
+        )
+            .prop_map(|(name, key, limit, mode, weight, ttl_ms, max_hold_ms)| {
+                Op::TryAcquire {
+                    name,
+                    key,
+                    limit,
+                    mode,
+                    weight,
+                    ttl_ms,
+                    max_hold_ms,
+                }
             }),
-        (name, key(), any::<Option<u32>>(), any::<Option<u64>>()).prop_map(
-            |(name, key, limit, ttl_ms)| Op::TryAcquire {
-                name,
-                key,
-                limit,
-                ttl_ms
-            }
-        ),
         ".{0,10}".prop_map(|lease| Op::Renew { lease }),
         ".{0,10}".prop_map(|lease| Op::Release { lease }),
         any::<u64>().prop_map(|target| Op::Cancel { target }),
         (any::<Option<u32>>(), any::<Option<u64>>())
             .prop_map(|(limit, offset)| Op::Status { limit, offset }),
         Just(Op::Ping {}),
-        (name, ".{0,12}", any::<Option<u64>>(), any::<Option<u64>>()).prop_map(
-            |(name, value, ttl_ms, wait_ms)| Op::Campaign {
+        (
+            name,
+            ".{0,12}",
+            any::<Option<u64>>(),
+            any::<Option<u64>>(),
+            any::<Option<u64>>()
+        )
+            .prop_map(|(name, value, ttl_ms, wait_ms, max_hold_ms)| Op::Campaign {
                 name,
                 value,
                 ttl_ms,
-                wait_ms
-            }
-        ),
+                wait_ms,
+                max_hold_ms
+            }),
         ".{0,10}".prop_map(|lease| Op::Resign { lease }),
         name.prop_map(|name| Op::Leader { name }),
         name.prop_map(|name| Op::Observe { name }),

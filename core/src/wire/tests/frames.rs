@@ -5,7 +5,7 @@
 use crate::wire::reply::WireError;
 use crate::wire::{
     decode_request, Event, FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, WireKey,
-    MAX_FRAME_BYTES,
+    WireMode, MAX_FRAME_BYTES,
 };
 use crate::{Code, Error, Fence};
 
@@ -23,6 +23,7 @@ fn requests_decode_with_their_ids_and_fields() {
             limit,
             ttl_ms,
             wait_ms,
+            ..
         } => {
             assert_eq!(name, "summaries");
             assert_eq!(key.text(), "42");
@@ -106,8 +107,20 @@ fn requests_encode_to_what_decodes_back() {
             name: "n".into(),
             key: WireKey::from("k"),
             limit: Some(3),
+            mode: None,
+            weight: Some(2),
             ttl_ms: Some(100),
             wait_ms: None,
+            max_hold_ms: Some(60_000),
+        },
+        Op::TryAcquire {
+            name: "n".into(),
+            key: WireKey::from("k"),
+            limit: None,
+            mode: Some(WireMode::Write),
+            weight: None,
+            ttl_ms: None,
+            max_hold_ms: None,
         },
         Op::Release { lease: "9".into() },
         Op::Cancel { target: 4 },
@@ -116,6 +129,7 @@ fn requests_encode_to_what_decodes_back() {
             value: "worker-7".into(),
             ttl_ms: Some(300),
             wait_ms: None,
+            max_hold_ms: None,
         },
         Op::Resign { lease: "9".into() },
         Op::Leader {

@@ -1,0 +1,35 @@
+//! Read-write locks, weighted permits, several keys at once and
+//! `max_hold`, on a store in this process and on one served over a
+//! connection (two clients, so that waits cross the wire).
+
+mod more_ways_support;
+mod served_support;
+
+use more_ways_support::*;
+use served_support::served;
+use tinystore::Store;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_read_write_locks_weights_several_keys_and_max_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).await.unwrap();
+    readers_share_and_a_waiting_writer_holds_back_later_readers(&store, &store).await;
+    weighted_permits_take_their_places_in_arrival_order(&store, &store).await;
+    several_keys_are_taken_all_or_none(&store, &store).await;
+    overlapping_sets_in_random_orders_never_deadlock(std::slice::from_ref(&store)).await;
+    max_hold_ends_a_renewed_lease(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn served_read_write_locks_weights_several_keys_and_max_hold() {
+    let (_dir, server, address) = served().await;
+    let a = Store::connect(&address).await.unwrap();
+    let b = Store::connect(&address).await.unwrap();
+    readers_share_and_a_waiting_writer_holds_back_later_readers(&a, &b).await;
+    weighted_permits_take_their_places_in_arrival_order(&a, &b).await;
+    several_keys_are_taken_all_or_none(&a, &b).await;
+    let c = Store::connect(&address).await.unwrap();
+    overlapping_sets_in_random_orders_never_deadlock(&[a.clone(), b.clone(), c]).await;
+    max_hold_ends_a_renewed_lease(&a).await;
+    server.shutdown().await.unwrap();
+}
