@@ -120,7 +120,7 @@ export interface HeldStatus {
   readonly ttl: number
   /** Milliseconds until it runs out unless renewed. */
   readonly left: number
-  /** Whether the store itself keeps it alive. */
+  /** Whether the store itself renews it. */
   readonly renewing: boolean
   /** For an election's leadership (its key is empty): the leader's value; else null. */
   readonly leader: string | null
@@ -246,7 +246,7 @@ export declare class Leadership extends Holding {
   readonly value: string
   /** The term: larger than every earlier leader's; every digit kept. */
   readonly fence: bigint
-  /** Stops leading: the next in line leads at once. Idempotent; when it was lost first, rejects with ClosedError or LeaseLostError. */
+  /** Stops leading: the next in the queue leads at once. Idempotent; when it was lost first, rejects with ClosedError or LeaseLostError. */
   resign(): Promise<void>
 }
 

@@ -83,7 +83,7 @@ export interface NativeHeldStatus {
   ttl: number
   /** Milliseconds until it runs out unless renewed. */
   left: number
-  /** Whether the store itself keeps it alive. */
+  /** Whether the store itself renews it. */
   renewing: boolean
   /** For an election's leadership: the leader's value. */
   leader?: string

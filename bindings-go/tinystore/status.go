@@ -49,7 +49,7 @@ type HeldStatus struct {
 	// TTL is the lease's TTL; Left the time until it runs out unless
 	// renewed.
 	TTL, Left time.Duration
-	// Renewing tells that the store itself keeps it alive.
+	// Renewing tells whether the store itself renews it.
 	Renewing bool
 	// Leader is the leader's value for an election's leadership; else "".
 	Leader string

@@ -126,7 +126,7 @@ class Leadership extends Holding {
   }
 
   /**
-   * Stops leading: the next in line leads at once, with a larger term.
+   * Stops leading: the next in the queue leads at once, with a larger term.
    * Idempotent; when it was lost first, rejects with ClosedError or
    * LeaseLostError.
    */

@@ -44,7 +44,7 @@ pub struct NativeHeldStatus {
     pub ttl: f64,
     /// Milliseconds until it runs out unless renewed.
     pub left: f64,
-    /// Whether the store itself keeps it alive.
+    /// Whether the store itself renews it.
     pub renewing: bool,
     /// For an election's leadership: the leader's value.
     pub leader: Option<String>,

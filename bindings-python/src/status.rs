@@ -46,7 +46,7 @@ pub(crate) struct HeldStatus {
     ttl: f64,
     /// Seconds until it runs out unless renewed.
     left: f64,
-    /// Whether the store itself keeps it alive.
+    /// Whether the store itself renews it.
     renewing: bool,
     /// For an election's leadership: the leader's value.
     leader: Option<String>,

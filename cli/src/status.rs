@@ -137,7 +137,7 @@ fn held_table(held: &[HeldStatus]) -> Table {
             .fence
             .map_or("permit (no fence)".to_string(), human::fence);
         let renewing = if h.renewing {
-            "kept alive by the store"
+            "renewed by the store"
         } else {
             ""
         };

@@ -111,7 +111,7 @@ class HeldStatus:
         """Seconds until it runs out unless renewed."""
     @property
     def renewing(self) -> bool:
-        """Whether the store itself keeps it alive."""
+        """Whether the store itself renews it."""
     @property
     def leader(self) -> str | None:
         """For an election's leadership (its key is empty): the leader's value."""
@@ -267,7 +267,7 @@ class Leadership(_Holding):
         """The term: larger than every earlier leader's term and every fence
         the store gave before. Send it with each write the leader makes."""
     def resign(self) -> Coroutine[Any, Any, None]:
-        """Stops leading: the next in line leads at once, with a larger
+        """Stops leading: the next in the queue leads at once, with a larger
         term. Idempotent; raises ``Closed`` or ``LeaseLost`` when it was
         lost first."""
     def resign_sync(self) -> None:
