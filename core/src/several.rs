@@ -68,23 +68,30 @@ pub(crate) async fn acquire_all<H: LeaseKind>(
             Some(wait) => request.with_wait(Some(wait.saturating_sub(started.elapsed()))),
             None => request,
         };
-        match group.acquire_request::<H>(request).await {
-            Ok(held) => taken[at] = Some(held),
-            // Dropping `taken` releases every lease taken so far.
-            Err(err) if err.code() == Code::Timeout => {
-                return Err(Error::new(
-                    Code::Timeout,
-                    format!(
-                        "waited {:?} for all of {} keys of {} without getting them: {}",
-                        wait.unwrap_or_default(),
-                        keys.len(),
-                        group.name(),
-                        err.message()
-                    ),
-                ))
+        let err = match group.acquire_request::<H>(request).await {
+            Ok(held) => {
+                taken[at] = Some(held);
+                continue;
             }
-            Err(err) => return Err(err),
+            Err(err) if err.code() == Code::Timeout => Error::new(
+                Code::Timeout,
+                format!(
+                    "waited {:?} for all of {} keys of {} without getting them: {}",
+                    wait.unwrap_or_default(),
+                    keys.len(),
+                    group.name(),
+                    err.message()
+                ),
+            ),
+            Err(err) => err,
+        };
+        // Released before the error is told, so that the caller finds the
+        // keys free (a give-up, dropping this future, releases them by
+        // dropping `taken`, in the background over a connection).
+        for held in taken.iter().flatten() {
+            let _ = held.holding().release().await;
         }
+        return Err(err);
     }
     taken
         .into_iter()
