@@ -15,12 +15,16 @@ include $(sort $(wildcard mk/*.mk))
 
 .PHONY: demo test lint test-rust bench build deps-rust deps deps-bench check
 
-# Every Debian package a test needs, as COMMAND:PACKAGE: mk/deps.sh installs,
-# in one apt-get run, those whose command is missing. Every target that
-# needs one of them depends on `deps`; nothing else calls apt-get.
+# Every Debian package a test needs, as COMMAND:PACKAGE (or FILE:PACKAGE for
+# a package with no command): mk/deps.sh installs, in one apt-get run, those
+# whose command is missing. Every target that needs one of them depends on
+# `deps`; nothing else installs with apt-get (mk/arm64-sysroot.sh downloads
+# arm64 packages and unpacks them in a folder of its own).
 DEBIAN_TEST_PACKAGES := etcd:etcd-server faketime:faketime initdb:postgresql \
   systemd-analyze:systemd promtool:prometheus ip:iproute2 go:golang-go \
-  node:nodejs npm:npm ensurepip:python3-venv
+  node:nodejs npm:npm ensurepip:python3-venv sqlite3:sqlite3 file:file \
+  qemu-aarch64-static:qemu-user-static aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
+  /usr/aarch64-linux-gnu/lib/crt1.o:libc6-dev-arm64-cross
 # The peers the benchmarks compare against (make bench).
 DEBIAN_BENCH_PACKAGES := $(DEBIAN_TEST_PACKAGES) redis-server:redis-server
 

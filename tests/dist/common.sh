@@ -108,3 +108,25 @@ scene() {
   [ "$row" = "summary by b $b_fence" ] || fail "chat 42 holds '$row', not B's summary and fence"
   echo "chat.db keeps B's summary and fence: $row"
 }
+
+# check_wheel DIST ARCH OBJDUMP: copies DIST's abi3 manylinux2014 wheel for ARCH
+# (x86_64 or aarch64) into $work and checks it as auditwheel would: at most
+# 8 MB, and a native module whose newest glibc symbol version (read with
+# OBJDUMP, the binutils for ARCH) is 2.17 at most. Sets `wheel` (its copy)
+# and `so` (its native module, unpacked).
+check_wheel() {
+  wheel=$(ls "$1"/tinystore-*-cp310-abi3-*manylinux2014_"$2"*.whl 2>/dev/null | head -n 1)
+  [ -n "$wheel" ] || fail "no abi3 manylinux2014 $2 wheel in $1: $(ls "$1")"
+  cp "$wheel" "$work/"
+  wheel=$work/$(basename "$wheel")
+  size=$(wc -c <"$wheel")
+  [ "$size" -le 8000000 ] || fail "the wheel is $size bytes, over 8 MB"
+  echo "wheel $(basename "$wheel"): $size bytes"
+  python3 -m zipfile -e "$wheel" "$work/unpacked"
+  so=$(ls "$work"/unpacked/tinystore/_native*.so)
+  newest=$("$3" -T "$so" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n | tail -n 1)
+  [ -n "$newest" ] || fail "objdump found no glibc symbol in $so"
+  [ "$(printf '%s\n2.17\n' "$newest" | sort -t. -k1,1n -k2,2n | tail -n 1)" = 2.17 ] ||
+    fail "$so needs glibc $newest, newer than manylinux2014's 2.17"
+  echo "its native module needs glibc $newest at most (manylinux2014: 2.17)"
+}

@@ -9,22 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 dist=$(cd "${1:-$here/../../dist}" && pwd)
 . "$here/common.sh"
 
-wheel=$(ls "$dist"/tinystore-*-cp310-abi3-*manylinux2014_x86_64*.whl 2>/dev/null | head -n 1)
-[ -n "$wheel" ] || fail "no abi3 manylinux2014 x86_64 wheel in $dist: $(ls "$dist")"
-cp "$wheel" "$here/worker.py" "$work/"
-wheel=$work/$(basename "$wheel")
-size=$(wc -c <"$wheel")
-[ "$size" -le 8000000 ] || fail "the wheel is $size bytes, over 8 MB"
-echo "wheel $(basename "$wheel"): $size bytes"
-
-# Like auditwheel: the extension's newest glibc symbol version is 2.17 at most.
-python3 -m zipfile -e "$wheel" "$work/unpacked"
-so=$(ls "$work"/unpacked/tinystore/_native*.so)
-newest=$(objdump -T "$so" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n | tail -n 1)
-[ -n "$newest" ] || fail "objdump found no glibc symbol in $so"
-[ "$(printf '%s\n2.17\n' "$newest" | sort -t. -k1,1n -k2,2n | tail -n 1)" = 2.17 ] ||
-  fail "$so needs glibc $newest, newer than manylinux2014's 2.17"
-echo "its native module needs glibc $newest at most (manylinux2014: 2.17)"
+check_wheel "$dist" x86_64 objdump
+cp "$here/worker.py" "$work/"
 
 python=$(python3 -c 'import sys; print(sys.executable)')
 cd "$work"
