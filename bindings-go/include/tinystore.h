@@ -51,9 +51,9 @@ typedef enum TsGroupKind {
   TS_GROUP_KIND_LOCKS = 0,
   // Semaphores of `limit` holders per key, whose permits have no fence.
   TS_GROUP_KIND_SEMAPHORE = 1,
-  // An election: `ts_group_acquire` campaigns, with the key as the
-  // campaign's value, and grants a leadership whose fence is the term;
-  // `limit` is ignored.
+  // An election: `ts_election_campaign` campaigns with a value and
+  // grants a leadership whose fence is the term; it has no key to
+  // acquire. `limit` is ignored.
   TS_GROUP_KIND_ELECTION = 2,
 } TsGroupKind;
 
@@ -108,16 +108,6 @@ typedef struct TsDone {
   struct TsError err;
 } TsDone;
 
-// A leader, or none: its value (`value_len` bytes of UTF-8 the caller
-// owns until `ts_leader_clear`) and its term.
-typedef struct TsLeader {
-  // False when nobody leads (then `value` is NULL).
-  bool has_leader;
-  uint8_t *value;
-  size_t value_len;
-  struct TsFence fence;
-} TsLeader;
-
 // The options of a group or a call; a field whose `has_` flag is false
 // keeps the group's value, or else the core's default. The core checks
 // the values.
@@ -132,6 +122,16 @@ typedef struct TsOptions {
   // Whether a held lease is renewed every ttl/3 until released.
   bool renew;
 } TsOptions;
+
+// A leader, or none: its value (`value_len` bytes of UTF-8 the caller
+// owns until `ts_leader_clear`) and its term.
+typedef struct TsLeader {
+  // False when nobody leads (then `value` is NULL).
+  bool has_leader;
+  uint8_t *value;
+  size_t value_len;
+  struct TsFence fence;
+} TsLeader;
 
 // The guard's three statements for one dialect and placeholder style, as
 // NUL-terminated UTF-8 the caller frees with `ts_guard_statements_clear`.
@@ -290,6 +290,27 @@ int32_t ts_done_fd(struct TsError *err);
 // # Safety
 // `out` is NULL or points to `cap` writable `TsDone`s.
 size_t ts_done_take(struct TsDone *out, size_t cap);
+
+// Starts campaigning in the election `group` with per-call `options`.
+// `value` (`value_len` bytes of UTF-8, at most 1,024) is the candidate's
+// value: the text the leader is known by, as `ts_election_leader` and
+// observers give it. When nobody leads, writes the leadership's grant to
+// `*out_grant` (its fence the term; its loss reported with `token`, as
+// `ts_lost_wait` gives it) and NULL to `*out_acquire`; otherwise writes an
+// empty grant and a new `TsAcquire` to `*out_acquire`, waited for, taken
+// and given up as `ts_group_acquire`'s.
+//
+// # Safety
+// `group` is a live handle; `value` points to `value_len` readable bytes;
+// `out_grant`, `out_acquire` and `err` are writable.
+bool ts_election_campaign(const struct TsGroup *group,
+                          const uint8_t *value,
+                          size_t value_len,
+                          struct TsOptions options,
+                          uint64_t token,
+                          struct TsGrant *out_grant,
+                          struct TsAcquire **out_acquire,
+                          struct TsError *err);
 
 // Writes the leader of the election `group` now to `*out` (free it with
 // `ts_leader_clear`). Waits for the reply on a connected store.

@@ -46,7 +46,10 @@ func (e *Election) Name() string { return e.name }
 // leadership is renewed every TTL/3 until it resigns, unless NoRenew is
 // set.
 func (e *Election) Campaign(ctx context.Context, value string, opts ...Option) (*Leadership, error) {
-	h, err := e.acquire(ctx, value, opts)
+	if e.err != nil {
+		return nil, e.err
+	}
+	h, err := e.g.Campaign(ctx, value, gather(opts...))
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +170,7 @@ func (l *Leadership) Done() <-chan struct{} { return l.h.Done() }
 // with ErrLeaseLost, changing nothing, when it already ran out.
 func (l *Leadership) Renew(ctx context.Context) error { return l.h.Renew(ctx) }
 
-// Resign stops leading: the next campaigner in line leads at once, with a
+// Resign stops leading: the next campaigner in the queue leads at once, with a
 // larger term. Idempotent; fails with ErrClosed or ErrLeaseLost when it was
 // lost before this first resign. It resigns even when ctx is done already.
 func (l *Leadership) Resign(ctx context.Context) error { return l.h.Release(ctx) }

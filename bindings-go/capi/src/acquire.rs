@@ -5,10 +5,10 @@
 //! closes the race of a grant with the give-up (no lease leaks).
 
 use crate::done;
-use crate::error::{call, quiet, Failure, TsError};
+use crate::error::{call, quiet, Failure, Outcome, TsError};
 use crate::held::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::runtime;
-use crate::text::{free_handle, handle, put};
+use crate::text::{free_handle, handle, put, put_handle};
 use std::task::Poll;
 use tinystore::Acquiring;
 
@@ -23,8 +23,9 @@ pub struct TsAcquire {
     acquiring: Acquiring<Held>,
 }
 
-/// Starts `acquiring` (made by `group::acquiring`): polls it once on the
-/// caller's thread, so that a free key costs no thread switch.
+/// Starts `acquiring` (a group's acquire or an election's campaign):
+/// polls it once on the caller's thread, so that a free key costs no
+/// thread switch.
 pub fn start(acquiring: Acquiring<Held>) -> Result<Started, Failure> {
     let polled = {
         let _entered = runtime()?.enter();
@@ -42,6 +43,30 @@ pub fn start(acquiring: Acquiring<Held>) -> Result<Started, Failure> {
             .into()),
         },
         Poll::Pending => Ok(Started::Waiting(TsAcquire { acquiring })),
+    }
+}
+
+/// Starts `acquiring` and writes how it went, as `ts_group_acquire` and
+/// `ts_election_campaign` promise: a grant to `*out_grant` (its loss
+/// reported with `token`) and NULL to `*out_acquire`, or an empty grant and
+/// a new `TsAcquire` to `*out_acquire`.
+///
+/// # Safety
+/// `out_grant` and `out_acquire` are writable.
+pub unsafe fn put_started(
+    acquiring: Acquiring<Held>,
+    token: u64,
+    out_grant: *mut TsGrant,
+    out_acquire: *mut *mut TsAcquire,
+) -> Outcome {
+    // SAFETY: the pointers are writable, as the caller promised.
+    unsafe {
+        put_no_grant(out_grant)?;
+        put(out_acquire, std::ptr::null_mut(), "acquire")?;
+        match start(acquiring)? {
+            Started::Held(held) => put_grant(out_grant, held, token),
+            Started::Waiting(op) => put_handle(out_acquire, op, "acquire"),
+        }
     }
 }
 

@@ -1,13 +1,17 @@
-//! What an election adds to a group (`TsGroupKind::Election`, whose
-//! acquire is a campaign): `ts_election_leader`, the leader now, and
+//! What an election adds to a group (`TsGroupKind::Election`):
+//! `ts_election_campaign`, an acquire of the leadership with the
+//! candidate's value; `ts_election_leader`, the leader now; and
 //! `TsObserver`, every change of leader (the core's `Observing`), waited
 //! for on a caller's thread and closed from any other.
 
+use crate::acquire::{put_started, TsAcquire};
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
-use crate::group::TsGroup;
+use crate::group::{TsGroup, TsOptions};
+use crate::held::{Held, TsGrant};
 use crate::runtime::{block_on, runtime};
-use crate::text::{free_handle, handle, put, put_handle};
+use crate::text::{free_handle, handle, put, put_handle, utf8};
+use tinystore::Acquiring;
 
 /// A leader, or none: its value (`value_len` bytes of UTF-8 the caller
 /// owns until `ts_leader_clear`) and its term.
@@ -55,6 +59,44 @@ fn election(group: &TsGroup) -> Outcome<&tinystore::Election> {
             TsCode::Invalid,
             "the group is not an election",
         )),
+    }
+}
+
+/// Starts campaigning in the election `group` with per-call `options`.
+/// `value` (`value_len` bytes of UTF-8, at most 1,024) is the candidate's
+/// value: the text the leader is known by, as `ts_election_leader` and
+/// observers give it. When nobody leads, writes the leadership's grant to
+/// `*out_grant` (its fence the term; its loss reported with `token`, as
+/// `ts_lost_wait` gives it) and NULL to `*out_acquire`; otherwise writes an
+/// empty grant and a new `TsAcquire` to `*out_acquire`, waited for, taken
+/// and given up as `ts_group_acquire`'s.
+///
+/// # Safety
+/// `group` is a live handle; `value` points to `value_len` readable bytes;
+/// `out_grant`, `out_acquire` and `err` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_election_campaign(
+    group: *const TsGroup,
+    value: *const u8,
+    value_len: usize,
+    options: TsOptions,
+    token: u64,
+    out_grant: *mut TsGrant,
+    out_acquire: *mut *mut TsAcquire,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            let election = election(handle(group, "group")?)?.clone();
+            let value = utf8(value, value_len, "value")?.to_owned();
+            let options = options.into();
+            let campaigning = Acquiring::new(async move {
+                let leadership = election.campaign_with(&value, options).await;
+                leadership.map(Held::leadership)
+            });
+            put_started(campaigning, token, out_grant, out_acquire)
+        })
     }
 }
 

@@ -1,13 +1,13 @@
 //! `TsGroup`: a `Locks` or `Semaphore` group of a store, or an
-//! `Election` (whose acquire is a campaign, its key the campaign's value),
-//! and `TsOptions`.
+//! `Election` (which campaigns with `ts_election_campaign`), and
+//! `TsOptions`.
 
-use crate::acquire::{self, TsAcquire};
-use crate::error::{call, quiet, Failure, TsCode, TsError};
+use crate::acquire::{put_started, TsAcquire};
+use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::held::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::block_on;
 use crate::store::TsStore;
-use crate::text::{free_handle, handle, put, put_handle, utf8};
+use crate::text::{free_handle, handle, put_handle, utf8};
 use std::time::Duration;
 use tinystore::{Acquiring, Options};
 
@@ -34,6 +34,7 @@ impl From<TsOptions> for Options {
             ttl: o.has_ttl.then(|| Duration::from_nanos(o.ttl_ns)),
             wait: o.has_wait.then(|| Duration::from_nanos(o.wait_ns)),
             renew: o.has_renew.then_some(o.renew),
+            ..Options::default()
         }
     }
 }
@@ -53,9 +54,9 @@ pub enum TsGroupKind {
     Locks = 0,
     /// Semaphores of `limit` holders per key, whose permits have no fence.
     Semaphore = 1,
-    /// An election: `ts_group_acquire` campaigns, with the key as the
-    /// campaign's value, and grants a leadership whose fence is the term;
-    /// `limit` is ignored.
+    /// An election: `ts_election_campaign` campaigns with a value and
+    /// grants a leadership whose fence is the term; it has no key to
+    /// acquire. `limit` is ignored.
     Election = 2,
 }
 
@@ -96,28 +97,29 @@ pub unsafe extern "C" fn ts_store_group(
     }
 }
 
-/// The acquire of `key` in `group` (an election's campaign, whose value
-/// is `key`), not polled yet: `acquire::start` polls it.
-fn acquiring(group: &TsGroup, key: String, options: Options) -> Acquiring<Held> {
+/// The acquire of `key` in `group`, not polled yet: `acquire::start` polls
+/// it. An election has no key: it campaigns (`ts_election_campaign`).
+fn acquiring(group: &TsGroup, key: String, options: Options) -> Outcome<Acquiring<Held>> {
     match group {
         TsGroup::Locks(locks) => {
             let locks = locks.clone();
-            Acquiring::new(async move { locks.acquire_with(key, options).await.map(Held::lease) })
+            Ok(Acquiring::new(async move {
+                locks.acquire_with(key, options).await.map(Held::lease)
+            }))
         }
         TsGroup::Semaphore(semaphore) => {
             let semaphore = semaphore.clone();
-            Acquiring::new(
-                async move { semaphore.acquire_with(key, options).await.map(Held::permit) },
-            )
+            Ok(Acquiring::new(async move {
+                semaphore.acquire_with(key, options).await.map(Held::permit)
+            }))
         }
-        // An election's "key" is the campaign's value.
-        TsGroup::Election(election) => {
-            let election = election.clone();
-            Acquiring::new(async move {
-                let leadership = election.campaign_with(&key, options).await;
-                leadership.map(Held::leadership)
-            })
-        }
+        TsGroup::Election(e) => Err(Failure::new(
+            TsCode::Invalid,
+            format!(
+                "election {} has no key to acquire: it campaigns with a value",
+                e.name()
+            ),
+        )),
     }
 }
 
@@ -148,12 +150,12 @@ pub unsafe extern "C" fn ts_group_acquire(
         call(err, || {
             let group = handle(group, "group")?;
             let key = utf8(key, key_len, "key")?.to_owned();
-            put_no_grant(out_grant)?;
-            put(out_acquire, std::ptr::null_mut(), "acquire")?;
-            match acquire::start(acquiring(group, key, options.into()))? {
-                acquire::Started::Held(held) => put_grant(out_grant, held, token),
-                acquire::Started::Waiting(op) => put_handle(out_acquire, op, "acquire"),
-            }
+            put_started(
+                acquiring(group, key, options.into())?,
+                token,
+                out_grant,
+                out_acquire,
+            )
         })
     }
 }

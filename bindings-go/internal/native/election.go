@@ -6,6 +6,7 @@ package native
 import "C"
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -26,6 +27,19 @@ func leaderOf(l *C.TsLeader) *Leader {
 	}
 	value := C.GoStringN((*C.char)(unsafe.Pointer(l.value)), C.int(l.value_len))
 	return &Leader{Value: value, Epoch: uint64(l.fence.epoch), Count: uint64(l.fence.count)}
+}
+
+// Campaign waits first come first served until this caller leads the
+// election g with value, the text the leader is known by, and holds the
+// leadership (its fence the term). ctx gives it up as it gives up
+// Acquire.
+func (g *Group) Campaign(ctx context.Context, value string, o Options) (*Held, error) {
+	return g.await(ctx, value, o, startCampaign)
+}
+
+func startCampaign(g *C.TsGroup, value *C.uint8_t, n C.size_t, o C.TsOptions, token C.uint64_t,
+	grant *C.TsGrant, op **C.TsAcquire, e *C.TsError) C.bool {
+	return C.ts_election_campaign(g, value, n, o, token, grant, op, e)
 }
 
 // Leader is the leader of the election g now, or nil when nobody leads.

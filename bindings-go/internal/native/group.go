@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-// Group is the handle of a Locks or Semaphore group.
+// Group is the handle of a Locks or Semaphore group, or of an election.
 type Group struct {
 	mu      sync.RWMutex
 	p       *C.TsGroup
@@ -37,6 +37,22 @@ func (g *Group) closedError() error {
 // other calls wait too, no thread waits in C: the goroutine parks until
 // the C side reports the end.
 func (g *Group) Acquire(ctx context.Context, key string, o Options) (*Held, error) {
+	return g.await(ctx, key, o, startAcquire)
+}
+
+// starter begins an acquire of g (key is a lock's key or a campaign's
+// value): it fills grant, or op, whose end comes to token's waiter.
+type starter func(g *C.TsGroup, text *C.uint8_t, n C.size_t, o C.TsOptions, token C.uint64_t,
+	grant *C.TsGrant, op **C.TsAcquire, e *C.TsError) C.bool
+
+func startAcquire(g *C.TsGroup, key *C.uint8_t, n C.size_t, o C.TsOptions, token C.uint64_t,
+	grant *C.TsGrant, op **C.TsAcquire, e *C.TsError) C.bool {
+	return C.ts_group_acquire(g, key, n, o, token, grant, op, e)
+}
+
+// await runs the acquire that begin starts: a grant at once, or a wait
+// until it ends or ctx is done.
+func (g *Group) await(ctx context.Context, key string, o Options, begin starter) (*Held, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, err)
 	}
@@ -44,7 +60,7 @@ func (g *Group) Acquire(ctx context.Context, key string, o Options) (*Held, erro
 		return nil, err
 	}
 	w := newWatch()
-	grant, op, err := g.start(key, o, w)
+	grant, op, err := g.start(key, o, w, begin)
 	switch {
 	case err != nil:
 		unwatch(w.token)
@@ -59,9 +75,9 @@ func (g *Group) Acquire(ctx context.Context, key string, o Options) (*Held, erro
 	return held, err
 }
 
-// start begins an acquire: a grant, or an op whose end comes to w.token's
-// waiter.
-func (g *Group) start(key string, o Options, w *watch) (C.TsGrant, *C.TsAcquire, error) {
+// start begins an acquire with begin: a grant, or an op whose end comes
+// to w.token's waiter.
+func (g *Group) start(key string, o Options, w *watch, begin starter) (C.TsGrant, *C.TsAcquire, error) {
 	var grant C.TsGrant
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -71,7 +87,7 @@ func (g *Group) start(key string, o Options, w *watch) (C.TsGrant, *C.TsAcquire,
 	var op *C.TsAcquire
 	var e C.TsError
 	ptr, n := text(key)
-	ok := C.ts_group_acquire(g.p, ptr, n, o.c(), C.uint64_t(w.token), &grant, &op, &e)
+	ok := begin(g.p, ptr, n, o.c(), C.uint64_t(w.token), &grant, &op, &e)
 	runtime.KeepAlive(g)
 	if !ok {
 		return grant, nil, failure(&e)

@@ -91,8 +91,8 @@ func (s *Store) Group(name string, semaphore bool, limit uint32, o Options) (*Gr
 	return s.group(name, kind, limit, o)
 }
 
-// Election makes the election called name: a group whose Acquire
-// campaigns, with the key as the campaign's value.
+// Election makes the election called name: a group that campaigns
+// (Campaign) with a value and has no key to acquire.
 func (s *Store) Election(name string, o Options) (*Group, error) {
 	return s.group(name, C.TS_GROUP_KIND_ELECTION, 0, o)
 }
