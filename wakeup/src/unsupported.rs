@@ -1,4 +1,10 @@
 //! Where there is no Unix descriptor to wait on (Windows): no wake-up.
+//!
+//! The choice for Windows, not built yet: a connected pair of loopback
+//! sockets (what asyncio's own self-pipe is there), which Go's netpoller
+//! and a selector event loop can wait on; asyncio's default proactor loop
+//! waits on no descriptor, so there the Python binding would hand its
+//! futures' ends to the loop with `call_soon_threadsafe` instead.
 
 use crate::Kind;
 use std::io;
@@ -15,7 +21,11 @@ impl Wakeup {
     pub fn new() -> io::Result<Wakeup> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
-            "waking an event loop through a file descriptor needs a Unix system",
+            format!(
+                "waking an event loop through a file descriptor is not supported on {}; \
+                 it needs a Unix system",
+                std::env::consts::OS
+            ),
         ))
     }
 
@@ -26,6 +36,12 @@ impl Wakeup {
 
     /// Never called: no wake-up exists.
     pub fn kind(&self) -> Kind {
+        match self._never {}
+    }
+
+    /// Never called: no wake-up exists (the type is the one a Unix
+    /// descriptor has, so that callers build alike).
+    pub fn fd(&self) -> i32 {
         match self._never {}
     }
 
