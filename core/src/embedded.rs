@@ -52,7 +52,7 @@ impl Embedded {
     }
 
     fn closed_error(&self) -> Error {
-        Error::closed(format!("store {} was closed", self.dir.display()))
+        Error::store_closed(self.dir.display())
     }
 
     /// Marks `kv.db` served (durably), with the grace a next owner waits

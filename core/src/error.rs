@@ -83,9 +83,10 @@ impl Error {
         Error::closed(format!("group {name} was closed"))
     }
 
-    /// The `lease_lost` error of a call on a lease that was released.
-    pub fn released(name: &str, key: &str) -> Error {
-        Error::lease_lost(format!("the lease on {name}/{key} was released"))
+    /// The `lease_lost` error of a call on a lease that was released;
+    /// `what` names the lease, as `lock jobs/7` or `election sched`.
+    pub fn released(what: impl fmt::Display) -> Error {
+        Error::lease_lost(format!("the lease on {what} was released"))
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> Error {

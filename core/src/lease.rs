@@ -80,10 +80,7 @@ impl Holding {
 
     async fn renew(&self) -> Result<()> {
         if self.released.load(Ordering::SeqCst) {
-            return Err(Error::lease_lost(format!(
-                "the lease on {} was released",
-                self.key
-            )));
+            return Err(Error::released(&self.key));
         }
         self.backend.renew(self.id).await.map_err(|e| self.gone(e))
     }
@@ -159,9 +156,7 @@ impl Holding {
         Box::pin(async move {
             match signal.ended().await {
                 Some(reason) => loss(&key, reason),
-                None if released.load(Ordering::SeqCst) => {
-                    Error::lease_lost(format!("the lease on {key} was released"))
-                }
+                None if released.load(Ordering::SeqCst) => Error::released(&key),
                 None => Error::lease_lost(format!("the store of {key} went away")),
             }
         })

@@ -101,7 +101,7 @@ pub unsafe extern "C" fn ts_error_released(
     // SAFETY: forwarded from the caller.
     let (name, key) = unsafe { (lossy(name, name_len), lossy(key, key_len)) };
     // SAFETY: forwarded from the caller.
-    unsafe { fill(err, Error::released(&name, &key).into()) }
+    unsafe { fill(err, Error::released(format_args!("{name}/{key}")).into()) }
 }
 
 /// The text at (`ptr`, `len`), any bytes that are not UTF-8 replaced: it
@@ -152,7 +152,7 @@ mod tests {
             ts_error_released(b"jobs".as_ptr(), 4, b"7".as_ptr(), 1, &mut err);
             assert_eq!(err.code, TsCode::LeaseLost);
             let message = CStr::from_ptr(err.message).to_str().unwrap().to_owned();
-            assert_eq!(message, Error::released("jobs", "7").message());
+            assert_eq!(message, Error::released("jobs/7").message());
             ts_error_clear(&mut err);
         }
     }

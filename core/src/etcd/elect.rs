@@ -187,7 +187,7 @@ impl Watching {
                     },
                     _ = closed.changed() => {
                         let err = self.inner.check_open().err().unwrap_or_else(|| {
-                            Error::closed(format!("the store at {} was closed", self.inner.address))
+                            Error::store_closed(&self.inner.address)
                         });
                         self.route.end(err);
                         return;

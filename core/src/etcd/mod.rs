@@ -152,7 +152,7 @@ impl Backend for Etcd {
         };
         let told = match &outcome {
             Err(err) if err.code() == Code::LeaseLost => err.clone(),
-            _ => Error::lease_lost(format!("the lease on {} was released", held.guard.what)),
+            _ => Error::released(&held.guard.what),
         };
         held.guard.lose(told);
         outcome
@@ -160,8 +160,7 @@ impl Backend for Etcd {
 
     fn release_on_drop(&self, id: LeaseId) {
         if let Ok(held) = self.inner.table.take(id) {
-            let reason =
-                Error::lease_lost(format!("the lease on {} was released", held.guard.what));
+            let reason = Error::released(&held.guard.what);
             self.inner.end_in_background(held, reason);
         }
     }
@@ -191,7 +190,7 @@ impl Backend for Etcd {
         if self.inner.closed.send_replace(true) {
             return Ok(());
         }
-        let reason = Error::closed(format!("the store at {} was closed", self.inner.address));
+        let reason = Error::store_closed(&self.inner.address);
         for held in self.inner.table.drain() {
             held.end(reason.clone());
         }

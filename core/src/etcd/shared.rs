@@ -30,10 +30,7 @@ pub(crate) struct Inner {
 impl Inner {
     pub(crate) fn check_open(&self) -> Result<()> {
         if *self.closed.borrow() {
-            return Err(Error::closed(format!(
-                "the store at {} was closed",
-                self.address
-            )));
+            return Err(Error::store_closed(&self.address));
         }
         Ok(())
     }
