@@ -11,6 +11,7 @@ mod demo;
 mod duration;
 mod elect;
 mod escape;
+mod held;
 mod hold;
 mod human;
 mod leader;

@@ -6,8 +6,10 @@ use crate::target::Target;
 use tinystore::store_dir::Unserved;
 use tinystore::{HeldStatus, Status, WaitingStatus};
 
-/// Shows the store's epoch, the fences given, each held key with its fence
-/// and time left, and the keys with waiters, in aligned columns: a fence as
+/// Shows the store's epoch, the fences given, each held key with its kind
+/// (lock, semaphore, rwlock read or write, election), the places it takes
+/// (WEIGHT), its fence and time left, and the keys with waiters, in
+/// aligned columns: a fence as
 /// its decimal, its epoch's date (UTC) and its count; durations as 1.2s.
 /// Names and keys are shown escaped (\n, \x1b, \\). A store directory that no
 /// server answers for is only read, never opened: status then shows the
@@ -121,21 +123,27 @@ fn render(status: &Status) -> String {
     out
 }
 
-/// One row per held lease: its fence (or none, for a permit), time left and
-/// TTL; for an election's leadership, the leader's value as its key.
+/// One row per held lease: its kind (with a read-write lock's mode), the
+/// places it takes, its fence (or none, for a permit or a read lease),
+/// time left and TTL; for an election's leadership, the leader's value as
+/// its key.
 fn held_table(held: &[HeldStatus]) -> Table {
     let mut table = Table::new(&[
         ("NAME", Align::Left),
         ("KEY", Align::Left),
+        ("KIND", Align::Left),
+        ("WEIGHT", Align::Right),
         ("FENCE", Align::Left),
         ("LEFT", Align::Right),
         ("TTL", Align::Right),
         ("", Align::Left),
     ]);
     for h in held {
-        let fence = h
-            .fence
-            .map_or("permit (no fence)".to_string(), human::fence);
+        let fence = match (h.fence, h.mode.as_deref()) {
+            (Some(fence), _) => human::fence(fence),
+            (None, Some(mode)) => format!("{mode} (no fence)"),
+            (None, None) => "permit (no fence)".to_string(),
+        };
         let renewing = if h.renewing {
             "renewed by the store"
         } else {
@@ -149,6 +157,8 @@ fn held_table(held: &[HeldStatus]) -> Table {
         table.row([
             h.name.as_str(),
             &key,
+            &kind(&h.kind, h.mode.as_deref()),
+            &weight(h),
             &fence,
             &human::duration(h.left_ms),
             &human::duration(h.ttl_ms),
@@ -158,15 +168,35 @@ fn held_table(held: &[HeldStatus]) -> Table {
     table
 }
 
+/// A lease's kind of group, with a read-write lock's mode: `lock`,
+/// `semaphore`, `rwlock read`, `rwlock write`, `election`.
+fn kind(kind: &str, mode: Option<&str>) -> String {
+    match mode {
+        Some(mode) => format!("{kind} {mode}"),
+        None => kind.to_string(),
+    }
+}
+
+/// The places a lease takes: its weight, or `all` for a write lease (it
+/// takes every place of its key).
+fn weight(held: &HeldStatus) -> String {
+    if held.mode.as_deref() == Some("write") {
+        "all".to_string()
+    } else {
+        held.weight.to_string()
+    }
+}
+
 /// One row per key with waiters.
 fn waiting_table(waiting: &[WaitingStatus]) -> Table {
     let mut table = Table::new(&[
         ("NAME", Align::Left),
         ("KEY", Align::Left),
+        ("KIND", Align::Left),
         ("WAITERS", Align::Right),
     ]);
     for w in waiting {
-        table.row([&w.name, &w.key, &w.waiters.to_string()]);
+        table.row([&w.name, &w.key, &w.kind, &w.waiters.to_string()]);
     }
     table
 }

@@ -1,13 +1,14 @@
-//! Running CMD while something is held: a lock's lease (`hold`) or an
-//! election's leadership (`elect`). CMD gets the fence in its environment,
+//! Running CMD while something is held ([`Held`]: leases, permits or a
+//! leadership; `hold` and `elect`). CMD gets its fences in its environment,
 //! runs in its own process group, is stopped when what is held is lost, and
 //! the exit status follows one rule for both commands.
 
 use crate::cmd_process::{self, Group};
+use crate::held::{fence_env, Held};
 use crate::stop_signals::StopSignals;
 use std::future::Future;
 use std::time::Duration;
-use tinystore::{Code, Error, Fence, Leadership, Lease};
+use tinystore::{Code, Error};
 use tokio::process::{Child, Command};
 
 /// The exit status when the wait for the lock (or to lead) ran out.
@@ -30,6 +31,10 @@ pub struct Running {
     /// How long to wait for it (default: until it is granted), e.g. 30s.
     #[arg(long, value_name = "D", value_parser = crate::duration::parse)]
     pub wait: Option<Duration>,
+    /// Keep it no longer than this after its grant, e.g. 1h: past it, it
+    /// is renewed no more, runs out, and CMD is stopped as for any loss.
+    #[arg(long, value_name = "D", value_parser = crate::duration::parse)]
+    pub max_hold: Option<Duration>,
     /// How long CMD has between SIGTERM and SIGKILL once it is lost.
     #[arg(long, value_name = "D", default_value = "5s", value_parser = crate::duration::parse)]
     pub kill_after: Duration,
@@ -39,11 +44,13 @@ pub struct Running {
 }
 
 impl Running {
-    /// The lease options these flags ask for: the TTL, and the wait if set.
+    /// The lease options these flags ask for: the TTL, and the wait and
+    /// max_hold if set.
     pub fn options(&self) -> tinystore::Options {
         tinystore::Options {
             ttl: Some(self.ttl),
             wait: self.wait,
+            max_hold: self.max_hold,
             ..Default::default()
         }
     }
@@ -68,65 +75,6 @@ pub fn run<H: Held>(
     }))
 }
 
-/// What a command holds while CMD runs: a lease or a leadership.
-pub trait Held {
-    /// What it is, for messages: "the lease on jobs/42 (fence 1234)".
-    fn what(&self) -> String;
-    /// Its fence (a leadership's term).
-    fn fence(&self) -> Fence;
-    /// Whether it is still held.
-    fn is_held(&self) -> bool;
-    /// Resolves when it is lost, with why.
-    async fn lost(&self) -> Error;
-    /// Gives it up.
-    async fn release(&self) -> tinystore::Result<()>;
-}
-
-impl Held for Lease {
-    fn what(&self) -> String {
-        format!(
-            "the lease on {}/{} (fence {})",
-            self.name(),
-            self.key(),
-            self.fence()
-        )
-    }
-    fn fence(&self) -> Fence {
-        Lease::fence(self)
-    }
-    fn is_held(&self) -> bool {
-        Lease::is_held(self)
-    }
-    async fn lost(&self) -> Error {
-        Lease::lost(self).await
-    }
-    async fn release(&self) -> tinystore::Result<()> {
-        Lease::release(self).await
-    }
-}
-
-impl Held for Leadership {
-    fn what(&self) -> String {
-        format!(
-            "the leadership of election {} (term {})",
-            self.name(),
-            self.fence()
-        )
-    }
-    fn fence(&self) -> Fence {
-        Leadership::fence(self)
-    }
-    fn is_held(&self) -> bool {
-        Leadership::is_held(self)
-    }
-    async fn lost(&self) -> Error {
-        Leadership::lost(self).await
-    }
-    async fn release(&self) -> tinystore::Result<()> {
-        self.resign().await
-    }
-}
-
 /// The exit status for a failure to get what CMD needs held: `timeout`
 /// is [`EXIT_WAIT_RAN_OUT`], anything else [`EXIT_ERROR`].
 fn not_held(command: &str, err: &Error) -> u8 {
@@ -139,8 +87,7 @@ fn not_held(command: &str, err: &Error) -> u8 {
 }
 
 /// Runs `cmd` while `held` is held, for the command `command` (`hold`,
-/// `elect`): CMD gets TINYSTORE_FENCE (decimal) and TINYSTORE_FENCE_TEXT
-/// (40 digits), is stopped (SIGTERM, SIGKILL after `kill_after`) when
+/// `elect`): CMD gets its fences ([`fence_env`]), is stopped (SIGTERM, SIGKILL after `kill_after`) when
 /// `held` is lost, and `held` is released when CMD ends. Gives the exit
 /// status: CMD's own, or [`EXIT_LOST`], or [`EXIT_NOT_STARTED`].
 async fn run_while_held(
@@ -149,13 +96,15 @@ async fn run_while_held(
     cmd: &[String],
     kill_after: Duration,
 ) -> u8 {
-    let fence = held.fence();
-    let spawned = cmd_process::spawn(
-        Command::new(&cmd[0])
-            .args(&cmd[1..])
-            .env("TINYSTORE_FENCE", fence.to_string())
-            .env("TINYSTORE_FENCE_TEXT", fence.text()),
-    );
+    let mut command_line = Command::new(&cmd[0]);
+    command_line.args(&cmd[1..]);
+    for (variable, value) in fence_env(&held.fences()) {
+        match value {
+            Some(value) => command_line.env(variable, value),
+            None => command_line.env_remove(variable),
+        };
+    }
+    let spawned = cmd_process::spawn(&mut command_line);
     let (child, group) = match spawned {
         Ok(spawned) => spawned,
         Err(err) => {
