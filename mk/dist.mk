@@ -1,17 +1,23 @@
-# Release artifacts: `make dist` writes dist/ (the Python wheel and sdist,
+# Release artifacts: `make dist` writes dist/ (the Python wheels and sdist,
 # the npm tarballs, the Go module: dist-python in python.mk, dist-node in
-# node.mk, dist-go in go.mk); `make test-dist` installs each outside the tree
-# with no cargo, rustc or protoc on the PATH and plays the scene with it.
+# node.mk, dist-go in go.mk; the static command line: dist-cli in musl.mk),
+# each for linux/x86_64 and linux/arm64; `make test-dist` installs the
+# x86_64 ones outside the tree with no cargo, rustc or protoc on the PATH and
+# plays the scene with each; `make test-arm64` (arm64.mk) plays it with the
+# arm64 ones under qemu-user.
 #
 # The native code is linked by zig (the `ziglang` Python package) against
-# glibc 2.17, so the wheel is manylinux2014 and the npm addon runs on the
+# glibc 2.17, so the wheels are manylinux2014 and the npm addons run on the
 # same systems; the tools live in their own venv.
 
 DIST := $(CURDIR)/dist
 DIST_VENV := $(CURDIR)/.venv-dist
 DIST_TOOLS := $(DIST_VENV)/.tools
 DIST_TRIPLE := x86_64-unknown-linux-gnu
+DIST_ARM64_TRIPLE := aarch64-unknown-linux-gnu
 DIST_GLIBC := 2.17
+# The Rust targets the artifacts need beside the host's (rustup adds them).
+DIST_RUST_TARGETS := $(DIST_ARM64_TRIPLE) x86_64-unknown-linux-musl aarch64-unknown-linux-musl
 # Runs a command with the venv's tools (maturin, cargo-zigbuild, zig) first.
 DIST_RUN := PATH="$(DIST_VENV)/bin:$$PATH"
 # Each zig build has its own target folder: zig links the build scripts and
@@ -20,11 +26,15 @@ DIST_RUN := PATH="$(DIST_VENV)/bin:$$PATH"
 DIST_TARGET := $(CARGO_TARGET_DIR)/zig
 TESTS += test-dist
 
-.PHONY: dist test-dist
+.PHONY: dist test-dist dist-rust-targets
 
 dist:
-	$(MAKE) dist-python dist-node dist-go
-	@ls -l $(DIST)
+	$(MAKE) dist-python dist-node dist-go dist-cli
+	@ls -l $(DIST) $(DIST)/go/build/*
+
+# Quick when they are there already.
+dist-rust-targets:
+	rustup target add $(DIST_RUST_TARGETS)
 
 $(DIST_TOOLS): | deps
 	python3 -m venv $(DIST_VENV)
@@ -35,3 +45,4 @@ test-dist: dist
 	tests/dist/python.sh $(DIST)
 	tests/dist/node.sh $(DIST)
 	tests/dist/go.sh $(DIST)
+	tests/dist/cli.sh $(DIST)

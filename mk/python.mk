@@ -25,16 +25,19 @@ python-env: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest 'psycopg[binary]>=3.1,<4' \
 	  'boto3>=1.36' requests httpx uvicorn
 
-# The wheel is built by zig for glibc 2.17, stripped; the console script
-# `tinystore` comes with it.
-dist-python: $(DIST_TOOLS) deps-rust
+# The wheels, x86_64 and aarch64, are built by zig for glibc 2.17 and
+# stripped (one target folder: the build scripts and macros, built for this
+# machine, serve both); the console script `tinystore` comes with them.
+dist-python: $(DIST_TOOLS) deps-rust dist-rust-targets
 	mkdir -p $(DIST) && rm -f $(DIST)/tinystore-*.whl $(DIST)/tinystore-*.tar.gz
-	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-python maturin build --release --strip --zig \
-	  --compatibility manylinux2014 --target $(DIST_TRIPLE) -m bindings-python/Cargo.toml --out $(DIST)
+	for triple in $(DIST_TRIPLE) $(DIST_ARM64_TRIPLE); do \
+	  $(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-python maturin build --release --strip --zig \
+	    --compatibility manylinux2014 --target $$triple -m bindings-python/Cargo.toml --out $(DIST) || exit 1; \
+	done
 	$(DIST_RUN) maturin sdist -m bindings-python/Cargo.toml --out $(DIST)
 
 python-install: python-env dist-python
-	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/tinystore-*.whl
+	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/tinystore-*_x86_64.whl
 
 # pytest runs under a throwaway PostgreSQL (tests/guards/with-postgres.sh)
 # (mk/guards.mk's WITH_PG) for the guard's tests, and beside moto's S3
