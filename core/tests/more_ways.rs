@@ -33,3 +33,35 @@ async fn served_read_write_locks_weights_several_keys_and_max_hold() {
     max_hold_ends_a_renewed_lease(&a).await;
     server.shutdown().await.unwrap();
 }
+
+/// The blocking API gives the same: readers share, a writer waits, a
+/// weighted permit and acquire_all, from threads.
+#[test]
+fn blocking_read_write_locks_and_acquire_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tinystore::blocking::Store::open(dir.path().join("store")).unwrap();
+    let rw = store.rw_locks("docs");
+    let opts = tinystore::Options::default();
+    let r1 = rw.try_acquire_read_with("k", opts).unwrap().expect("free");
+    let r2 = rw
+        .try_acquire_read_with("k", opts)
+        .unwrap()
+        .expect("shared");
+    assert!(rw.try_acquire_write_with("k", opts).unwrap().is_none());
+    r1.release().unwrap();
+    r2.release().unwrap();
+    let fence = rw
+        .hold_write("k", |lease| Ok::<_, tinystore::Error>(lease.fence()))
+        .unwrap();
+    assert!(fence.get() > 0);
+    let locks = store.locks("accounts");
+    let n = locks
+        .hold_all(["b", "a"], opts, |leases| {
+            assert_eq!((leases[0].key(), leases[1].key()), ("b", "a"));
+            Ok::<_, tinystore::Error>(leases.len())
+        })
+        .unwrap();
+    assert_eq!(n, 2);
+    assert!(locks.try_acquire("a").unwrap().is_some(), "released");
+    store.close().unwrap();
+}

@@ -60,6 +60,15 @@ macro_rules! blocking_group {
                 }
             }
 
+            /// Sets the longest a lease is kept after its grant, renewals
+            /// included (default: no cap); past it, it runs out.
+            pub fn max_hold(self, max_hold: Duration) -> $name {
+                $name {
+                    inner: self.inner.max_hold(max_hold),
+                    rt: self.rt,
+                }
+            }
+
             /// Waits first come first served for `key`, up to the `wait` option.
             pub fn acquire(&self, key: impl Key) -> Result<$held> {
                 self.acquire_with(key, Options::default())
@@ -116,4 +125,41 @@ macro_rules! blocking_group {
 }
 
 blocking_group!(Locks, crate::Locks, Lease, "exclusive locks");
+
+impl Locks {
+    /// Holds every key of `keys` or none, a lease each in the order of
+    /// `keys`: see [`crate::Locks::acquire_all`].
+    pub fn acquire_all<K: Key>(
+        &self,
+        keys: impl IntoIterator<Item = K>,
+        options: Options,
+    ) -> Result<Vec<Lease>> {
+        let leases = self.rt.block_on(self.inner.acquire_all(keys, options))?;
+        Ok(leases
+            .into_iter()
+            .map(|lease| Lease::new(lease, self.rt.clone()))
+            .collect())
+    }
+
+    /// Acquires every key of `keys` as `acquire_all` does, runs `body`
+    /// with the leases, and releases them all however `body` ends; a lease
+    /// lost before `body` ended turns a success into `lease_lost`.
+    pub fn hold_all<K: Key, T, E: From<Error>>(
+        &self,
+        keys: impl IntoIterator<Item = K>,
+        options: Options,
+        body: impl FnOnce(&[Lease]) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let leases = self.acquire_all(keys, options)?;
+        let result = body(&leases);
+        let mut released = Ok(());
+        for lease in &leases {
+            let release = lease.release();
+            if released.is_ok() {
+                released = release;
+            }
+        }
+        hold_outcome(result, released)
+    }
+}
 blocking_group!(Semaphore, crate::Semaphore, Permit, "semaphores");

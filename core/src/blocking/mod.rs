@@ -4,10 +4,12 @@
 mod election;
 mod group;
 mod lease;
+mod rw_locks;
 
 pub use election::{Election, Leadership, Observer};
 pub use group::{Locks, Semaphore};
 pub use lease::{Lease, Permit};
+pub use rw_locks::RwLocks;
 
 use crate::client::ConnectOptions;
 use crate::error::{Error, Result};
@@ -67,6 +69,12 @@ impl Store {
     /// The group of exclusive locks called `name`.
     pub fn locks(&self, name: &str) -> Locks {
         Locks::new(self.inner.locks(name), self.rt.clone())
+    }
+
+    /// The group of read-write locks called `name`; see
+    /// [`crate::Store::rw_locks`].
+    pub fn rw_locks(&self, name: &str) -> RwLocks {
+        RwLocks::new(self.inner.rw_locks(name), self.rt.clone())
     }
 
     /// The group of semaphores called `name`, `limit` holders per key.
