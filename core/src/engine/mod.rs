@@ -141,11 +141,18 @@ impl Engine {
         }
         // Never past its max_hold: a lease that reached it runs out.
         held.expires = now.saturating_add(ttl_nanos(held.ttl_ms)).min(held.ends_by);
-        let expires = held.expires;
+        let (expires, slot) = (held.expires, held.key);
         let State {
-            deadlines, leases, ..
+            deadlines,
+            leases,
+            audit,
+            keys,
+            ..
         } = &mut *st;
         deadlines.push(expires, id, leases);
+        if let (Some(audit), Some(key)) = (audit.as_mut(), keys.get(slot)) {
+            audit.renewed(id, &key.id, now, expires);
+        }
         Ok(())
     }
 
@@ -309,7 +316,7 @@ impl Engine {
             key.used = key.used.saturating_add(request.weight());
         }
         if let Some(audit) = st.audit.as_mut() {
-            audit.granted(id, request.key(), fence);
+            audit.granted(id, request, fence, granted_at, ends_by);
         }
         if let Some(tally) = &st.tally {
             tally.granted(request.key());
