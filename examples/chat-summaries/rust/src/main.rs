@@ -5,6 +5,7 @@
 mod chat_db;
 mod chat_pg;
 mod torture;
+mod torture_ways;
 
 use std::collections::HashMap;
 use std::error::Error;
@@ -331,8 +332,12 @@ fn run() -> Result<bool> {
                 seconds,
                 ttl,
                 pause,
+                args.flags.get("ways").is_some_and(|w| w == "all"),
             )?;
-            println!("DONE saves={} lost={} errors={}", t.saves, t.lost, t.errors);
+            println!(
+                "DONE saves={} lost={} errors={} ways={}",
+                t.saves, t.lost, t.errors, t.ways
+            );
             true
         }
         other => {

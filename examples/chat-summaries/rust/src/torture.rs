@@ -14,6 +14,8 @@ pub struct Tally {
     pub saves: u64,
     pub lost: u64,
     pub errors: u64,
+    /// Holds of the other ways (`--ways all`), held to their end or lost.
+    pub ways: u64,
 }
 
 const LOG: &str = "create table if not exists save_log (
@@ -21,7 +23,12 @@ const LOG: &str = "create table if not exists save_log (
     chat integer not null, fence text not null, worker text not null,
     accepted integer not null, kept text not null)";
 
-fn save_logged(conn: &Connection, chat: i64, fence: &str, worker: &str) -> rusqlite::Result<usize> {
+pub(crate) fn save_logged(
+    conn: &Connection,
+    chat: i64,
+    fence: &str,
+    worker: &str,
+) -> rusqlite::Result<usize> {
     conn.execute_batch("begin immediate")?;
     let result = (|| {
         let changed = chat_db::save(conn, chat, &format!("summary by {worker}"), fence)?;
@@ -42,7 +49,10 @@ fn save_logged(conn: &Connection, chat: i64, fence: &str, worker: &str) -> rusql
 }
 
 /// Runs until `seconds` pass, pausing in each hold up to `longest_pause`
-/// before its save.
+/// before its save. With `all_ways`, half the holds are of the other ways
+/// to hold (crate::torture_ways): several chats, reads, writes, weighted
+/// permits, some capped by a max_hold.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     store: &Store,
     db: &std::path::Path,
@@ -51,6 +61,7 @@ pub fn run(
     seconds: u64,
     ttl: Duration,
     longest_pause: Duration,
+    all_ways: bool,
 ) -> Result<Tally, Box<dyn std::error::Error + Send + Sync>> {
     let conn = chat_db::open(db)?;
     conn.execute_batch(LOG)?;
@@ -65,19 +76,37 @@ pub fn run(
         rng ^= rng << 17;
         let chat = (rng % chats as u64) as i64 + 1;
         let pause = Duration::from_millis(rng % (longest_pause.as_millis() as u64 + 1));
-        let held = summaries.hold(
-            chat,
-            |lease| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-                std::thread::sleep(pause);
-                save_logged(&conn, chat, &format!("{:040}", lease.fence().get()), worker)?;
-                Ok(())
-            },
-        );
+        let other_way = all_ways && (rng >> 20).is_multiple_of(2);
+        let held = if other_way {
+            let hold = crate::torture_ways::Hold {
+                store,
+                conn: &conn,
+                worker,
+                ttl,
+                pause,
+            };
+            let other = ((rng >> 8) % chats as u64) as i64 + 1;
+            hold.run((rng >> 32) % 100, chat, other)
+        } else {
+            summaries.hold(
+                chat,
+                |lease| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+                    std::thread::sleep(pause);
+                    save_logged(&conn, chat, &format!("{:040}", lease.fence().get()), worker)?;
+                    Ok(())
+                },
+            )
+        };
+        let done = if other_way {
+            &mut tally.ways
+        } else {
+            &mut tally.saves
+        };
         match held {
-            Ok(()) => tally.saves += 1,
+            Ok(()) => *done += 1,
             Err(e) => match e.downcast_ref::<tinystore::Error>().map(|e| e.code()) {
                 Some(Code::LeaseLost) => {
-                    tally.saves += 1;
+                    *done += 1;
                     tally.lost += 1;
                 }
                 _ => {
