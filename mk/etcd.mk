@@ -27,7 +27,7 @@ test-etcd: etcd-deps
 	  export TINYSTORE_ETCD_DIR=$$dir TINYSTORE_ETCD=$$(cat $$dir/endpoints); \
 	  echo "etcd cluster $$TINYSTORE_ETCD in $$dir"; \
 	  $(CARGO) test -p tinystore --features etcd --lib etcd:: && \
-	  $(CARGO) test -p tinystore --features etcd --test etcd_locks --test etcd_processes --test etcd_elections --test etcd_waits --test etcd_partitions --test etcd_lost_replies && \
+	  $(CARGO) test -p tinystore --features etcd --test etcd_locks --test etcd_processes --test etcd_elections --test etcd_waits --test etcd_more_ways --test etcd_partitions --test etcd_lost_replies && \
 	  $(CARGO) test -p tinystore-cli --test etcd_target --test etcd_clock -- --include-ignored && \
 	  $(CARGO) test -p tinystore --features etcd --test etcd_failover -- --test-threads=1 && \
 	  $(MAKE) --no-print-directory test-etcd-netns test-torture-etcd; \

@@ -1,12 +1,19 @@
 //! Acquiring a key on etcd, first come first served by create revision.
 //!
 //! Each caller writes an entry into the key's queue, attached to the
-//! client's shared etcd lease for its TTL (sessions.rs); it holds the key while its entry is among the first
-//! `limit` by create revision (1 for a lock), and otherwise watches the queue
-//! for deletions. At the grant it writes its entry again in a transaction
+//! client's shared etcd lease for its TTL (sessions.rs), with the places it
+//! takes (its weight: 1, a weighted permit's, all of a read-write lock's for
+//! a writer). It holds the key when its weight and the weights of every
+//! entry before it by create revision sum to at most the key's limit (1 for
+//! a lock), all or nothing: a heavy entry that does not fit holds back the
+//! lighter ones after it, so a waiting writer holds back later readers. A
+//! caller that takes every place (a lock, a writer) waits for the one entry
+//! ahead of it; any other watches the queue for deletions, the only change
+//! that can let it in. At the grant it writes its entry again in a transaction
 //! conditioned on the entry's last write being the one it knows: the
 //! revision of that write is the fence's count, so counts grow in grant
-//! order across the cluster. When the queue is empty, joining and granting
+//! order across the cluster. Whether a lease gets a fence is the request's
+//! (a lock's, a writer's, an election's). When the queue is empty, joining and granting
 //! are one transaction.
 //!
 //! Both writes are right when a try whose answer was lost is repeated
@@ -22,7 +29,7 @@
 use super::call::retry;
 use super::epoch;
 use super::guard::Guard;
-use super::layout::{entry_value, parse_limit};
+use super::layout::{entry_value, parse_places};
 use super::shared::Inner;
 use super::table::KeptLease;
 use crate::error::{Code, Error, Result};
@@ -37,12 +44,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::AbortHandle;
+use tokio::time::Instant;
 
 /// What a look at the queue found.
 enum Seen {
     /// The key is granted, at this revision, in this epoch.
     Granted { revision: i64, epoch: u64 },
-    /// The first `limit` entries of the queue, as of `revision`.
+    /// The first `limit` entries of the queue (every entry that may hold
+    /// it: each takes at least one place), as of `revision`.
     Queue { revision: i64, first: Vec<KeyValue> },
 }
 
@@ -71,10 +80,7 @@ pub(crate) async fn acquire(
             Seen::Queue { revision, first } => (revision, first),
         };
         check_limit(&request, &first)?;
-        if first
-            .iter()
-            .any(|kv| kv.key() == place.guard.entry.as_bytes())
-        {
+        if fits(&request, &first, &place.guard.entry)? {
             seen = place.grant(&request).await?;
             continue;
         }
@@ -82,9 +88,10 @@ pub(crate) async fn acquire(
             place.give_up().await;
             return Ok(None);
         }
-        if request.key().fenced() {
-            // A lock waits for the one entry ahead of it, as etcd's own
-            // lock does: a release wakes one waiter, not the whole queue.
+        if request.weight() == request.limit() {
+            // A lock (or a writer) waits for the one entry ahead of it, as
+            // etcd's own lock does: a release wakes one waiter, not the
+            // whole queue.
             place.wait_for_turn(&request).await?;
             seen = place.grant(&request).await?;
         } else {
@@ -101,7 +108,7 @@ async fn join(inner: &Arc<Inner>, request: &Request) -> Result<(Place, Seen)> {
     let session = inner.sessions.take(&inner.client, request.ttl()).await?;
     let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
     let key = request.key();
-    let entry = inner.layout.entry(key, session.id, id);
+    let entry = inner.layout.entry(request, session.id, id);
     let leader = key.is_election().then(|| inner.layout.leader(key.name()));
     let guard = Guard::new(session, key.to_string(), entry, leader);
     let mut place = Place {
@@ -112,6 +119,7 @@ async fn join(inner: &Arc<Inner>, request: &Request) -> Result<(Place, Seen)> {
         armed: true,
         mine: 0,
         written: 0,
+        asked: Instant::now(),
     };
     match place.join(request).await {
         Ok(seen) => Ok((place, seen)),
@@ -140,6 +148,9 @@ struct Place {
     mine: i64,
     /// The revision of our entry's last write we know of.
     written: i64,
+    /// When the last write that may grant it (the join, a grant) was first
+    /// sent: its `max_hold` counts from there.
+    asked: Instant,
 }
 
 impl Place {
@@ -178,6 +189,7 @@ impl Place {
             .and_then([TxnOp::txn(joining)])
             .or_else(found);
         let what = format!("joining the queue of {} on etcd", request.key());
+        self.asked = Instant::now();
         let reply = self.txn(&what, txn).await?;
         let revision = revision_of(&reply);
         if !reply.succeeded() {
@@ -263,7 +275,7 @@ impl Place {
     /// Writes our entry again if it still exists: the grant. Only over
     /// the entry's last write we know of: a repeat after a try whose
     /// answer was lost finds that try's write, and takes it as the grant.
-    async fn grant(&self, request: &Request) -> Result<Seen> {
+    async fn grant(&mut self, request: &Request) -> Result<Seen> {
         self.check_still_waiting()?;
         let entry = self.guard.entry.as_str();
         let layout = &self.inner.layout;
@@ -281,6 +293,7 @@ impl Place {
             .and_then(granting)
             .or_else([TxnOp::get(entry, None), TxnOp::get(layout.epoch(), None)]);
         let what = format!("granting {} on etcd", self.guard.what);
+        self.asked = Instant::now();
         let reply = self.txn(&what, txn).await?;
         let mut gets = gets(&reply).into_iter();
         if reply.succeeded() {
@@ -397,16 +410,13 @@ impl Place {
     /// Turns the place into a held lease.
     async fn hold(mut self, request: &Request, revision: i64, epoch: u64) -> Result<Grant> {
         let guard = self.guard.clone();
-        guard.granted(revision, request.renewing());
+        guard.granted(revision, request.renewing(), request.max_hold(), self.asked);
         let task = match self.task.take() {
             Some(task) => task,
             None => guard.spawn(self.inner.client.clone(), revision + 1),
         };
         let id = self.id;
-        let fence = request
-            .key()
-            .fenced()
-            .then(|| Fence::new(epoch, revision as u64));
+        let fence = request.fenced().then(|| Fence::new(epoch, revision as u64));
         let lost = guard.signal();
         self.inner.table.insert(
             id,
@@ -452,22 +462,52 @@ fn check_limit(request: &Request, first: &[KeyValue]) -> Result<()> {
     let Some(oldest) = first.first().filter(|_| !request.key().is_election()) else {
         return Ok(());
     };
-    match parse_limit(oldest.value()) {
-        Some(limit) if limit == request.limit() => Ok(()),
-        Some(limit) => Err(Error::invalid(format!(
+    match places(oldest)? {
+        (limit, _) if limit == request.limit() => Ok(()),
+        (limit, _) => Err(Error::invalid(format!(
             "{} has limit {limit} while it has holders; it was asked with limit {}",
             request.key(),
             request.limit()
         ))),
-        None => Err(Error::new(
+    }
+}
+
+/// Whether `entry` holds the key: its weight and those of every entry
+/// before it in `first` (the queue's first entries, in create order) sum
+/// to at most the limit. False when it is not among them. Every entry of
+/// an election's queue takes its one place.
+fn fits(request: &Request, first: &[KeyValue], entry: &str) -> Result<bool> {
+    let mut used = 0u64;
+    for kv in first {
+        let weight = if request.key().is_election() {
+            1
+        } else {
+            places(kv)?.1
+        };
+        used += u64::from(weight);
+        if used > u64::from(request.limit()) {
+            return Ok(false);
+        }
+        if kv.key() == entry.as_bytes() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The limit and weight an entry of a lock's, semaphore's or read-write
+/// lock's queue says; `corrupt` when its value says neither.
+fn places(kv: &KeyValue) -> Result<(u32, u32)> {
+    parse_places(kv.value()).ok_or_else(|| {
+        Error::new(
             crate::error::Code::Corrupt,
             format!(
-                "entry {} on etcd holds {:?}, not a limit",
-                String::from_utf8_lossy(oldest.key()),
-                String::from_utf8_lossy(oldest.value())
+                "entry {} on etcd holds {:?}, not a limit and weight",
+                String::from_utf8_lossy(kv.key()),
+                String::from_utf8_lossy(kv.value())
             ),
-        )),
-    }
+        )
+    })
 }
 
 fn first_of_queue(limit: u32) -> GetOptions {

@@ -6,6 +6,15 @@
 //!   loses every lease on it together,
 //! - a lease held without renewals was not renewed for its TTL (the task
 //!   then deletes its entry: the shared etcd lease lives on for the others),
+//! - a lease with a `max_hold` reached it: a timer in this client deletes
+//!   its entry at `max_hold` after the grant, as a release does, and the
+//!   holder is told `lease_lost` naming `max_hold`. The shared etcd lease
+//!   cannot stop being renewed for one lease, so the cap is this client's
+//!   timer; a `renew()` never moves a lease past it. If the process is
+//!   stopped (SIGSTOP) the timer does not run, but neither does the
+//!   renewal of the shared etcd lease: the entry then goes with it, at most
+//!   its (whole-second) TTL after the last renewal, as any lease of a
+//!   stopped process,
 //! - its entry disappears from etcd (someone deleted it): told by a watch
 //!   opened a second after the entry was written, which also tells a
 //!   deletion made before it opened.
@@ -44,6 +53,9 @@ pub(crate) struct Guard {
     /// For a lease held without renewals: a TTL after its grant or its
     /// last `renew()`.
     deadline: Mutex<Instant>,
+    /// For a lease with a `max_hold`, once granted: `max_hold` after the
+    /// grant was asked, when it ends however renewed.
+    ends_by: Mutex<Option<Instant>>,
     /// Wakes the task when the grant changed `renewing`.
     granting: Notify,
     lost: LostSender,
@@ -66,6 +78,7 @@ impl Guard {
             granted: AtomicI64::new(0),
             renewing: AtomicBool::new(true),
             deadline: Mutex::new(deadline),
+            ends_by: Mutex::new(None),
             granting: Notify::new(),
             lost: lost_signal().0,
         })
@@ -94,11 +107,20 @@ impl Guard {
 
     /// Records the grant: held from now, at etcd revision `revision`; kept
     /// by the shared etcd lease with `renewing`, else for a TTL from now
-    /// unless `renew()` is called.
-    pub(crate) fn granted(&self, revision: i64, renewing: bool) {
+    /// unless `renew()` is called; and, with a `max_hold`, never past
+    /// `max_hold` after `asked` (when the grant's write was first sent, so
+    /// that the cap is never late).
+    pub(crate) fn granted(
+        &self,
+        revision: i64,
+        renewing: bool,
+        max_hold: Option<Duration>,
+        asked: Instant,
+    ) {
         self.granted.store(revision, Ordering::SeqCst);
         *self.deadline.lock().unwrap_or_else(|p| p.into_inner()) =
             Instant::now() + self.session.ttl;
+        *self.ends_by.lock().unwrap_or_else(|p| p.into_inner()) = max_hold.map(|m| asked + m);
         self.renewing.store(renewing, Ordering::SeqCst);
         self.granting.notify_one();
     }
@@ -107,8 +129,33 @@ impl Guard {
         *self.deadline.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn ends_by(&self) -> Option<Instant> {
+        *self.ends_by.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// When the task must end the lease unless told otherwise before, and
+    /// whether that is its `max_hold`: the earlier of its TTL's deadline
+    /// (when not renewing) and its `max_hold`.
+    fn due(&self) -> Option<(Instant, bool)> {
+        let ttl = (!self.renewing.load(Ordering::SeqCst)).then(|| self.deadline());
+        match (ttl, self.ends_by()) {
+            (Some(ttl), Some(ends_by)) if ttl < ends_by => Some((ttl, false)),
+            (_, Some(ends_by)) => Some((ends_by, true)),
+            (Some(ttl), None) => Some((ttl, false)),
+            (None, None) => None,
+        }
+    }
+
+    /// What its holder is told when it reaches its `max_hold`.
+    fn past_max_hold(&self) -> Error {
+        Error::lease_lost(format!(
+            "the lease on {} ran out at its max_hold: a lease is not renewed past it",
+            self.what
+        ))
+    }
+
     /// Renews the shared etcd lease now and moves this lease's deadline a
-    /// TTL on; a renewal that etcd refuses loses the lease (and every other
+    /// TTL on (never past its `max_hold`: past it, `lease_lost`); a renewal that etcd refuses loses the lease (and every other
     /// on the same etcd lease). A renewal whose answer did not come is sent
     /// again, to the next member (renewing twice does no harm), while the
     /// shared lease's deadline allows, and as many times as there are
@@ -118,6 +165,10 @@ impl Guard {
         loop {
             if let Some(reason) = self.lost() {
                 return Err(reason);
+            }
+            if self.ends_by().is_some_and(|end| Instant::now() >= end) {
+                // The task ends it (and deletes its entry) now.
+                return Err(self.past_max_hold());
             }
             tries += 1;
             let started = Instant::now();
@@ -262,7 +313,7 @@ async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
             guard.lose(guard.lost_with(&reason));
             return;
         }
-        let renewing = guard.renewing.load(Ordering::SeqCst);
+        let due = guard.due();
         let watching = stream.is_some();
         if !watching {
             member = client.current();
@@ -309,17 +360,36 @@ async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
             },
             _ = session_lost.ended() => {}
             _ = guard.granting.notified() => {}
-            _ = tokio::time::sleep_until(guard.deadline()), if !renewing => {
-                if Instant::now() >= guard.deadline() {
-                    guard.lose(Error::lease_lost(format!(
-                        "the lease on {} is lost: it was not renewed within its ttl of {ttl:?}",
-                        guard.what
-                    )));
-                    let _ = guard.delete(&client).await;
-                    return;
+            _ = sleep_until(due) => {
+                // A `renew()` may have moved the deadline meanwhile.
+                match guard.due() {
+                    Some((at, true)) if Instant::now() >= at => {
+                        guard.lose(guard.past_max_hold());
+                    }
+                    Some((at, false)) if Instant::now() >= at => {
+                        guard.lose(Error::lease_lost(format!(
+                            "the lease on {} is lost: it was not renewed within its ttl of {ttl:?}",
+                            guard.what
+                        )));
+                    }
+                    _ => continue,
                 }
+                // Apart from this task, which a release that finds the
+                // lease lost aborts: the entry must go all the same.
+                tokio::spawn(async move {
+                    let _ = guard.delete(&client).await;
+                });
+                return;
             }
         }
+    }
+}
+
+/// Sleeps until `due`'s instant; forever without one.
+async fn sleep_until(due: Option<(Instant, bool)>) {
+    match due {
+        Some((at, _)) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -1,14 +1,22 @@
 //! Where things live in etcd, under the address's prefix `P`:
 //!
 //! - `/P/epoch`: the epoch, decimal milliseconds, set once.
-//! - `/P/lock/NAME/KEY/LEASE` and `/P/semaphore/NAME/KEY/LEASE`: one entry
-//!   per caller waiting for or holding KEY, attached to its client's shared
-//!   etcd lease for its TTL; LEASE is that etcd lease's id (16 hex digits),
-//!   a dash and the lease's number in its client. Its value is the limit it asked for. The queue
-//!   is the entries in the order of their create revisions; the first
-//!   `limit` hold the key.
+//! - `/P/lock/NAME/KEY/ENTRY`, `/P/semaphore/NAME/KEY/ENTRY` and
+//!   `/P/rwlock/NAME/KEY/ENTRY`: one entry per caller waiting for or
+//!   holding KEY, attached to its client's shared etcd lease for its TTL.
+//!   A lock group, a semaphore and a read-write lock group of one name so
+//!   never share a key. ENTRY is `LEASE-ID`, or `LEASE-ID-r` for a renewing
+//!   lease (so that a status can say which are): LEASE is that etcd lease's
+//!   id (16 hex digits), ID the lease's number in its client.
+//! - An entry's value is the places of the key it asked for and takes:
+//!   `LIMIT` when it takes one place, `LIMIT/WEIGHT` when it takes more (a
+//!   weighted permit, a read-write lock's write lease: `1000000/1000000`).
+//!   A lock's limit is 1; a read-write lock's is 1,000,000 places, of which
+//!   a read lease takes one. The queue is the entries in the order of their
+//!   create revisions; an entry holds the key when its weight and the
+//!   weights of every entry before it sum to at most the limit.
 //!
-//! - `/P/election/NAME/line/LEASE`: the queue of the election NAME, as a
+//! - `/P/election/NAME/line/ENTRY`: the queue of the election NAME, as a
 //!   lock's queue; an entry's value is its campaign's value. (The
 //!   directory keeps the name `line/` it had when a queue was called a
 //!   line, so that stores kept on etcd before stay readable.)
@@ -20,7 +28,7 @@
 //! In KEY, `%` is written `%25` and `/` is written `%2F`, so that no key's
 //! entries fall under another key's directory. NAME never holds a `/`.
 
-use crate::vocab::{KeyId, Request};
+use crate::vocab::{GroupKind, KeyId, Request};
 
 /// The etcd key names of one store.
 #[derive(Debug, Clone)]
@@ -41,9 +49,9 @@ impl Layout {
         format!("{}/epoch", self.root)
     }
 
-    /// The directory of every queue (for status).
-    pub(crate) fn queues(&self, fenced: bool) -> String {
-        format!("{}/{}/", self.root, kind(fenced))
+    /// The directory of every queue of the groups of `kind` (for status).
+    pub(crate) fn queues(&self, kind: GroupKind) -> String {
+        format!("{}/{}/", self.root, kind_word(kind))
     }
 
     /// The directory of one key's queue.
@@ -53,7 +61,7 @@ impl Layout {
         }
         format!(
             "{}{}/{}/",
-            self.queues(key.fenced()),
+            self.queues(key.group_kind()),
             key.name(),
             encode(key.key())
         )
@@ -89,42 +97,66 @@ impl Layout {
         }
     }
 
-    /// The entry in `key`'s queue of the lease numbered `id` in a client
-    /// whose shared etcd lease (of that lease's TTL) is `lease`.
-    pub(crate) fn entry(&self, key: &KeyId, lease: i64, id: u64) -> String {
-        format!("{}{lease:016x}-{id}", self.queue(key))
+    /// The entry of `request` in its key's queue, for the lease numbered
+    /// `id` in a client whose shared etcd lease (of that lease's TTL) is
+    /// `lease`: `LEASE-ID`, `-r` after it when renewing.
+    pub(crate) fn entry(&self, request: &Request, lease: i64, id: u64) -> String {
+        let renewing = if request.renewing() { "-r" } else { "" };
+        format!("{}{lease:016x}-{id}{renewing}", self.queue(request.key()))
     }
 
-    /// The name and key of an entry listed under `queues(fenced)`.
-    pub(crate) fn parse_entry(&self, fenced: bool, entry: &[u8]) -> Option<(String, String)> {
+    /// The name and the key of an entry listed under `queues(kind)`, and
+    /// whether its lease is renewing.
+    pub(crate) fn parse_entry(
+        &self,
+        kind: GroupKind,
+        entry: &[u8],
+    ) -> Option<(String, String, bool)> {
         let text = std::str::from_utf8(entry).ok()?;
-        let rest = text.strip_prefix(&self.queues(fenced))?;
+        let rest = text.strip_prefix(&self.queues(kind))?;
         let mut parts = rest.split('/');
-        let (name, key, _lease) = (parts.next()?, parts.next()?, parts.next()?);
-        Some((name.to_string(), decode(key)?))
+        let (name, key, _entry) = (parts.next()?, parts.next()?, parts.next()?);
+        Some((name.to_string(), decode(key)?, renewing(text)))
     }
 }
 
-fn kind(fenced: bool) -> &'static str {
-    if fenced {
-        "lock"
-    } else {
-        "semaphore"
+/// Whether the entry `entry` (its etcd key) is of a renewing lease; false
+/// for an entry written before entries said so.
+pub(crate) fn renewing(entry: &str) -> bool {
+    entry.ends_with("-r")
+}
+
+/// The word for `kind`: the directory of its groups' queues, and the kind
+/// a status shows.
+pub(crate) fn kind_word(kind: GroupKind) -> &'static str {
+    match kind {
+        GroupKind::Lock => "lock",
+        GroupKind::Semaphore => "semaphore",
+        GroupKind::RwLock => "rwlock",
+        GroupKind::Election => "election",
     }
 }
 
-/// The value of an entry: the limit it asked for; a campaign's value in an
+/// The value of an entry: the places it asked for (`LIMIT`, or
+/// `LIMIT/WEIGHT` when it takes more than one); a campaign's value in an
 /// election's queue.
 pub(crate) fn entry_value(request: &Request) -> String {
     match request.value() {
         Some(value) if request.key().is_election() => value.to_string(),
-        _ => request.limit().to_string(),
+        _ if request.weight() == 1 => request.limit().to_string(),
+        _ => format!("{}/{}", request.limit(), request.weight()),
     }
 }
 
-/// Reads an entry's value back as a limit.
-pub(crate) fn parse_limit(value: &[u8]) -> Option<u32> {
-    std::str::from_utf8(value).ok()?.parse().ok()
+/// Reads an entry's value (of a lock's, semaphore's or read-write lock's
+/// queue) back as its limit and weight: `LIMIT` takes one place.
+pub(crate) fn parse_places(value: &[u8]) -> Option<(u32, u32)> {
+    let text = std::str::from_utf8(value).ok()?;
+    let (limit, weight) = match text.split_once('/') {
+        Some((limit, weight)) => (limit.parse().ok()?, weight.parse().ok()?),
+        None => (text.parse().ok()?, 1),
+    };
+    (weight >= 1 && weight <= limit).then_some((limit, weight))
 }
 
 fn encode(key: &str) -> String {
@@ -150,21 +182,69 @@ fn decode(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::Options;
+    use crate::vocab::Ask;
+    use std::time::Duration;
+
+    fn request(ask: Ask, key: &str, options: Options) -> Request {
+        Request::new("n", key, ask, options).unwrap()
+    }
 
     #[test]
     fn keys_with_slashes_get_lines_of_their_own() {
         let layout = Layout::new("p");
-        let key = |k: &str| KeyId::new(crate::vocab::GroupKind::Lock, "n", k).unwrap();
+        let key = |k: &str| KeyId::new(GroupKind::Lock, "n", k).unwrap();
         let a = layout.queue(&key("a"));
         let b = layout.queue(&key("a/b"));
         assert_eq!(a, "/p/lock/n/a/");
         assert!(!b.starts_with(&a), "{b} falls under {a}");
-        let entry = layout.entry(&key("50%/x"), 255, 7);
-        assert_eq!(entry, "/p/lock/n/50%25%2Fx/00000000000000ff-7");
+        let entry = layout.entry(&request(Ask::Lock, "50%/x", Options::default()), 255, 7);
+        assert_eq!(entry, "/p/lock/n/50%25%2Fx/00000000000000ff-7-r");
         assert_eq!(
-            layout.parse_entry(true, entry.as_bytes()),
-            Some(("n".into(), "50%/x".into()))
+            layout.parse_entry(GroupKind::Lock, entry.as_bytes()),
+            Some(("n".into(), "50%/x".into(), true))
         );
+    }
+
+    #[test]
+    fn locks_semaphores_and_read_write_locks_of_one_name_have_queues_apart() {
+        let layout = Layout::new("p");
+        let queues = [
+            layout.queue(&KeyId::new(GroupKind::Lock, "n", "k").unwrap()),
+            layout.queue(&KeyId::new(GroupKind::Semaphore, "n", "k").unwrap()),
+            layout.queue(&KeyId::new(GroupKind::RwLock, "n", "k").unwrap()),
+        ];
+        assert_eq!(queues[2], "/p/rwlock/n/k/");
+        for (i, a) in queues.iter().enumerate() {
+            for b in &queues[i + 1..] {
+                assert!(!a.starts_with(b.as_str()) && !b.starts_with(a.as_str()));
+            }
+        }
+    }
+
+    #[test]
+    fn an_entry_says_its_places_and_renewal_and_old_entries_stay_readable() {
+        let unrenewed = Options {
+            ttl: Some(Duration::from_millis(250)),
+            renew: Some(false),
+            weight: Some(3),
+            ..Options::default()
+        };
+        let permit = request(Ask::Permit { limit: 5 }, "k", unrenewed);
+        assert_eq!(entry_value(&permit), "5/3");
+        assert_eq!(parse_places(b"5/3"), Some((5, 3)));
+        let writer = request(Ask::Write, "k", Options::default());
+        assert_eq!(entry_value(&writer), "1000000/1000000");
+        let reader = request(Ask::Read, "k", Options::default());
+        assert_eq!(entry_value(&reader), "1000000");
+        // Written before weights: the limit alone, one place.
+        assert_eq!(parse_places(b"5"), Some((5, 1)));
+        for bad in [&b"5/6"[..], b"5/0", b"x", b"5/"] {
+            assert_eq!(parse_places(bad), None, "{bad:?}");
+        }
+        let entry = Layout::new("p").entry(&permit, 1, 2);
+        assert!(entry.ends_with("/0000000000000001-2"), "{entry}");
+        assert!(!renewing(&entry));
     }
 
     #[test]
@@ -175,8 +255,11 @@ mod tests {
         assert_eq!(layout.leader("n"), "/p/election/n/leader");
         assert!(layout.queue(&election).starts_with(&layout.election("n")));
         assert!(!layout.leader("n").starts_with(&layout.queue(&election)));
-        assert!(!layout.election("n").starts_with(&layout.queues(true)));
-        let entry = layout.entry(&election, 255, 1);
+        assert!(!layout
+            .election("n")
+            .starts_with(&layout.queues(GroupKind::Lock)));
+        let campaign = Request::election("n", "me", Options::default()).unwrap();
+        let entry = layout.entry(&campaign, 255, 1);
         assert_eq!(
             layout.parse_election(entry.as_bytes()),
             Some(("n".into(), false))
