@@ -56,8 +56,10 @@ pub struct Args {
     /// every next owner (serve, open, hold) waits it.
     #[arg(long, value_name = "D", value_parser = crate::duration::parse)]
     grace: Option<Duration>,
-    /// Append every grant and end of a lease to FILE, one JSON line each
-    /// (for checking the store's history from outside).
+    /// Append every grant, renewal and end of a lease to FILE, one JSON
+    /// line each (for checking the store's history from outside: a grant
+    /// names its kind, mode, weight, the key's limit and its max_hold
+    /// deadline).
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
     /// For tests: read the epoch from a clock this many ms off the system's
