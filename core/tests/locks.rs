@@ -1,5 +1,5 @@
 //! The lock semantics of DESIGN.md on an embedded store, with tokio's
-//! paused clock: waiting in line, timeouts, TTLs, renewals, releases, the
+//! paused clock: waiting in the queue, timeouts, TTLs, renewals, releases, the
 //! lost-lease signal, and giving up a wait.
 
 use std::time::Duration;

@@ -245,12 +245,7 @@ impl Backend for Remote {
         let reason = {
             let mut closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
             closed
-                .get_or_insert_with(|| {
-                    Error::new(
-                        Code::Closed,
-                        format!("the store at {} was closed", self.address),
-                    )
-                })
+                .get_or_insert_with(|| Error::store_closed(&self.address))
                 .clone()
         };
         // Its holders learn their leases ended with the store (`closed`),

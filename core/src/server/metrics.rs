@@ -108,12 +108,12 @@ impl Metrics {
         );
         r.register(
             "tinystore_waiters",
-            "Acquires waiting in line now",
+            "Acquires waiting in a queue now",
             m.waiters.clone(),
         );
         r.register(
             "tinystore_waiters_by_name",
-            "Acquires waiting in line now, by kind and name",
+            "Acquires waiting in a queue now, by kind and name",
             m.waiters_by_name.clone(),
         );
         r.register(
@@ -155,7 +155,7 @@ impl Metrics {
         );
         r.register(
             "tinystore_request_duration_seconds",
-            "Time the server spent handling a request, by operation (a wait in line not included)",
+            "Time the server spent handling a request, by operation (a wait in a queue not included)",
             m.requests.clone(),
         );
         m.process.register(r);
