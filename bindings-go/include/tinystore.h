@@ -55,12 +55,23 @@ typedef enum TsGroupKind {
   // grants a leadership whose fence is the term; it has no key to
   // acquire. `limit` is ignored.
   TS_GROUP_KIND_ELECTION = 2,
+  // The read side of read-write locks: its acquires share a key with
+  // other readers, after every writer that came first, and grant
+  // permits (no fence); `limit` is ignored.
+  TS_GROUP_KIND_RW_READ = 3,
+  // The write side of read-write locks: its acquires hold a key alone
+  // and grant leases with fences; `limit` is ignored. Both sides of one
+  // name are the same locks.
+  TS_GROUP_KIND_RW_WRITE = 4,
 } TsGroupKind;
 
 // An acquire under way (the core's `Acquiring`), to wait on or give up.
+// It grants a list: one lease for a key or a campaign, a lease per key for
+// several keys at once.
 typedef struct TsAcquire TsAcquire;
 
-// A group of exclusive locks or of semaphores, or an election.
+// A group of exclusive locks or of semaphores, the read or write side of
+// a group of read-write locks, or an election.
 typedef struct TsGroup TsGroup;
 
 // A held lease or permit, and the callback that reports its loss.
@@ -121,6 +132,13 @@ typedef struct TsOptions {
   bool has_renew;
   // Whether a held lease is renewed every ttl/3 until released.
   bool renew;
+  bool has_max_hold;
+  // The longest a lease is kept after its grant, renewals included, in
+  // nanoseconds.
+  uint64_t max_hold_ns;
+  bool has_weight;
+  // How many of a semaphore key's places one permit takes.
+  uint32_t weight;
 } TsOptions;
 
 // A leader, or none: its value (`value_len` bytes of UTF-8 the caller
@@ -200,6 +218,21 @@ bool ts_acquire_take(struct TsAcquire *acquire,
                      uint64_t token,
                      struct TsGrant *out_grant,
                      struct TsError *err);
+
+// `ts_acquire_take` for an acquire of `n` keys at once
+// (`ts_group_acquire_all`): writes the grant of the i-th key to
+// `out_grants[i]`, its loss reported with `tokens[i]`; no grant at all
+// when it was given up.
+//
+// # Safety
+// `acquire` is a live handle that no other call uses now or later;
+// `tokens` points to `n` readable tokens, `out_grants` to `n` writable
+// grants; `err` is writable.
+bool ts_acquire_take_all(struct TsAcquire *acquire,
+                         const uint64_t *tokens,
+                         struct TsGrant *out_grants,
+                         size_t n,
+                         struct TsError *err);
 
 // Gives the acquire up: the core drops it before this returns, so no
 // lease is left held, and a `ts_acquire_wait` blocked on it returns
@@ -680,6 +713,35 @@ bool ts_server_shutdown(const struct TsServer *server, struct TsError *err);
 // # Safety
 // `server` is NULL or a live handle that no other call uses now or later.
 void ts_server_free(struct TsServer *server);
+
+// Starts acquiring `n_keys` keys of the lock group `group` at once, every
+// key or none, with per-call `options` (its `wait` covers them all): the
+// keys are packed in (`keys`, `keys_len`), the i-th being the next
+// `key_lens[i]` bytes of UTF-8. The core takes them in one order for every
+// caller, so callers naming overlapping keys in any order never deadlock;
+// it refuses no key, more than 1,024, or a key named twice (`invalid`).
+// When all are granted at once, writes the grant of the i-th key to
+// `out_grants[i]` (its loss reported with `tokens[i]`) and NULL to
+// `*out_acquire`; otherwise writes empty grants and a new `TsAcquire` to
+// `*out_acquire`: wait for it with `ts_acquire_wait` and take it with
+// `ts_acquire_take_all`, or give it up meanwhile with `ts_acquire_cancel`
+// or `ts_acquire_free`, which leaves none of the keys held.
+//
+// # Safety
+// `group` is a live handle; `keys` points to `keys_len` readable bytes;
+// `key_lens` and `tokens` point to `n_keys` readable values; `out_grants`
+// points to `n_keys` writable grants; `out_acquire` and `err` are
+// writable.
+bool ts_group_acquire_all(const struct TsGroup *group,
+                          const uint8_t *keys,
+                          size_t keys_len,
+                          const size_t *key_lens,
+                          size_t n_keys,
+                          struct TsOptions options,
+                          const uint64_t *tokens,
+                          struct TsGrant *out_grants,
+                          struct TsAcquire **out_acquire,
+                          struct TsError *err);
 
 // Writes the status of `store` to `*out` as JSON (free it with
 // `ts_status_clear`): the `limit` held leases and keys with waiters after

@@ -1,32 +1,43 @@
-//! `TsAcquire`: an acquire (or an election's campaign) under way, the
-//! core's `Acquiring`. Its caller waits for it alone on its thread, or has
+//! `TsAcquire`: an acquire (an election's campaign, an acquire of several
+//! keys at once) under way, the core's `Acquiring`. Its caller waits for it alone on its thread, or has
 //! its end reported through the done queue when other calls wait too, and
 //! may give it up meanwhile; the core
 //! closes the race of a grant with the give-up (no lease leaks).
 
 use crate::done;
-use crate::error::{call, quiet, Failure, Outcome, TsError};
+use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::held::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::runtime;
-use crate::text::{free_handle, handle, put, put_handle};
+use crate::text::{free_handle, handle, put, put_handle, slice};
+use std::future::Future;
 use std::task::Poll;
 use tinystore::Acquiring;
 
-/// How `start` went: the key was granted at once, or the wait goes on.
+/// How `start` went: the keys were granted at once, or the wait goes on.
 pub enum Started {
-    Held(Held),
+    Held(Vec<Held>),
     Waiting(TsAcquire),
 }
 
 /// An acquire under way (the core's `Acquiring`), to wait on or give up.
+/// It grants a list: one lease for a key or a campaign, a lease per key for
+/// several keys at once.
 pub struct TsAcquire {
-    acquiring: Acquiring<Held>,
+    acquiring: Acquiring<Vec<Held>>,
 }
 
-/// Starts `acquiring` (a group's acquire or an election's campaign):
-/// polls it once on the caller's thread, so that a free key costs no
-/// thread switch.
-pub fn start(acquiring: Acquiring<Held>) -> Result<Started, Failure> {
+/// The acquire of one lease, permit or leadership that `future` waits for,
+/// as a `TsAcquire` keeps it: a list of one.
+pub fn one(
+    future: impl Future<Output = tinystore::Result<Held>> + Send + 'static,
+) -> Acquiring<Vec<Held>> {
+    Acquiring::new(async move { future.await.map(|held| vec![held]) })
+}
+
+/// Starts `acquiring` (a group's acquire, an election's campaign, an
+/// acquire of several keys): polls it once on the caller's thread, so that
+/// free keys cost no thread switch.
+pub fn start(acquiring: Acquiring<Vec<Held>>) -> Result<Started, Failure> {
     let polled = {
         let _entered = runtime()?.enter();
         acquiring.poll_now()
@@ -46,28 +57,62 @@ pub fn start(acquiring: Acquiring<Held>) -> Result<Started, Failure> {
     }
 }
 
-/// Starts `acquiring` and writes how it went, as `ts_group_acquire` and
-/// `ts_election_campaign` promise: a grant to `*out_grant` (its loss
-/// reported with `token`) and NULL to `*out_acquire`, or an empty grant and
-/// a new `TsAcquire` to `*out_acquire`.
+/// Starts `acquiring` and writes how it went, as `ts_group_acquire`,
+/// `ts_election_campaign` and `ts_group_acquire_all` promise: a grant per
+/// token to `out_grants[i]` (its loss reported with `tokens[i]`) and NULL to
+/// `*out_acquire`, or empty grants and a new `TsAcquire` to `*out_acquire`.
 ///
 /// # Safety
-/// `out_grant` and `out_acquire` are writable.
+/// `out_grants` points to `tokens.len()` writable grants; `out_acquire`
+/// is writable.
 pub unsafe fn put_started(
-    acquiring: Acquiring<Held>,
-    token: u64,
-    out_grant: *mut TsGrant,
+    acquiring: Acquiring<Vec<Held>>,
+    tokens: &[u64],
+    out_grants: *mut TsGrant,
     out_acquire: *mut *mut TsAcquire,
 ) -> Outcome {
     // SAFETY: the pointers are writable, as the caller promised.
     unsafe {
-        put_no_grant(out_grant)?;
+        put_no_grants(out_grants, tokens.len())?;
         put(out_acquire, std::ptr::null_mut(), "acquire")?;
         match start(acquiring)? {
-            Started::Held(held) => put_grant(out_grant, held, token),
+            Started::Held(held) => put_grants(out_grants, held, tokens),
             Started::Waiting(op) => put_handle(out_acquire, op, "acquire"),
         }
     }
+}
+
+/// Writes an empty grant to each of the `n` grants at `out`.
+///
+/// # Safety
+/// `out` is NULL (an `invalid` failure) or points to `n` writable grants.
+unsafe fn put_no_grants(out: *mut TsGrant, n: usize) -> Outcome {
+    for i in 0..n {
+        // SAFETY: `i < n`, as the caller promised (`put_no_grant` refuses
+        // a NULL `out` at `i` = 0).
+        unsafe { put_no_grant(out.wrapping_add(i))? };
+    }
+    Ok(())
+}
+
+/// Writes the grant of each of `held` to `out[i]`, its loss reported with
+/// `tokens[i]`; an `internal` failure (all of `held` released) when the
+/// core granted another number of leases than there are tokens.
+///
+/// # Safety
+/// `out` points to `tokens.len()` writable grants.
+unsafe fn put_grants(out: *mut TsGrant, held: Vec<Held>, tokens: &[u64]) -> Outcome {
+    if held.len() != tokens.len() {
+        return Err(Failure::new(
+            TsCode::Internal,
+            format!("{} leases granted for {} keys", held.len(), tokens.len()),
+        ));
+    }
+    for (i, (held, token)) in held.into_iter().zip(tokens).enumerate() {
+        // SAFETY: `i < tokens.len()`, as the caller promised.
+        unsafe { put_grant(out.add(i), held, *token)? };
+    }
+    Ok(())
 }
 
 /// Waits for the acquire to end (or be given up with `ts_acquire_cancel`
@@ -119,23 +164,56 @@ pub unsafe extern "C" fn ts_acquire_take(
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
+    unsafe { call(err, || take(acquire, &[token], out_grant)) }
+}
+
+/// `ts_acquire_take` for an acquire of `n` keys at once
+/// (`ts_group_acquire_all`): writes the grant of the i-th key to
+/// `out_grants[i]`, its loss reported with `tokens[i]`; no grant at all
+/// when it was given up.
+///
+/// # Safety
+/// `acquire` is a live handle that no other call uses now or later;
+/// `tokens` points to `n` readable tokens, `out_grants` to `n` writable
+/// grants; `err` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_acquire_take_all(
+    acquire: *mut TsAcquire,
+    tokens: *const u64,
+    out_grants: *mut TsGrant,
+    n: usize,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
     unsafe {
         call(err, || {
-            let _freed = Freed(acquire);
-            put_no_grant(out_grant)?;
-            let acquire = handle(acquire, "acquire")?;
-            let polled = {
-                let _entered = runtime()?.enter();
-                acquire.acquiring.poll_now()
-            };
-            match polled {
-                Poll::Ready(outcome) => match outcome? {
-                    Some(held) => put_grant(out_grant, held, token),
-                    None => Ok(()),
-                },
-                Poll::Pending => Ok(()),
-            }
+            let tokens = slice(tokens, n, "tokens")?;
+            take(acquire, tokens, out_grants)
         })
+    }
+}
+
+/// Takes the outcome of `acquire` into a grant per token, and frees it.
+///
+/// # Safety
+/// As for `ts_acquire_take_all`.
+unsafe fn take(acquire: *mut TsAcquire, tokens: &[u64], out_grants: *mut TsGrant) -> Outcome {
+    let _freed = Freed(acquire);
+    // SAFETY: promised by the caller.
+    unsafe { put_no_grants(out_grants, tokens.len())? };
+    // SAFETY: promised by the caller.
+    let acquire = unsafe { handle(acquire, "acquire")? };
+    let polled = {
+        let _entered = runtime()?.enter();
+        acquire.acquiring.poll_now()
+    };
+    match polled {
+        Poll::Ready(outcome) => match outcome? {
+            // SAFETY: promised by the caller.
+            Some(held) => unsafe { put_grants(out_grants, held, tokens) },
+            None => Ok(()),
+        },
+        Poll::Pending => Ok(()),
     }
 }
 

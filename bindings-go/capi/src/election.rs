@@ -4,14 +4,13 @@
 //! `TsObserver`, every change of leader (the core's `Observing`), waited
 //! for on a caller's thread and closed from any other.
 
-use crate::acquire::{put_started, TsAcquire};
+use crate::acquire::{one, put_started, TsAcquire};
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
 use crate::group::{TsGroup, TsOptions};
 use crate::held::{Held, TsGrant};
 use crate::runtime::{block_on, runtime};
 use crate::text::{free_handle, handle, put, put_handle, utf8};
-use tinystore::Acquiring;
 
 /// A leader, or none: its value (`value_len` bytes of UTF-8 the caller
 /// owns until `ts_leader_clear`) and its term.
@@ -91,11 +90,11 @@ pub unsafe extern "C" fn ts_election_campaign(
             let election = election(handle(group, "group")?)?.clone();
             let value = utf8(value, value_len, "value")?.to_owned();
             let options = options.into();
-            let campaigning = Acquiring::new(async move {
+            let campaigning = one(async move {
                 let leadership = election.campaign_with(&value, options).await;
                 leadership.map(Held::leadership)
             });
-            put_started(campaigning, token, out_grant, out_acquire)
+            put_started(campaigning, &[token], out_grant, out_acquire)
         })
     }
 }

@@ -1,8 +1,8 @@
-//! `TsGroup`: a `Locks` or `Semaphore` group of a store, or an
-//! `Election` (which campaigns with `ts_election_campaign`), and
-//! `TsOptions`.
+//! `TsGroup`: a `Locks` or `Semaphore` group of a store, one side (read
+//! or write) of an `RwLocks` group, or an `Election` (which campaigns with
+//! `ts_election_campaign`), and `TsOptions`.
 
-use crate::acquire::{put_started, TsAcquire};
+use crate::acquire::{one, put_started, TsAcquire};
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::held::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::block_on;
@@ -26,6 +26,13 @@ pub struct TsOptions {
     pub has_renew: bool,
     /// Whether a held lease is renewed every ttl/3 until released.
     pub renew: bool,
+    pub has_max_hold: bool,
+    /// The longest a lease is kept after its grant, renewals included, in
+    /// nanoseconds.
+    pub max_hold_ns: u64,
+    pub has_weight: bool,
+    /// How many of a semaphore key's places one permit takes.
+    pub weight: u32,
 }
 
 impl From<TsOptions> for Options {
@@ -34,16 +41,20 @@ impl From<TsOptions> for Options {
             ttl: o.has_ttl.then(|| Duration::from_nanos(o.ttl_ns)),
             wait: o.has_wait.then(|| Duration::from_nanos(o.wait_ns)),
             renew: o.has_renew.then_some(o.renew),
-            ..Options::default()
+            max_hold: o.has_max_hold.then(|| Duration::from_nanos(o.max_hold_ns)),
+            weight: o.has_weight.then_some(o.weight),
         }
     }
 }
 
-/// A group of exclusive locks or of semaphores, or an election.
+/// A group of exclusive locks or of semaphores, the read or write side of
+/// a group of read-write locks, or an election.
 pub enum TsGroup {
     Locks(tinystore::Locks),
     Semaphore(tinystore::Semaphore),
     Election(tinystore::Election),
+    RwRead(tinystore::RwLocks),
+    RwWrite(tinystore::RwLocks),
 }
 
 /// Which kind of group `ts_store_group` makes.
@@ -58,6 +69,14 @@ pub enum TsGroupKind {
     /// grants a leadership whose fence is the term; it has no key to
     /// acquire. `limit` is ignored.
     Election = 2,
+    /// The read side of read-write locks: its acquires share a key with
+    /// other readers, after every writer that came first, and grant
+    /// permits (no fence); `limit` is ignored.
+    RwRead = 3,
+    /// The write side of read-write locks: its acquires hold a key alone
+    /// and grant leases with fences; `limit` is ignored. Both sides of one
+    /// name are the same locks.
+    RwWrite = 4,
 }
 
 /// Makes the group called (`name`, `name_len`) of `kind`, with `options`,
@@ -91,6 +110,12 @@ pub unsafe extern "C" fn ts_store_group(
                 TsGroupKind::Election => {
                     TsGroup::Election(store.store.election(name).with(options.into()))
                 }
+                TsGroupKind::RwRead => {
+                    TsGroup::RwRead(store.store.rw_locks(name).with(options.into()))
+                }
+                TsGroupKind::RwWrite => {
+                    TsGroup::RwWrite(store.store.rw_locks(name).with(options.into()))
+                }
             };
             put_handle(out, group, "group")
         })
@@ -99,18 +124,30 @@ pub unsafe extern "C" fn ts_store_group(
 
 /// The acquire of `key` in `group`, not polled yet: `acquire::start` polls
 /// it. An election has no key: it campaigns (`ts_election_campaign`).
-fn acquiring(group: &TsGroup, key: String, options: Options) -> Outcome<Acquiring<Held>> {
+fn acquiring(group: &TsGroup, key: String, options: Options) -> Outcome<Acquiring<Vec<Held>>> {
     match group {
         TsGroup::Locks(locks) => {
             let locks = locks.clone();
-            Ok(Acquiring::new(async move {
+            Ok(one(async move {
                 locks.acquire_with(key, options).await.map(Held::lease)
             }))
         }
         TsGroup::Semaphore(semaphore) => {
             let semaphore = semaphore.clone();
-            Ok(Acquiring::new(async move {
+            Ok(one(async move {
                 semaphore.acquire_with(key, options).await.map(Held::permit)
+            }))
+        }
+        TsGroup::RwRead(rw) => {
+            let rw = rw.clone();
+            Ok(one(async move {
+                rw.acquire_read_with(key, options).await.map(Held::permit)
+            }))
+        }
+        TsGroup::RwWrite(rw) => {
+            let rw = rw.clone();
+            Ok(one(async move {
+                rw.acquire_write_with(key, options).await.map(Held::lease)
             }))
         }
         TsGroup::Election(e) => Err(Failure::new(
@@ -152,7 +189,7 @@ pub unsafe extern "C" fn ts_group_acquire(
             let key = utf8(key, key_len, "key")?.to_owned();
             put_started(
                 acquiring(group, key, options.into())?,
-                token,
+                &[token],
                 out_grant,
                 out_acquire,
             )
@@ -187,6 +224,12 @@ pub unsafe extern "C" fn ts_group_try_acquire(
                 TsGroup::Locks(l) => block_on(l.try_acquire_with(key, options))??.map(Held::lease),
                 TsGroup::Semaphore(s) => {
                     block_on(s.try_acquire_with(key, options))??.map(Held::permit)
+                }
+                TsGroup::RwRead(rw) => {
+                    block_on(rw.try_acquire_read_with(key, options))??.map(Held::permit)
+                }
+                TsGroup::RwWrite(rw) => {
+                    block_on(rw.try_acquire_write_with(key, options))??.map(Held::lease)
                 }
                 TsGroup::Election(e) => {
                     return Err(Failure::new(

@@ -10,9 +10,12 @@
 //! - [`runtime`]: the one tokio runtime the core's futures run on.
 //! - [`text`]: (pointer, length) arguments read as Rust text.
 //! - [`store`]: `TsStore`, an open store.
-//! - [`group`]: `TsGroup`, a `Locks` or `Semaphore` group, and `TsOptions`.
+//! - [`group`]: `TsGroup`, a `Locks` or `Semaphore` group or a side (read
+//!   or write) of an `RwLocks` group, and `TsOptions`.
 //! - [`acquire`]: `TsAcquire`, the core's `Acquiring`: an acquire under
 //!   way that can be waited on or given up (no lease leaks).
+//! - [`several`]: `ts_group_acquire_all`, several keys of a lock group at
+//!   once, every key or none.
 //! - [`held`]: `TsHeld`, a held lease, permit or leadership, and the end
 //!   of a hold (the core's `end_hold`, `end_lead`).
 //! - [`election`]: what an election adds to a group: `ts_election_leader`
@@ -45,6 +48,7 @@ pub mod held;
 pub mod lost;
 pub mod runtime;
 pub mod server;
+pub mod several;
 pub mod status;
 pub mod store;
 pub mod text;

@@ -34,6 +34,20 @@ pub unsafe fn utf8<'a>(ptr: *const u8, len: usize, what: &str) -> Outcome<&'a st
     })
 }
 
+/// The `n` values at `ptr` (NULL is an `invalid` failure unless `n` is 0).
+///
+/// # Safety
+/// When `n` > 0, `ptr` is NULL or points to `n` readable values that stay
+/// valid for the lifetime the caller picks.
+pub unsafe fn slice<'a, T>(ptr: *const T, n: usize, what: &str) -> Outcome<&'a [T]> {
+    match (n, ptr.is_null()) {
+        (0, _) => Ok(&[]),
+        (_, true) => Err(Failure::new(TsCode::Invalid, format!("{what} is NULL"))),
+        // SAFETY: promised by the caller.
+        _ => Ok(unsafe { std::slice::from_raw_parts(ptr, n) }),
+    }
+}
+
 /// The handle behind `ptr`, or an `invalid` failure for NULL.
 ///
 /// # Safety
