@@ -44,7 +44,16 @@ type HeldStatus struct {
 	// Name is the group's (or election's) name; Key the key held (empty
 	// for an election's leadership).
 	Name, Key string
-	// Fence is the lease's fence; nil for a semaphore permit.
+	// Kind is the kind of group: "lock", "semaphore", "rwlock" or
+	// "election".
+	Kind string
+	// Mode is "read" or "write" for a read-write lock's lease; else "".
+	Mode string
+	// Weight is how many of its key's places it takes: a weighted permit's
+	// weight, all of a read-write lock's places for a write lease, else 1.
+	Weight int
+	// Fence is the lease's fence; nil for a semaphore permit and a read
+	// lease.
 	Fence *Fence
 	// TTL is the lease's TTL; Left the time until it runs out unless
 	// renewed.
@@ -59,6 +68,8 @@ type HeldStatus struct {
 type WaitingStatus struct {
 	// Name is the group's name; Key the key waited for.
 	Name, Key string
+	// Kind is the kind of group, as in HeldStatus.
+	Kind string
 	// Waiters is how many callers wait.
 	Waiters int
 }
@@ -74,8 +85,8 @@ func StatusPage(offset, limit int) StatusOption {
 	return func(p *statusPage) { p.offset, p.limit = offset, limit }
 }
 
-// Status gives the store's status: each held lease (name, key, fence, TTL
-// and time left) and each key with callers waiting, the first
+// Status gives the store's status: each held lease (name, key, kind, mode,
+// weight, fence, TTL and time left) and each key with callers waiting, the first
 // DefaultStatusLimit of each unless StatusPage picks another page. It
 // fails with ErrInvalid for a limit out of range. ctx ending gives up
 // waiting for the reply (the call itself only reads).
@@ -131,11 +142,15 @@ type wireHeld struct {
 	LeftMs   uint64  `json:"left_ms"`
 	Renewing bool    `json:"renewing"`
 	Leader   *string `json:"leader"`
+	Kind     string  `json:"kind"`
+	Mode     *string `json:"mode"`
+	Weight   int     `json:"weight"`
 }
 
 type wireWaiting struct {
 	Name    string `json:"name"`
 	Key     string `json:"key"`
+	Kind    string `json:"kind"`
 	Waiters int    `json:"waiters"`
 }
 
@@ -161,9 +176,13 @@ func decodeStatus(text []byte) (*Status, error) {
 		s.GraceLeft = millis(*w.GraceLeftMs)
 	}
 	for _, h := range w.Held {
-		held := HeldStatus{Name: h.Name, Key: h.Key, Fence: h.Fence, TTL: millis(h.TTLMs), Left: millis(h.LeftMs), Renewing: h.Renewing}
+		held := HeldStatus{Name: h.Name, Key: h.Key, Kind: h.Kind, Weight: h.Weight, Fence: h.Fence,
+			TTL: millis(h.TTLMs), Left: millis(h.LeftMs), Renewing: h.Renewing}
 		if h.Leader != nil {
 			held.Leader = *h.Leader
+		}
+		if h.Mode != nil {
+			held.Mode = *h.Mode
 		}
 		s.Held = append(s.Held, held)
 	}

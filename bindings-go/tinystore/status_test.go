@@ -37,6 +37,9 @@ func TestStatusShowsAHolderThenAWaiterThenNothing(t *testing.T) {
 		if h.Name != "jobs" || h.Key != "k" || h.Fence == nil || *h.Fence != holder.Fence {
 			t.Fatalf("held %+v; want jobs/k with fence %v", h, holder.Fence)
 		}
+		if h.Kind != "lock" || h.Mode != "" || h.Weight != 1 {
+			t.Fatalf("held %+v; want a lock's lease of weight 1, no mode", h)
+		}
 		// Renewing: the store itself renews an embedded holder's lease; a
 		// served one is renewed by its client.
 		if h.TTL != 30*time.Second || h.Left <= 0 || h.Left > h.TTL || h.Leader != "" {
@@ -59,7 +62,7 @@ func TestStatusShowsAHolderThenAWaiterThenNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(st.Waiting) != 1 || st.Waiting[0] != (tinystore.WaitingStatus{Name: "jobs", Key: "k", Waiters: 1}) || st.WaitingTotal != 1 {
+		if len(st.Waiting) != 1 || st.Waiting[0] != (tinystore.WaitingStatus{Name: "jobs", Key: "k", Kind: "lock", Waiters: 1}) || st.WaitingTotal != 1 {
 			t.Fatalf("waiting %+v; want one on jobs/k", st.Waiting)
 		}
 
@@ -83,7 +86,8 @@ func TestStatusShowsAHolderThenAWaiterThenNothing(t *testing.T) {
 	})
 }
 
-// A permit has no fence; a leadership shows its term and value.
+// A permit has no fence; a leadership shows its term and value; each
+// shows its kind.
 func TestStatusOfPermitsAndLeaders(t *testing.T) {
 	store := openStore(t)
 	permit, err := store.Semaphore("exports", 2).Acquire(bg, "k")
@@ -104,11 +108,11 @@ func TestStatusOfPermitsAndLeaders(t *testing.T) {
 	for _, h := range st.Held {
 		shown[h.Name+"/"+h.Key] = h
 	}
-	if p := shown["exports/k"]; p.Fence != nil {
-		t.Errorf("a permit shows fence %v", p.Fence)
+	if p := shown["exports/k"]; p.Fence != nil || p.Kind != "semaphore" || p.Weight != 1 {
+		t.Errorf("a permit shows %+v; want a semaphore's, of weight 1, without fence", p)
 	}
 	l := shown["scheduler/"]
-	if l.Fence == nil || *l.Fence != leadership.Fence || l.Leader != "worker-7" {
+	if l.Fence == nil || *l.Fence != leadership.Fence || l.Leader != "worker-7" || l.Kind != "election" {
 		t.Errorf("the leadership shows %+v; want term %v and value worker-7", l, leadership.Fence)
 	}
 }
