@@ -1,10 +1,12 @@
 //! Python arguments to core values: keys (str, or int as its decimal text),
-//! a semaphore's limit, and the options `ttl`, `wait` and `renew` (seconds
-//! as float). The core checks the values; this only converts them.
+//! a semaphore's limit, and the options `ttl`, `wait`, `renew`, `max_hold`
+//! (seconds as float) and `weight`. The core checks the values; this only
+//! converts them.
 
 use crate::errors::invalid;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyInt, PyString};
 use std::time::Duration;
 use tinystore::Options;
 
@@ -36,17 +38,39 @@ fn seconds(what: &str, secs: f64) -> PyResult<Duration> {
     })
 }
 
-/// The options a group or a call sets; `None` leaves a field unset.
-pub(crate) fn options(
-    ttl: Option<f64>,
-    wait: Option<f64>,
-    renew: Option<bool>,
-) -> PyResult<Options> {
-    Ok(Options {
-        ttl: ttl.map(|s| seconds("ttl", s)).transpose()?,
-        wait: wait.map(|s| seconds("wait", s)).transpose()?,
-        renew,
-        ..Options::default()
+/// The keyword options a group or a call sets: `ttl`, `wait` and
+/// `max_hold` (seconds), `renew`, and `weight` (the places one permit
+/// takes). One left out or `None` stays unset; any other keyword is a
+/// `TypeError`, as a Python function's would be. The core checks the
+/// values (a weight only on a semaphore, from 1 to its limit).
+pub(crate) fn options(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
+    let mut over = Options::default();
+    for (name, value) in kwargs.into_iter().flat_map(|k| k.iter()) {
+        let name = name.str()?.to_str()?.to_owned();
+        let given = !value.is_none();
+        match name.as_str() {
+            "ttl" | "wait" | "max_hold" | "renew" | "weight" if !given => {}
+            "ttl" => over.ttl = Some(seconds("ttl", value.extract()?)?),
+            "wait" => over.wait = Some(seconds("wait", value.extract()?)?),
+            "max_hold" => over.max_hold = Some(seconds("max_hold", value.extract()?)?),
+            "renew" => over.renew = Some(value.extract()?),
+            "weight" => over.weight = Some(weight(value.extract()?)?),
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "got an unexpected keyword argument '{name}'"
+                )))
+            }
+        }
+    }
+    Ok(over)
+}
+
+/// A weight as the core's type; an int no `u32` holds is `invalid` here.
+fn weight(weight: i64) -> PyResult<u32> {
+    u32::try_from(weight).map_err(|_| {
+        invalid(format!(
+            "weight {weight} is out of range: a weight is from 1 to the semaphore's limit"
+        ))
     })
 }
 

@@ -4,12 +4,12 @@
 //! Everything else (waiting in line, the term, the lost signal, what a
 //! `lead` adds to its body's result) is the core's.
 
-use crate::args::options;
 use crate::errors::to_py;
 use crate::exit;
 use crate::lease::{holding_class, py_bool};
 use crate::ready::{awaitable, block_on, coroutine, runtime};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex};
 
 /// A leader as Python gets it: `(value, fence)`.
@@ -41,16 +41,14 @@ impl Election {
 
     /// Waits first come first served until this caller leads with `value`
     /// (awaitable); cancelling it gives the campaign up and leaks nothing.
-    #[pyo3(signature = (value, ttl=None, wait=None, renew=None))]
+    #[pyo3(signature = (value, **options))]
     fn campaign<'py>(
         &self,
         py: Python<'py>,
         value: String,
-        ttl: Option<f64>,
-        wait: Option<f64>,
-        renew: Option<bool>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (election, over) = (self.inner.clone(), options(ttl, wait, renew)?);
+        let (election, over) = (self.inner.clone(), crate::args::options(options)?);
         awaitable(py, async move {
             election
                 .campaign_with(&value, over)
@@ -60,16 +58,14 @@ impl Election {
     }
 
     /// `campaign`, waiting with the GIL released.
-    #[pyo3(signature = (value, ttl=None, wait=None, renew=None))]
+    #[pyo3(signature = (value, **options))]
     fn campaign_sync(
         &self,
         py: Python<'_>,
         value: String,
-        ttl: Option<f64>,
-        wait: Option<f64>,
-        renew: Option<bool>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Leadership> {
-        let over = options(ttl, wait, renew)?;
+        let over = crate::args::options(options)?;
         let held = block_on(py, self.inner.campaign_with(&value, over)).map_err(to_py)?;
         Ok(Leadership::new(held))
     }

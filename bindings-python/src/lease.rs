@@ -1,4 +1,5 @@
-//! `Lease` (a lock's, with a fence) and `Permit` (a semaphore's, without):
+//! `Lease` (a lock's or a writer's, with a fence) and `Permit` (a
+//! semaphore's or a reader's, without):
 //! the core's, shared with the runtime, with async and sync forms of
 //! `renew` and `release`, and the core's `on_lost` calling back into Python.
 //! `holding_class!` makes them, and the election's `Leadership` (whose
@@ -144,7 +145,7 @@ pub(crate) use holding_class;
 holding_class!(
     Lease,
     tinystore::Lease,
-    "An exclusive hold on one key of a `Locks` group, with its fence.",
+    "An exclusive hold on one key of a `Locks` group (or a write lease of a `RwLocks` group), with its fence.",
     release / release_sync,
     end_hold,
     {
@@ -175,7 +176,7 @@ holding_class!(
 holding_class!(
     Permit,
     tinystore::Permit,
-    "One of a semaphore key's places; it has no fence.",
+    "A semaphore key's places (its weight), or a read lease of a `RwLocks` group; it has no fence.",
     release / release_sync,
     end_hold,
     {

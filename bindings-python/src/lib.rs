@@ -3,6 +3,7 @@
 //! pure-Python package `tinystore` around it.
 //!
 //! - `store`: `open`, `connect` and `Store`; `groups`: `Locks` and `Semaphore`;
+//!   `rw_locks`: `RwLocks`; `several`: `Locks.acquire_all`;
 //!   `lease`: `Lease` and `Permit`; `election`: `Election`, `Leadership`
 //!   and `Observer`; `fence`: the fence text forms; `guard`: the SQL
 //!   guard's statements and decisions for `tinystore.guard`.
@@ -13,8 +14,8 @@
 //! - `status`: `store_status`, the core's `Status` of a store.
 //! - `serve`: `serve(dir)` and `Server`, and `cli_main`, the `tinystore`
 //!   command the package's console script starts.
-//! - The core's option defaults: `DEFAULT_TTL`, `DEFAULT_WAIT` (seconds) and
-//!   `DEFAULT_RENEW`.
+//! - The core's option defaults and limits: `DEFAULT_TTL`, `DEFAULT_WAIT`
+//!   (seconds), `DEFAULT_RENEW`, and `MAX_KEYS_AT_ONCE` (of `acquire_all`).
 
 mod args;
 mod election;
@@ -27,7 +28,9 @@ mod lease;
 mod loop_waker;
 mod ready;
 mod runtime;
+mod rw_locks;
 mod serve;
+mod several;
 mod status;
 mod store;
 
@@ -45,6 +48,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<store::Store>()?;
     m.add_class::<groups::Locks>()?;
     m.add_class::<groups::Semaphore>()?;
+    m.add_class::<rw_locks::RwLocks>()?;
     m.add_class::<lease::Lease>()?;
     m.add_class::<lease::Permit>()?;
     m.add_class::<election::Election>()?;
@@ -63,5 +67,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         tinystore::DEFAULT_WAIT.map(|w| w.as_secs_f64()),
     )?;
     m.add("DEFAULT_RENEW", tinystore::DEFAULT_RENEW)?;
+    m.add("MAX_KEYS_AT_ONCE", tinystore::MAX_KEYS_AT_ONCE)?;
     Ok(())
 }

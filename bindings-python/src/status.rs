@@ -40,7 +40,7 @@ pub(crate) struct HeldStatus {
     name: String,
     /// The key.
     key: String,
-    /// The fence; `None` for a semaphore permit.
+    /// The fence; `None` for a semaphore permit and a read lease.
     fence: Option<u128>,
     /// The lease's TTL in seconds.
     ttl: f64,
@@ -50,6 +50,13 @@ pub(crate) struct HeldStatus {
     renewing: bool,
     /// For an election's leadership: the leader's value.
     leader: Option<String>,
+    /// The kind of group: `lock`, `semaphore`, `rwlock` or `election`.
+    kind: String,
+    /// For a read-write lock's lease: `read` or `write`; else `None`.
+    mode: Option<String>,
+    /// The places of its key it takes: a permit's weight, all of a
+    /// read-write lock's places for a write lease, else 1.
+    weight: u32,
 }
 
 /// A key with callers waiting for it.
@@ -60,6 +67,8 @@ pub(crate) struct WaitingStatus {
     name: String,
     /// The key.
     key: String,
+    /// The kind of group, as in `HeldStatus.kind`.
+    kind: String,
     /// How many callers wait.
     waiters: usize,
 }
@@ -98,6 +107,9 @@ impl From<tinystore::HeldStatus> for HeldStatus {
             left: secs(held.left_ms),
             renewing: held.renewing,
             leader: held.leader,
+            kind: held.kind,
+            mode: held.mode,
+            weight: held.weight,
         }
     }
 }
@@ -107,6 +119,7 @@ impl From<tinystore::WaitingStatus> for WaitingStatus {
         WaitingStatus {
             name: waiting.name,
             key: waiting.key,
+            kind: waiting.kind,
             waiters: waiting.waiters,
         }
     }

@@ -1,12 +1,14 @@
 //! `Store`: an open store (embedded or reached over a connection), the door
 //! to its groups.
 
-use crate::args::{limit_u32, options};
+use crate::args::limit_u32;
 use crate::election::Election;
 use crate::errors::to_py;
 use crate::groups::{Locks, Semaphore};
 use crate::ready::block_on;
+use crate::rw_locks::RwLocks;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::path::PathBuf;
 
 /// An open store.
@@ -47,46 +49,45 @@ impl Store {
 #[pymethods]
 impl Store {
     /// The group of exclusive locks called `name`, with its options.
-    #[pyo3(signature = (name, ttl=None, wait=None, renew=None))]
-    fn locks(
-        &self,
-        name: &str,
-        ttl: Option<f64>,
-        wait: Option<f64>,
-        renew: Option<bool>,
-    ) -> PyResult<Locks> {
-        let group = self.inner.locks(name).with(options(ttl, wait, renew)?);
+    #[pyo3(signature = (name, **options))]
+    fn locks(&self, name: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<Locks> {
+        let group = self.inner.locks(name).with(crate::args::options(options)?);
         Ok(Locks::new(group))
     }
 
     /// The group of semaphores called `name`, `limit` holders per key; the
     /// core checks the limit when the group is first used.
-    #[pyo3(signature = (name, limit, ttl=None, wait=None, renew=None))]
+    #[pyo3(signature = (name, limit, **options))]
     fn semaphore(
         &self,
         name: &str,
         limit: i64,
-        ttl: Option<f64>,
-        wait: Option<f64>,
-        renew: Option<bool>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Semaphore> {
         let group = self
             .inner
             .semaphore(name, limit_u32(limit))
-            .with(options(ttl, wait, renew)?);
+            .with(crate::args::options(options)?);
         Ok(Semaphore::new(group))
     }
 
+    /// The group of read-write locks called `name`, with its options.
+    #[pyo3(signature = (name, **options))]
+    fn rw_locks(&self, name: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<RwLocks> {
+        let group = self
+            .inner
+            .rw_locks(name)
+            .with(crate::args::options(options)?);
+        Ok(RwLocks::new(group))
+    }
+
     /// The election called `name`, with its options.
-    #[pyo3(signature = (name, ttl=None, wait=None, renew=None))]
-    fn election(
-        &self,
-        name: &str,
-        ttl: Option<f64>,
-        wait: Option<f64>,
-        renew: Option<bool>,
-    ) -> PyResult<Election> {
-        let election = self.inner.election(name).with(options(ttl, wait, renew)?);
+    #[pyo3(signature = (name, **options))]
+    fn election(&self, name: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<Election> {
+        let election = self
+            .inner
+            .election(name)
+            .with(crate::args::options(options)?);
         Ok(Election::new(election))
     }
 

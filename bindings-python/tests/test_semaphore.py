@@ -78,3 +78,39 @@ def test_limit_out_of_range_is_invalid(store: tinystore.Store) -> None:
     for limit in (-1, 1_000_001, 1 << 40):
         with pytest.raises(tinystore.Invalid, match="semaphore exports has limit"):
             store.semaphore("exports", limit).acquire_sync("k")
+
+
+def test_a_weighted_permit_takes_its_places_all_or_nothing(store: tinystore.Store) -> None:
+    pool = store.semaphore("pool", 5)
+    order: list[int] = []
+
+    async def heavy() -> None:
+        async with pool.hold("k", weight=4) as permit:
+            order.append(4)
+            assert permit.held
+
+    async def main() -> None:
+        three = await pool.acquire("k", weight=3)
+        assert await pool.try_acquire("k", weight=3) is None, "3 + 3 > 5"
+        two = await pool.try_acquire("k", weight=2)
+        assert two is not None, "3 + 2 fits"
+        await two.release()
+        waiting = asyncio.ensure_future(heavy())
+        await until_waiting(store, "pool", "k", 1)
+        assert await pool.try_acquire("k") is None, "a light caller passed a heavy one waiting"
+        weights = [h.weight for h in (await store.status()).held if h.name == "pool"]
+        assert weights == [3]
+        await three.release()
+        await asyncio.wait_for(waiting, 10)
+
+    asyncio.run(main())
+    assert order == [4]
+    with pool.hold("k", weight=5):
+        assert pool.try_acquire_sync("k") is None
+
+
+def test_a_weight_out_of_range_is_invalid(store: tinystore.Store) -> None:
+    pool = store.semaphore("pool", 5)
+    for weight in (0, 6, -1, 1 << 40):
+        with pytest.raises(tinystore.Invalid, match=f"weight {weight} is out of range"):
+            pool.acquire_sync("k", weight=weight)

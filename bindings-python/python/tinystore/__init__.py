@@ -31,12 +31,13 @@ from ._errors import (
 )
 from ._election import Election, Leader, Observer
 from ._groups import Key, Locks, Semaphore
-from ._hold import Hold
+from ._hold import Hold, HoldAll
 from ._native import (
     DEFAULT_RENEW,
     DEFAULT_STATUS_LIMIT,
     DEFAULT_TTL,
     DEFAULT_WAIT,
+    MAX_KEYS_AT_ONCE,
     Leadership,
     HeldStatus,
     Lease,
@@ -46,6 +47,8 @@ from ._native import (
     fence_text,
     parse_fence,
 )
+from ._options import Options, WeightedOptions
+from ._rw_locks import RwLocks
 from ._serve import Server, serve
 from ._store import Store, connect, open
 from . import guard, http
@@ -61,6 +64,7 @@ __all__ = [
     "Error",
     "HeldStatus",
     "Hold",
+    "HoldAll",
     "InUse",
     "Internal",
     "Invalid",
@@ -72,8 +76,11 @@ __all__ = [
     "LeaseLost",
     "Limit",
     "Locks",
+    "MAX_KEYS_AT_ONCE",
     "Observer",
+    "Options",
     "Permit",
+    "RwLocks",
     "Semaphore",
     "Server",
     "Stale",
@@ -83,6 +90,7 @@ __all__ = [
     "Unauthorized",
     "Unavailable",
     "WaitingStatus",
+    "WeightedOptions",
     "connect",
     "fence_text",
     "guard",

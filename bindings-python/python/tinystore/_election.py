@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import _native
 from ._closes import Closes
 from ._hold import Hold
 from ._native import Leadership
+from ._options import Options
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class Leader(NamedTuple):
@@ -30,8 +34,8 @@ def _leader(pair: tuple[str, int] | None) -> Leader | None:
 
 class Election:
     """The election called ``name`` of a store. Each call takes the keyword
-    options ``ttl`` and ``wait`` (seconds) and ``renew``; ``None`` keeps the
-    election's value."""
+    options of :class:`Options` (``ttl``, ``wait``, ``renew``,
+    ``max_hold``); ``None`` keeps the election's value."""
 
     def __init__(self, native: _native.Election) -> None:
         self._native = native
@@ -41,24 +45,18 @@ class Election:
         """The election's name."""
         return self._native.name
 
-    async def campaign(
-        self, value: str, *, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
-    ) -> Leadership:
+    async def campaign(self, value: str, **options: Unpack[Options]) -> Leadership:
         """Waits, first come first served, until this caller leads with
         ``value`` (text of at most 1,024 bytes); raises :class:`Timeout`
         when ``wait`` runs out. Cancelling the waiting task gives up the
         campaign and never leaves a leadership behind."""
-        return await self._native.campaign(value, ttl, wait, renew)
+        return await self._native.campaign(value, **options)
 
-    def campaign_sync(
-        self, value: str, *, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
-    ) -> Leadership:
+    def campaign_sync(self, value: str, **options: Unpack[Options]) -> Leadership:
         """:meth:`campaign` for sync code: blocks this thread only."""
-        return self._native.campaign_sync(value, ttl, wait, renew)
+        return self._native.campaign_sync(value, **options)
 
-    def lead(
-        self, value: str, *, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
-    ) -> Hold[Leadership]:
+    def lead(self, value: str, **options: Unpack[Options]) -> Hold[Leadership]:
         """Leads for an ``async with`` or ``with`` block and resigns however
         the block ends. As with ``hold``: with ``async with``, losing the
         leadership cancels the block, and the end of the block raises why
@@ -66,8 +64,8 @@ class Election:
         always wins."""
         native = self._native
         return Hold(
-            functools.partial(native.campaign, value, ttl, wait, renew),
-            functools.partial(native.campaign_sync, value, ttl, wait, renew),
+            functools.partial(native.campaign, value, **options),
+            functools.partial(native.campaign_sync, value, **options),
         )
 
     async def leader(self) -> Leader | None:

@@ -1,14 +1,19 @@
-"""``hold``: holding a key for the length of a ``with`` or ``async with``
-block, released however the block ends."""
+"""``hold``: holding a key (or several) for the length of a ``with`` or
+``async with`` block, released however the block ends."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from ._options import WeightedOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class Held(Protocol):
@@ -24,37 +29,35 @@ class Held(Protocol):
 
 H = TypeVar("H", bound=Held)
 H_co = TypeVar("H_co", bound=Held, covariant=True)
+G = TypeVar("G")
+"""What a block gets: one held thing, or a list of them."""
 
 
 class Group(Protocol[H_co]):
-    """A native ``Locks`` or ``Semaphore``, giving ``H_co`` for a key."""
+    """A native ``Locks`` or ``Semaphore``, giving ``H_co`` for a key; the
+    core refuses a ``weight`` on any group but a semaphore."""
 
     @property
     def name(self) -> str: ...
-    def acquire(
-        self, key: str | int, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
-    ) -> Awaitable[H_co]: ...
-    def try_acquire(
-        self, key: str | int, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
-    ) -> Awaitable[H_co | None]: ...
-    def acquire_sync(
-        self, key: str | int, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
-    ) -> H_co: ...
-    def try_acquire_sync(
-        self, key: str | int, ttl: float | None = None, wait: float | None = None, renew: bool | None = None
-    ) -> H_co | None: ...
+    def acquire(self, key: str | int, **options: Unpack[WeightedOptions]) -> Awaitable[H_co]: ...
+    def try_acquire(self, key: str | int, **options: Unpack[WeightedOptions]) -> Awaitable[H_co | None]: ...
+    def acquire_sync(self, key: str | int, **options: Unpack[WeightedOptions]) -> H_co: ...
+    def try_acquire_sync(self, key: str | int, **options: Unpack[WeightedOptions]) -> H_co | None: ...
 
 
-class Hold(Generic[H]):
-    """Holds a key (or leads an election) while a block runs; use it once,
-    with ``async with`` or ``with``.
+class _Block(Generic[G]):
+    """Holds what ``G`` is (a key's lease, several keys' leases, a
+    leadership) while a block runs; use it once, with ``async with`` or
+    ``with``. :meth:`_parts` says which held things ``G`` is made of.
 
     With ``async with``, losing the lease cancels the block, and the end of
     the block raises why: :class:`Closed` when its store was closed,
     :class:`LeaseLost` when it ran out or its connection broke. With
     ``with``, ``lease.held`` turns false and the end of the block raises the
-    same. The block's own exception always wins. The rule is the core's
-    (``end_hold``); this class is only its asyncio and ``with`` glue.
+    same. With several, losing any of them does, and all are released
+    first. The block's own exception always wins. The rule is the core's
+    (``end_hold``, for each held thing); this class is only its asyncio and
+    ``with`` glue.
     """
 
     __slots__ = (
@@ -69,12 +72,12 @@ class Hold(Generic[H]):
         "_watch_start",
     )
 
-    def __init__(self, acquire: Callable[[], Awaitable[H]], acquire_sync: Callable[[], H]) -> None:
+    def __init__(self, acquire: Callable[[], Awaitable[G]], acquire_sync: Callable[[], G]) -> None:
         """``acquire`` and ``acquire_sync`` start the wait for what the
-        block holds: a key's lease or permit, or a leadership."""
+        block holds."""
         self._acquire = acquire
         self._acquire_sync = acquire_sync
-        self._held: H | None = None
+        self._held: G | None = None
         self._task: asyncio.Task[object] | None = None
         self._in_body = False
         self._cancelled_for_loss = False
@@ -82,13 +85,17 @@ class Hold(Generic[H]):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watch_start: asyncio.Handle | None = None
 
-    def _taken(self) -> H:
+    def _parts(self, got: G) -> Sequence[Held]:
+        """The held things ``got`` is made of."""
+        raise NotImplementedError
+
+    def _taken(self) -> G:
         if self._held is None:
             raise RuntimeError("this hold was not entered")
         held, self._held = self._held, None
         return held
 
-    def __enter__(self) -> H:
+    def __enter__(self) -> G:
         self._held = self._acquire_sync()
         return self._held
 
@@ -99,9 +106,17 @@ class Hold(Generic[H]):
         tb: TracebackType | None,
     ) -> None:
         # Nothing cancels a plain `with` block: its exception is its own.
-        self._taken()._end_hold_sync(exc is None, False)
+        first: Exception | None = None
+        for part in self._parts(self._taken()):
+            try:
+                part._end_hold_sync(exc is None, False)
+            except Exception as err:
+                if first is None:
+                    first = err
+        if first is not None:
+            raise first
 
-    async def __aenter__(self) -> H:
+    async def __aenter__(self) -> G:
         held = await self._acquire()
         self._held = held
         self._task = asyncio.current_task()
@@ -117,13 +132,17 @@ class Hold(Generic[H]):
         self._watch_start = self._loop.call_soon(self._watch, held)
         return held
 
-    def _watch(self, held: H) -> None:
+    def _watch(self, held: G) -> None:
         if self._in_body and self._loop is not None:
-            held.watch_lost(functools.partial(self._loop.call_soon_threadsafe, self._on_lost))
+            for part in self._parts(held):
+                part.watch_lost(functools.partial(self._loop.call_soon_threadsafe, self._on_lost))
 
     def _on_lost(self) -> None:
         # Runs on the event loop, so the task is suspended, not running: a
-        # cancel lands in the block at its current await.
+        # cancel lands in the block at its current await. The first loss
+        # of several cancels it, once.
+        if self._cancelled_for_loss:
+            return
         if self._in_body and self._task is not None and not self._task.done():
             self._cancelled_for_loss = True
             self._task.cancel("tinystore: the lease was lost")
@@ -148,5 +167,47 @@ class Hold(Generic[H]):
             cancelled_by_caller = self._task.uncancel() > self._cancelling
         cancelled_by_loss = lost and isinstance(exc, asyncio.CancelledError) and not cancelled_by_caller
         # The core decides what the hold gives: for the loss's own
-        # cancellation, why the lease was lost.
-        await held._end_hold(exc is None, cancelled_by_loss)
+        # cancellation, why the lease was lost. Every part is released; the
+        # first thing the core says a part adds is raised.
+        first: Exception | None = None
+        for part in self._parts(held):
+            try:
+                await part._end_hold(exc is None, cancelled_by_loss)
+            except Exception as err:
+                if first is None:
+                    first = err
+        if first is not None:
+            raise first
+
+
+class Hold(_Block[H]):
+    """Holds a key (or leads an election) while a block runs; use it once,
+    with ``async with`` or ``with``.
+
+    With ``async with``, losing the lease cancels the block, and the end of
+    the block raises why: :class:`Closed` when its store was closed,
+    :class:`LeaseLost` when it ran out or its connection broke. With
+    ``with``, ``lease.held`` turns false and the end of the block raises the
+    same. The block's own exception always wins.
+    """
+
+    __slots__ = ()
+
+    def _parts(self, got: H) -> Sequence[Held]:
+        return (got,)
+
+
+class HoldAll(_Block[list[H]]):
+    """Holds several keys of a lock group while a block runs, which gets
+    their leases as a list in the order the keys were named; use it once,
+    with ``async with`` or ``with``.
+
+    All are taken or none. Losing any lease ends the block as losing the
+    one lease of :class:`Hold` does (with ``async with`` it is cancelled);
+    every lease is released however the block ends.
+    """
+
+    __slots__ = ()
+
+    def _parts(self, got: list[H]) -> Sequence[Held]:
+        return got

@@ -2,11 +2,14 @@
 ``tinystore``, which wraps it; these are its exact types."""
 
 import os
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeAlias
 
-_Secs: TypeAlias = float | None
-_On: TypeAlias = bool | None
+from typing_extensions import Unpack
+
+from ._options import Options, WeightedOptions
+
+_Key: TypeAlias = str | int
 
 DEFAULT_TTL: float
 """Seconds a lease lives when no ``ttl`` is set (the core's default)."""
@@ -14,6 +17,8 @@ DEFAULT_WAIT: float | None
 """How long ``acquire`` waits when no ``wait`` is set: ``None``, until the caller gives up."""
 DEFAULT_RENEW: bool
 """Whether held leases renew themselves when no ``renew`` is set."""
+MAX_KEYS_AT_ONCE: int
+"""The most keys one ``acquire_all`` may name."""
 
 def open(dir: str | os.PathLike[str]) -> Store: ...
 def connect(address: str, token: str | None = None) -> Store: ...
@@ -115,6 +120,16 @@ class HeldStatus:
     @property
     def leader(self) -> str | None:
         """For an election's leadership (its key is empty): the leader's value."""
+    @property
+    def kind(self) -> str:
+        """The kind of group: ``"lock"``, ``"semaphore"``, ``"rwlock"`` or ``"election"``."""
+    @property
+    def mode(self) -> str | None:
+        """For a read-write lock's lease: ``"read"`` or ``"write"``; else ``None``."""
+    @property
+    def weight(self) -> int:
+        """The places of its key it takes: a permit's weight, all of a
+        read-write lock's places for a write lease, else 1."""
 
 class WaitingStatus:
     """A key with callers waiting for it."""
@@ -125,6 +140,9 @@ class WaitingStatus:
     @property
     def key(self) -> str:
         """The key."""
+    @property
+    def kind(self) -> str:
+        """The kind of group, as in ``HeldStatus.kind``."""
     @property
     def waiters(self) -> int:
         """How many callers wait."""
@@ -142,45 +160,53 @@ class Server:
     def close(self) -> None: ...
 
 class Store:
-    def locks(self, name: str, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Locks: ...
-    def semaphore(
-        self,
-        name: str,
-        limit: int,
-        ttl: _Secs = None,
-        wait: _Secs = None,
-        renew: _On = None,
-    ) -> Semaphore: ...
-    def election(self, name: str, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Election: ...
+    def locks(self, name: str, **options: Unpack[Options]) -> Locks: ...
+    def semaphore(self, name: str, limit: int, **options: Unpack[Options]) -> Semaphore: ...
+    def rw_locks(self, name: str, **options: Unpack[Options]) -> RwLocks: ...
+    def election(self, name: str, **options: Unpack[Options]) -> Election: ...
     def close(self) -> None: ...
+
+# Every acquire takes the keyword options of WeightedOptions; the core
+# refuses a weight on any group but a semaphore. A keyword not listed there
+# is a TypeError.
 
 class Locks:
     """A group of exclusive locks; what ``tinystore.Locks`` wraps."""
 
     @property
     def name(self) -> str: ...
-    def acquire(self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Awaitable[Lease]: ...
-    def try_acquire(
-        self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None
-    ) -> Awaitable[Lease | None]: ...
-    def acquire_sync(self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Lease: ...
-    def try_acquire_sync(
-        self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None
-    ) -> Lease | None: ...
+    def acquire(self, key: _Key, **options: Unpack[WeightedOptions]) -> Awaitable[Lease]: ...
+    def try_acquire(self, key: _Key, **options: Unpack[WeightedOptions]) -> Awaitable[Lease | None]: ...
+    def acquire_sync(self, key: _Key, **options: Unpack[WeightedOptions]) -> Lease: ...
+    def try_acquire_sync(self, key: _Key, **options: Unpack[WeightedOptions]) -> Lease | None: ...
+    def acquire_all(self, keys: Iterable[_Key], **options: Unpack[Options]) -> Awaitable[list[Lease]]:
+        """Every key of ``keys`` or none, a lease each in their order; a
+        ``str`` is refused (``Invalid``): it is one key, not a list."""
+    def acquire_all_sync(self, keys: Iterable[_Key], **options: Unpack[Options]) -> list[Lease]: ...
 
 class Semaphore:
     """A group of semaphores; what ``tinystore.Semaphore`` wraps."""
 
     @property
     def name(self) -> str: ...
-    def acquire(self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Awaitable[Permit]: ...
-    def try_acquire(
-        self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None
-    ) -> Awaitable[Permit | None]: ...
-    def acquire_sync(self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Permit: ...
-    def try_acquire_sync(
-        self, key: str | int, ttl: _Secs = None, wait: _Secs = None, renew: _On = None
-    ) -> Permit | None: ...
+    def acquire(self, key: _Key, **options: Unpack[WeightedOptions]) -> Awaitable[Permit]: ...
+    def try_acquire(self, key: _Key, **options: Unpack[WeightedOptions]) -> Awaitable[Permit | None]: ...
+    def acquire_sync(self, key: _Key, **options: Unpack[WeightedOptions]) -> Permit: ...
+    def try_acquire_sync(self, key: _Key, **options: Unpack[WeightedOptions]) -> Permit | None: ...
+
+class RwLocks:
+    """A group of read-write locks; what ``tinystore.RwLocks`` wraps."""
+
+    @property
+    def name(self) -> str: ...
+    def acquire_read(self, key: _Key, **options: Unpack[WeightedOptions]) -> Awaitable[Permit]: ...
+    def try_acquire_read(self, key: _Key, **options: Unpack[WeightedOptions]) -> Awaitable[Permit | None]: ...
+    def acquire_read_sync(self, key: _Key, **options: Unpack[WeightedOptions]) -> Permit: ...
+    def try_acquire_read_sync(self, key: _Key, **options: Unpack[WeightedOptions]) -> Permit | None: ...
+    def acquire_write(self, key: _Key, **options: Unpack[WeightedOptions]) -> Awaitable[Lease]: ...
+    def try_acquire_write(self, key: _Key, **options: Unpack[WeightedOptions]) -> Awaitable[Lease | None]: ...
+    def acquire_write_sync(self, key: _Key, **options: Unpack[WeightedOptions]) -> Lease: ...
+    def try_acquire_write_sync(self, key: _Key, **options: Unpack[WeightedOptions]) -> Lease | None: ...
 
 class _Holding:
     """What a lease, a permit and a leadership share (a stub-only base)."""
@@ -225,10 +251,12 @@ class _Held(_Holding):
         """``release`` for sync code."""
 
 class Permit(_Held):
-    """One of a semaphore key's places. It has no fence."""
+    """A semaphore key's places (``weight`` of them), or a read lease of a
+    read-write lock. It has no fence."""
 
 class Lease(_Held):
-    """An exclusive hold on one key of a ``Locks`` group, with its fence."""
+    """An exclusive hold on one key of a ``Locks`` group (or a write lease
+    of a read-write lock), with its fence."""
 
     @property
     def fence(self) -> int:
@@ -241,8 +269,8 @@ class Election:
 
     @property
     def name(self) -> str: ...
-    def campaign(self, value: str, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Awaitable[Leadership]: ...
-    def campaign_sync(self, value: str, ttl: _Secs = None, wait: _Secs = None, renew: _On = None) -> Leadership: ...
+    def campaign(self, value: str, **options: Unpack[Options]) -> Awaitable[Leadership]: ...
+    def campaign_sync(self, value: str, **options: Unpack[Options]) -> Leadership: ...
     def leader(self) -> Awaitable[_Leader | None]: ...
     def leader_sync(self) -> _Leader | None: ...
     def observe(self) -> Observer: ...
