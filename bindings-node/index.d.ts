@@ -13,6 +13,13 @@ export interface Options {
   wait?: number
   /** Whether a held lease is renewed every ttl/3 until released (default true). */
   renew?: boolean
+  /**
+   * The longest a lease is kept after its grant, renewals included (10 ms
+   * to 30 days; default: no cap): past it, it is renewed no more, runs out,
+   * and its holder is told (its signal aborts with a LeaseLostError naming
+   * max_hold).
+   */
+  maxHold?: number
   /** Ends a wait: the acquire rejects with the signal's reason and no lease leaks. */
   signal?: AbortSignal
 }
@@ -21,6 +28,19 @@ export interface Options {
 export interface TryOptions {
   ttl?: number
   renew?: boolean
+  maxHold?: number
+}
+
+/** Options of a semaphore's acquire and hold (and of the semaphore). */
+export interface PermitOptions extends Options {
+  /** How many of the key's places the permit takes, all or nothing: 1 (the default) to the limit. */
+  weight?: number
+}
+
+/** Options of a semaphore's `tryAcquire`. */
+export interface TryPermitOptions extends TryOptions {
+  /** How many of the key's places the permit takes, all or nothing: 1 (the default) to the limit. */
+  weight?: number
 }
 
 /** Options of `connect`. */
@@ -67,8 +87,14 @@ export declare class Store {
   private constructor()
   /** The group of exclusive locks called `name`, with its options. */
   locks(name: string, options?: Options): Locks
-  /** The group of semaphores called `name`: up to `limit` holders per key. */
-  semaphore(name: string, limit: number, options?: Options): Semaphore
+  /** The group of semaphores called `name`: up to `limit` places per key. */
+  semaphore(name: string, limit: number, options?: PermitOptions): Semaphore
+  /**
+   * The group of read-write locks called `name` (apart from the lock group
+   * and semaphore of that name): readers share a key, a writer holds it
+   * alone; first come first served.
+   */
+  rwLocks(name: string, options?: Options): RwLocks
   /** The election called `name` (apart from the lock group and semaphore of that name), with its options. */
   election(name: string, options?: Options): Election
   /**
@@ -114,7 +140,7 @@ export interface Status {
 export interface HeldStatus {
   readonly name: string
   readonly key: string
-  /** The fence; null for a semaphore permit. */
+  /** The fence; null for a semaphore permit and a read lease. */
   readonly fence: bigint | null
   /** The TTL in milliseconds. */
   readonly ttl: number
@@ -124,24 +150,38 @@ export interface HeldStatus {
   readonly renewing: boolean
   /** For an election's leadership (its key is empty): the leader's value; else null. */
   readonly leader: string | null
+  /** The kind of group it is held in. */
+  readonly kind: Kind
+  /** For a read-write lock's lease: 'read' or 'write'; else null. */
+  readonly mode: 'read' | 'write' | null
+  /** The places of its key it takes: a weighted permit's weight, all of a read-write lock's (1,000,000) for a write lease, else 1. */
+  readonly weight: number
 }
+
+/** A kind of group, as a status shows it. */
+export type Kind = 'lock' | 'semaphore' | 'rwlock' | 'election'
 
 /** A key with callers waiting for it. */
 export interface WaitingStatus {
   readonly name: string
   readonly key: string
+  /** The kind of group it is in. */
+  readonly kind: Kind
   /** How many callers wait. */
   readonly waiters: number
 }
 
-/** What a group of locks and a group of semaphores share; `H` is what holding a key gives. */
-declare abstract class Group<H> {
+/**
+ * What a group of locks and a group of semaphores share; `H` is what holding
+ * a key gives, `O` and `T` the options of its acquire and tryAcquire.
+ */
+declare abstract class Group<H, O extends Options = Options, T extends TryOptions = TryOptions> {
   protected constructor()
   readonly name: string
   /** Waits first come first served for `key` and holds it. */
-  acquire(key: Key, options?: Options): Promise<H>
+  acquire(key: Key, options?: O): Promise<H>
   /** Holds `key` if it is free now; else null. */
-  tryAcquire(key: Key, options?: TryOptions): Promise<H | null>
+  tryAcquire(key: Key, options?: T): Promise<H | null>
   /**
    * Acquires `key`, runs `fn`, and releases what it held however `fn` ends;
    * resolves to what `fn` returned. `fn`'s own error first (an error in
@@ -149,16 +189,62 @@ declare abstract class Group<H> {
    * ended, ClosedError if its store closed, LeaseLostError if it ran out or
    * its connection broke.
    */
-  hold<T>(key: Key, fn: (held: H) => T | PromiseLike<T>, options?: Options): Promise<T>
+  hold<R>(key: Key, fn: (held: H) => R | PromiseLike<R>, options?: O): Promise<R>
 }
 
 /** A group of exclusive locks, one per key; its leases carry fences. */
-export declare class Locks extends Group<Lease> {}
+export declare class Locks extends Group<Lease> {
+  /**
+   * Holds every key of `keys` or none: a lease each, in the order of
+   * `keys`, each with its own fence (1 to 1,024 keys; one named twice is
+   * InvalidError). Keys are taken in one order for every caller, so callers
+   * naming overlapping keys in any order never deadlock. `wait` covers all
+   * the keys together; a timeout (WaitTimeoutError), an error or an abort
+   * of the signal leaves none held.
+   */
+  acquireAll(keys: Iterable<Key>, options?: Options): Promise<Lease[]>
+  /**
+   * Acquires every key of `keys` as `acquireAll` does, runs `fn` with the
+   * leases (in the order of `keys`) and a signal that aborts when any of
+   * them is lost, and releases them all however `fn` ends; resolves to what
+   * `fn` returned. As `hold`: `fn`'s own error first; else, when a lease was
+   * lost before `fn` ended, ClosedError or LeaseLostError (the first loss
+   * stands for all).
+   */
+  holdAll<R>(keys: Iterable<Key>, fn: (leases: Lease[], signal: AbortSignal) => R | PromiseLike<R>, options?: Options): Promise<R>
+}
 
-/** A group of semaphores: up to `limit` holders per key; permits have no fence. */
-export declare class Semaphore extends Group<Permit> {
-  /** The most holders a key allows at once. */
+/**
+ * A group of semaphores: up to `limit` places per key; permits have no
+ * fence. A permit takes `weight` places (default 1), all or nothing, first
+ * come first served.
+ */
+export declare class Semaphore extends Group<Permit, PermitOptions, TryPermitOptions> {
+  /** The most places a key has. */
   readonly limit: number
+}
+
+/**
+ * A group of read-write locks, one per key: readers share a key, a writer
+ * holds it alone. First come first served: a waiting writer holds back the
+ * readers that came after it, so writers never starve. A read gives a
+ * Permit (no fence), a write a Lease with a fence.
+ */
+export declare class RwLocks {
+  private constructor()
+  readonly name: string
+  /** Waits first come first served to read `key`: shared with other readers, after every writer that came first. */
+  acquireRead(key: Key, options?: Options): Promise<Permit>
+  /** Waits first come first served to write `key`: alone, with a fence. */
+  acquireWrite(key: Key, options?: Options): Promise<Lease>
+  /** Reads `key` if no writer holds it or waits for it now; else null. */
+  tryAcquireRead(key: Key, options?: TryOptions): Promise<Permit | null>
+  /** Writes `key` if nobody holds it or waits for it now; else null. */
+  tryAcquireWrite(key: Key, options?: TryOptions): Promise<Lease | null>
+  /** Reads `key`, runs `fn`, and releases the permit however `fn` ends, as `Locks.hold` does. */
+  holdRead<R>(key: Key, fn: (permit: Permit) => R | PromiseLike<R>, options?: Options): Promise<R>
+  /** Writes `key`, runs `fn`, and releases the lease however `fn` ends, as `Locks.hold` does. */
+  holdWrite<R>(key: Key, fn: (lease: Lease) => R | PromiseLike<R>, options?: Options): Promise<R>
 }
 
 /** What a lease, a permit and a leadership share. */
@@ -185,10 +271,10 @@ declare abstract class Held extends Holding {
   release(): Promise<void>
 }
 
-/** A semaphore's hold on a key: it has no fence. */
+/** A semaphore's hold on a key, or a read-write lock's read: it has no fence. */
 export declare class Permit extends Held {}
 
-/** A lock's hold on a key, with its fence. */
+/** A lock's (or a read-write lock's write) hold on a key, with its fence. */
 export declare class Lease extends Held {
   /** Larger than every fence the store gave before; every digit kept. */
   readonly fence: bigint

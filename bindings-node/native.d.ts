@@ -77,7 +77,7 @@ export interface NativeHeldStatus {
   name: string
   /** The key. */
   key: string
-  /** The fence; missing for a semaphore permit. */
+  /** The fence; missing for a semaphore permit and a read lease. */
   fence?: bigint
   /** The lease's TTL in milliseconds. */
   ttl: number
@@ -87,6 +87,15 @@ export interface NativeHeldStatus {
   renewing: boolean
   /** For an election's leadership: the leader's value. */
   leader?: string
+  /** The kind of group: `lock`, `semaphore`, `rwlock` or `election`. */
+  kind: string
+  /** For a read-write lock's lease: `read` or `write`. */
+  mode?: string
+  /**
+   * The places of its key it takes: a weighted permit's weight, all of
+   * a read-write lock's for a write lease, else 1.
+   */
+  weight: number
 }
 
 /**
@@ -212,7 +221,7 @@ export declare class NativeLease {
   get key(): string
 }
 
-/** A lock's acquire under way. */
+/** A lock's (or a read-write lock's write) acquire under way. */
 export declare class NativeLeaseAcquiring {
   /**
    * The outcome, taken once: the holding itself when it is
@@ -220,6 +229,21 @@ export declare class NativeLeaseAcquiring {
    * given up (or taken already). Fails with the acquire's error.
    */
   outcome(): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  /**
+   * Gives the acquire up: idempotent; a lease granted as it gave
+   * up is released. Nothing once the outcome was taken.
+   */
+  giveUp(): void
+}
+
+/** A lock group's acquire of several keys under way. */
+export declare class NativeLeasesAcquiring {
+  /**
+   * The outcome, taken once: the holding itself when it is
+   * granted at once, else a promise of it; `null` when it was
+   * given up (or taken already). Fails with the acquire's error.
+   */
+  outcome(): Array<NativeLease> | undefined | null | Promise<Array<NativeLease> | undefined | null>
   /**
    * Gives the acquire up: idempotent; a lease granted as it gave
    * up is released. Nothing once the outcome was taken.
@@ -241,6 +265,12 @@ export declare class NativeLocks {
    * can tell, else as a promise.
    */
   tryAcquire(key: string, options?: NativeOptions | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  /**
+   * Starts waiting for every key of `keys` (a lease each, in the order
+   * of `keys`) or none; the core checks the keys and options at the
+   * first poll, and a give-up leaves none held.
+   */
+  acquiringAll(keys: Array<string>, options?: NativeOptions | undefined | null): NativeLeasesAcquiring
 }
 
 /**
@@ -282,13 +312,15 @@ export declare class NativeObserver {
 }
 
 /**
- * `ttl` and `wait` in milliseconds, `renew` on or off; a missing field
- * keeps the group's value.
+ * `ttl`, `wait` and `maxHold` in milliseconds, `renew` on or off, and a
+ * semaphore permit's `weight`; a missing field keeps the group's value.
  */
 export interface NativeOptions {
   ttl?: number
   wait?: number
   renew?: boolean
+  maxHold?: number
+  weight?: number
 }
 
 /** One of a semaphore key's places; it has no fence. */
@@ -331,7 +363,7 @@ export declare class NativePermit {
   get key(): string
 }
 
-/** A semaphore's acquire under way. */
+/** A semaphore's (or a read-write lock's read) acquire under way. */
 export declare class NativePermitAcquiring {
   /**
    * The outcome, taken once: the holding itself when it is
@@ -344,6 +376,32 @@ export declare class NativePermitAcquiring {
    * up is released. Nothing once the outcome was taken.
    */
   giveUp(): void
+}
+
+/**
+ * A group of read-write locks, one per key: readers share a key, a
+ * writer holds it alone; first come first served.
+ */
+export declare class NativeRwLocks {
+  /** The group's name. */
+  get name(): string
+  /**
+   * Starts waiting first come first served to read `key`; the core
+   * checks the name, key and options at the first poll.
+   */
+  acquiringRead(key: string, options?: NativeOptions | undefined | null): NativePermitAcquiring
+  /** Starts waiting first come first served to write `key`. */
+  acquiringWrite(key: string, options?: NativeOptions | undefined | null): NativeLeaseAcquiring
+  /**
+   * Reads `key` if no writer holds it or waits for it now, else `null`;
+   * at once when it can tell, else as a promise.
+   */
+  tryAcquireRead(key: string, options?: NativeOptions | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+  /**
+   * Writes `key` if nobody holds it or waits for it now, else `null`;
+   * at once when it can tell, else as a promise.
+   */
+  tryAcquireWrite(key: string, options?: NativeOptions | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
 }
 
 /** A group of semaphores: up to `limit` holders per key at once. */
@@ -411,6 +469,8 @@ export declare class NativeStore {
   locks(name: string, options?: NativeOptions | undefined | null): NativeLocks
   /** The group of semaphores called `name`, `limit` holders per key. */
   semaphore(name: string, limit: number, options?: NativeOptions | undefined | null): NativeSemaphore
+  /** The group of read-write locks called `name`, with its options. */
+  rwLocks(name: string, options?: NativeOptions | undefined | null): NativeRwLocks
   /** The election called `name`, with its options. */
   election(name: string, options?: NativeOptions | undefined | null): NativeElection
   /**
@@ -438,6 +498,8 @@ export interface NativeWaitingStatus {
   name: string
   /** The key. */
   key: string
+  /** The kind of group, as in a held lease's. */
+  kind: string
   /** How many callers wait. */
   waiters: number
 }

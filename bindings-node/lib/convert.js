@@ -21,7 +21,9 @@ function keyText(key) {
 }
 
 /**
- * The addon's options for the ttl, wait and renew fields of `options`.
+ * The addon's options for the ttl, wait, renew, maxHold and weight fields
+ * of `options` (the core checks their ranges, and that only a semaphore
+ * takes a weight).
  * @param {unknown} options
  * @param {string} where
  * @returns {import('../native').NativeOptions | undefined}
@@ -29,14 +31,20 @@ function keyText(key) {
 function nativeOptions(options, where) {
   if (options === undefined || options === null) return undefined
   if (typeof options !== 'object') throw new InvalidError(`options of ${where} must be an object, not ${describe(options)}`)
-  const { ttl, wait, renew } = /** @type {{ ttl?: unknown, wait?: unknown, renew?: unknown }} */ (options)
+  const { ttl, wait, renew, maxHold, weight } =
+    /** @type {{ ttl?: unknown, wait?: unknown, renew?: unknown, maxHold?: unknown, weight?: unknown }} */ (options)
   /** @type {import('../native').NativeOptions} */
   const out = {}
   if (ttl !== undefined) out.ttl = millis('ttl', ttl, where)
   if (wait !== undefined) out.wait = millis('wait', wait, where)
+  if (maxHold !== undefined) out.maxHold = millis('maxHold', maxHold, where)
   if (renew !== undefined) {
     if (typeof renew !== 'boolean') throw new InvalidError(`renew of ${where} must be a boolean, not ${describe(renew)}`)
     out.renew = renew
+  }
+  if (weight !== undefined) {
+    if (typeof weight !== 'number') throw new InvalidError(`weight of ${where} must be a number of places, not ${describe(weight)}`)
+    out.weight = weight
   }
   return out
 }

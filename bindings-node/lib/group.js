@@ -1,19 +1,32 @@
 'use strict'
-// Locks and Semaphore: a group's acquire, tryAcquire and hold. An acquire is
-// the core's cancellable one: an AbortSignal gives it up, and the core
-// releases a lease granted as it did, so none leaks. hold ends with the
-// core's rule (endHold).
+// Locks and Semaphore: a group's acquire, tryAcquire and hold (and each
+// side of a read-write lock's, rw_locks.js). An acquire is the core's
+// cancellable one: an AbortSignal gives it up, and the core releases a
+// lease granted as it did, so none leaks. hold ends with the core's rule
+// (endHold). Several keys of a lock group at once: several.js.
 const { InvalidError, mappedSync, settled } = require('./errors')
 const { describe, keyText, nativeOptions, signalOf } = require('./convert')
 const { Lease, Permit } = require('./lease')
 const { acquired, eitherSignal, holding } = require('./hold')
+const { acquireAll, holdingAll } = require('./several')
+
+/**
+ * What a group's acquires are made of: the addon's lock group or
+ * semaphore, or one side (read or write) of its read-write locks.
+ * @template N
+ * @typedef {{
+ *   readonly name: string,
+ *   acquiring(key: string, options?: import('../native').NativeOptions): import('./hold').Acquiring<N>,
+ *   tryAcquire(key: string, options?: import('../native').NativeOptions): N | null | undefined | Promise<N | null | undefined>,
+ * }} Side
+ */
 
 /**
  * @template {import('../native').NativeLease | import('../native').NativePermit} N
  * @template {Lease | Permit} H
  */
 class Group {
-  /** @type {import('../native').NativeLocks | import('../native').NativeSemaphore} */
+  /** @type {Side<N>} */
   #native
   /** @type {AbortSignal | undefined} */
   #signal
@@ -23,7 +36,7 @@ class Group {
   #name
 
   /**
-   * @param {import('../native').NativeLocks | import('../native').NativeSemaphore} group
+   * @param {Side<N>} group
    * @param {AbortSignal | undefined} signal
    * @param {(held: N) => H} wrap
    */
@@ -43,7 +56,7 @@ class Group {
    * Waits first come first served for `key` and holds it, until `wait`
    * runs out (WaitTimeoutError) or the signal aborts (its reason).
    * @param {string | number | bigint} key
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, signal?: AbortSignal }} [options]
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, weight?: number, signal?: AbortSignal }} [options]
    * @returns {Promise<H>}
    */
   async acquire(key, options) {
@@ -60,7 +73,7 @@ class Group {
   /**
    * Holds `key` if it is free now; else resolves to null.
    * @param {string | number | bigint} key
-   * @param {{ ttl?: number, renew?: boolean }} [options]
+   * @param {{ ttl?: number, renew?: boolean, maxHold?: number, weight?: number }} [options]
    * @returns {Promise<H | null>}
    */
   async tryAcquire(key, options) {
@@ -79,7 +92,7 @@ class Group {
    * @template T
    * @param {string | number | bigint} key
    * @param {(held: H) => T | PromiseLike<T>} fn
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, signal?: AbortSignal }} [options]
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, weight?: number, signal?: AbortSignal }} [options]
    * @returns {Promise<T>}
    */
   async hold(key, fn, options) {
@@ -93,12 +106,53 @@ class Group {
  * @extends {Group<import('../native').NativeLease, Lease>}
  */
 class Locks extends Group {
+  /** @type {import('../native').NativeLocks} */
+  #native
+  /** @type {AbortSignal | undefined} */
+  #signal
+
   /**
    * @param {import('../native').NativeLocks} group
    * @param {AbortSignal | undefined} signal
    */
   constructor(group, signal) {
     super(group, signal, held => new Lease(held))
+    this.#native = group
+    this.#signal = signal
+  }
+
+  /**
+   * Holds every key of `keys` or none: a lease each, in the order of
+   * `keys`, each with its own fence. Keys are taken in one order for every
+   * caller, so callers naming overlapping keys in any order never
+   * deadlock; `wait` covers all the keys together. A timeout
+   * (WaitTimeoutError), an error or an abort of the signal (its reason)
+   * leaves none held.
+   * @param {Iterable<string | number | bigint>} keys
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @returns {Promise<Lease[]>}
+   */
+  async acquireAll(keys, options) {
+    const leases = await acquireAll(this.#native, keys, options, this.#signal)
+    return leases.map(held => new Lease(held))
+  }
+
+  /**
+   * Acquires every key of `keys` as `acquireAll` does, runs `fn` with the
+   * leases (in the order of `keys`) and a signal that aborts when any of
+   * them is lost, and releases them all however `fn` ends; resolves to
+   * what `fn` returned. As `hold`: `fn`'s own error first; else, when a
+   * lease was lost before `fn` ended, ClosedError or LeaseLostError (the
+   * first loss stands for all).
+   * @template T
+   * @param {Iterable<string | number | bigint>} keys
+   * @param {(leases: Lease[], signal: AbortSignal) => T | PromiseLike<T>} fn
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @returns {Promise<T>}
+   */
+  async holdAll(keys, fn, options) {
+    if (typeof fn !== 'function') throw new InvalidError(`holdAll on ${this.name} needs a function, not ${describe(fn)}`)
+    return holdingAll(await this.acquireAll(keys, options), fn)
   }
 }
 
@@ -119,4 +173,4 @@ class Semaphore extends Group {
   }
 }
 
-module.exports = { Locks, Semaphore }
+module.exports = { Group, Locks, Semaphore }

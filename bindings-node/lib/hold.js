@@ -17,10 +17,16 @@ function eitherSignal(group, call) {
 }
 
 /**
+ * An acquire under way, as the addon gives it.
+ * @template N
+ * @typedef {{ outcome(): N | null | undefined | Promise<N | null | undefined>, giveUp(): void }} Acquiring
+ */
+
+/**
  * Waits for what `acquiring` gives, giving it up when `signal` aborts (and
  * rejecting with its reason). `what` names the wait in an internal error.
  * @template N
- * @param {{ outcome(): N | null | undefined | Promise<N | null | undefined>, giveUp(): void }} acquiring
+ * @param {Acquiring<N>} acquiring
  * @param {AbortSignal | undefined} signal
  * @param {string} what
  * @returns {Promise<N>}

@@ -8,6 +8,7 @@
 const { parseFence, fenceText } = require('./convert')
 const { Store, open, connect } = require('./store')
 const { Locks, Semaphore } = require('./group')
+const { RwLocks } = require('./rw_locks')
 const { Lease, Permit } = require('./lease')
 const { Election, Leadership, Observer } = require('./election')
 const { Server, serve } = require('./serve')
@@ -40,6 +41,7 @@ module.exports = {
   Server,
   Locks,
   Semaphore,
+  RwLocks,
   Lease,
   Permit,
   Election,

@@ -15,6 +15,9 @@ function heldOf(held) {
     left: held.left,
     renewing: held.renewing,
     leader: held.leader ?? null,
+    kind: /** @type {import('../index').Kind} */ (held.kind),
+    mode: /** @type {'read' | 'write' | undefined} */ (held.mode) ?? null,
+    weight: held.weight,
   })
 }
 
@@ -23,7 +26,12 @@ function heldOf(held) {
  * @returns {import('../index').WaitingStatus}
  */
 function waitingOf(waiting) {
-  return Object.freeze({ name: waiting.name, key: waiting.key, waiters: waiting.waiters })
+  return Object.freeze({
+    name: waiting.name,
+    key: waiting.key,
+    kind: /** @type {import('../index').Kind} */ (waiting.kind),
+    waiters: waiting.waiters,
+  })
 }
 
 /**

@@ -1,9 +1,11 @@
 'use strict'
-// Store: open or connect to a store, and get its Locks and Semaphore groups.
+// Store: open or connect to a store, and get its groups (Locks, Semaphore,
+// RwLocks) and elections.
 const native = require('./native')
 const { InvalidError, mapped, mappedSync } = require('./errors')
 const { describe, nativeOptions, signalOf } = require('./convert')
 const { Locks, Semaphore } = require('./group')
+const { RwLocks } = require('./rw_locks')
 const { Election } = require('./election')
 const { statusOf } = require('./status')
 
@@ -20,7 +22,7 @@ class Store {
    * The group of exclusive locks called `name` (1 to 128 bytes of
    * A-Z a-z 0-9 . _ - :, checked at the first acquire), with its options.
    * @param {string} name
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, signal?: AbortSignal }} [options]
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
    */
   locks(name, options) {
     checkName(name)
@@ -32,7 +34,7 @@ class Store {
    * The group of semaphores called `name`: up to `limit` holders per key.
    * @param {string} name
    * @param {number} limit
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, signal?: AbortSignal }} [options]
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, weight?: number, signal?: AbortSignal }} [options]
    */
   semaphore(name, limit, options) {
     checkName(name)
@@ -42,10 +44,23 @@ class Store {
   }
 
   /**
+   * The group of read-write locks called `name`: readers share a key, a
+   * writer holds it alone (with a fence); first come first served, so a
+   * waiting writer holds back the readers that came after it.
+   * @param {string} name
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   */
+  rwLocks(name, options) {
+    checkName(name)
+    const opts = nativeOptions(options, name)
+    return new RwLocks(mappedSync(() => this.#native.rwLocks(name, opts)), signalOf(options, name))
+  }
+
+  /**
    * The election called `name` (a lock whose holder is named, apart from
    * the lock group and semaphore of that name), with its options.
    * @param {string} name
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, signal?: AbortSignal }} [options]
+   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
    */
   election(name, options) {
     checkName(name)

@@ -12,10 +12,14 @@ use crate::error::to_napi;
 use crate::lease::{NativeLease, NativePermit};
 use napi_derive::napi;
 
-/// The JS class over `Acquiring<$core>`, giving `$held` (the election's
-/// is made in `election`, beside the class it gives).
+/// The JS class over `Acquiring<$core>`, giving `$held` made by `$convert`
+/// (`$held::from` when not given; the election's is made in `election`,
+/// `acquireAll`'s in `several`, beside the classes they give).
 macro_rules! acquiring_class {
     ($doc:literal, $t:ident, $core:ty, $held:ty) => {
+        $crate::acquiring::acquiring_class!($doc, $t, $core, $held, <$held>::from);
+    };
+    ($doc:literal, $t:ident, $core:ty, $held:ty, $convert:expr) => {
         #[doc = $doc]
         #[napi]
         pub struct $t {
@@ -48,12 +52,12 @@ macro_rules! acquiring_class {
                 use $crate::acquiring::taken;
                 let acquiring = self.inner.clone();
                 match within_runtime_if_available(|| acquiring.poll_now()) {
-                    Poll::Ready(outcome) => Ok(Either::A(taken(outcome)?)),
+                    Poll::Ready(outcome) => Ok(Either::A(taken(outcome, $convert)?)),
                     Poll::Pending => {
                         let promise = $crate::later::later(env, async move {
                             acquiring.ready().await;
                             match acquiring.poll_now() {
-                                Poll::Ready(outcome) => taken(outcome),
+                                Poll::Ready(outcome) => taken(outcome, $convert),
                                 Poll::Pending => {
                                     Err($crate::error::to_napi(tinystore::Error::new(
                                         tinystore::Code::Internal,
@@ -79,21 +83,22 @@ macro_rules! acquiring_class {
 
 pub(crate) use acquiring_class;
 
-/// The JS value of a taken outcome.
-pub(crate) fn taken<C, H: From<C>>(
+/// The JS value of a taken outcome, made by `convert`.
+pub(crate) fn taken<C, H>(
     outcome: tinystore::Result<Option<C>>,
+    convert: impl FnOnce(C) -> H,
 ) -> napi::Result<Option<H>> {
-    Ok(outcome.map_err(to_napi)?.map(H::from))
+    Ok(outcome.map_err(to_napi)?.map(convert))
 }
 
 acquiring_class!(
-    "A lock's acquire under way.",
+    "A lock's (or a read-write lock's write) acquire under way.",
     NativeLeaseAcquiring,
     tinystore::Lease,
     NativeLease
 );
 acquiring_class!(
-    "A semaphore's acquire under way.",
+    "A semaphore's (or a read-write lock's read) acquire under way.",
     NativePermitAcquiring,
     tinystore::Permit,
     NativePermit

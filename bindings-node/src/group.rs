@@ -1,5 +1,6 @@
 //! `NativeLocks` and `NativeSemaphore`: a core group, whose acquires JS
 //! starts as the core's cancellable `Acquiring` (see [`crate::acquiring`]).
+//! A lock group's `acquiringAll` is in [`crate::several`].
 
 use crate::acquiring::{NativeLeaseAcquiring, NativePermitAcquiring};
 use crate::error::to_napi;
@@ -13,7 +14,7 @@ use napi_derive::napi;
 /// A group of exclusive locks, one per key.
 #[napi]
 pub struct NativeLocks {
-    inner: tinystore::Locks,
+    pub(crate) inner: tinystore::Locks,
 }
 
 /// A group of semaphores: up to `limit` holders per key at once.

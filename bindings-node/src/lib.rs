@@ -3,7 +3,9 @@
 //! types and maps errors, nothing more; `lib/` is the JS layer above it.
 //!
 //! - [`store`]: `openStore`, `connectStore` and `NativeStore`.
-//! - [`group`]: `NativeLocks` and `NativeSemaphore`.
+//! - [`group`]: `NativeLocks` and `NativeSemaphore`; [`rw_locks`]:
+//!   `NativeRwLocks`; [`several`]: `NativeLocks.acquiringAll`, several
+//!   keys at once.
 //! - [`acquiring`]: an acquire under way (the core's `Acquiring`), which
 //!   JS waits for and gives up when its AbortSignal aborts.
 //! - [`lease`]: `NativeLease` (with a fence) and `NativePermit` (without).
@@ -29,7 +31,9 @@ pub mod later;
 pub mod lease;
 pub mod now;
 pub mod options;
+pub mod rw_locks;
 pub mod serve;
+pub mod several;
 pub mod status;
 pub mod store;
 pub mod throw;

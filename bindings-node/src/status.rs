@@ -38,7 +38,7 @@ pub struct NativeHeldStatus {
     pub name: String,
     /// The key.
     pub key: String,
-    /// The fence; missing for a semaphore permit.
+    /// The fence; missing for a semaphore permit and a read lease.
     pub fence: Option<BigInt>,
     /// The lease's TTL in milliseconds.
     pub ttl: f64,
@@ -48,6 +48,13 @@ pub struct NativeHeldStatus {
     pub renewing: bool,
     /// For an election's leadership: the leader's value.
     pub leader: Option<String>,
+    /// The kind of group: `lock`, `semaphore`, `rwlock` or `election`.
+    pub kind: String,
+    /// For a read-write lock's lease: `read` or `write`.
+    pub mode: Option<String>,
+    /// The places of its key it takes: a weighted permit's weight, all of
+    /// a read-write lock's for a write lease, else 1.
+    pub weight: u32,
 }
 
 /// A key with callers waiting for it.
@@ -57,6 +64,8 @@ pub struct NativeWaitingStatus {
     pub name: String,
     /// The key.
     pub key: String,
+    /// The kind of group, as in a held lease's.
+    pub kind: String,
     /// How many callers wait.
     pub waiters: f64,
 }
@@ -92,6 +101,9 @@ impl From<tinystore::HeldStatus> for NativeHeldStatus {
             left: number(held.left_ms),
             renewing: held.renewing,
             leader: held.leader,
+            kind: held.kind,
+            mode: held.mode,
+            weight: held.weight,
         }
     }
 }
@@ -101,6 +113,7 @@ impl From<tinystore::WaitingStatus> for NativeWaitingStatus {
         NativeWaitingStatus {
             name: waiting.name,
             key: waiting.key,
+            kind: waiting.kind,
             waiters: waiting.waiters as f64,
         }
     }

@@ -1,9 +1,11 @@
-//! `openStore`, `connectStore` and `NativeStore`: the door to a store's groups.
+//! `openStore`, `connectStore` and `NativeStore`: the door to a store's
+//! groups (locks, semaphores, read-write locks) and elections.
 
 use crate::election::NativeElection;
 use crate::error::{invalid, to_napi};
 use crate::group::{NativeLocks, NativeSemaphore};
 use crate::options::{to_core, NativeOptions};
+use crate::rw_locks::NativeRwLocks;
 use crate::status::NativeStatus;
 use napi_derive::napi;
 
@@ -61,6 +63,16 @@ impl NativeStore {
         }
         let group = self.inner.semaphore(&name, limit as u32);
         Ok(group.with(to_core(options)?).into())
+    }
+
+    /// The group of read-write locks called `name`, with its options.
+    #[napi]
+    pub fn rw_locks(
+        &self,
+        name: String,
+        options: Option<NativeOptions>,
+    ) -> napi::Result<NativeRwLocks> {
+        Ok(self.inner.rw_locks(&name).with(to_core(options)?).into())
     }
 
     /// The election called `name`, with its options.

@@ -1,8 +1,8 @@
 // Elections: campaign and lead on an embedded store, the next campaigner
 // leading with a larger term, leader(), observe() seeing every change in
 // order (and ending on break, close or a signal), l.signal aborted when
-// the store closes during lead, and two processes campaigning through a
-// server.
+// the store closes during lead or maxHold passes, and two processes
+// campaigning through a server.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -123,6 +123,25 @@ test('l.signal aborts and lead rejects with ClosedError when the store closes du
   await assert.rejects(observer.next(), ClosedError)
   assert.equal((await observer.next()).done, true)
   await assert.rejects(election.campaign('b'), ClosedError)
+})
+
+test('a leader past maxHold is deposed: l.signal aborts, lead rejects naming max_hold, the next leads with a larger term', async () => {
+  const election = store.election('capped', { ttl: 50, maxHold: 200 })
+  let term = 0n
+  let next: Promise<Leadership> | undefined
+  await assert.rejects(
+    election.lead('stuck', async l => {
+      term = l.fence
+      next = store.election('capped').campaign('next')
+      await new Promise((_, reject) => l.signal.addEventListener('abort', () => reject(l.signal.reason), { once: true }))
+    }),
+    (err: unknown) => err instanceof LeaseLostError && /max_hold/.test(err.message),
+  )
+  assert.ok(next, 'the next campaigner started while stuck led')
+  const leadership = await next
+  assert.ok(leadership.fence > term)
+  await leadership.resign()
+  await assert.rejects(election.campaign('x', { maxHold: 5 }), (err: unknown) => err instanceof InvalidError && /max_hold/.test(err.message))
 })
 
 test('a bad value, name or option is InvalidError', async () => {

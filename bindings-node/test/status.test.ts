@@ -1,6 +1,6 @@
-// store.status(): a holder with its fence, then a waiter, then nothing
-// after release; permits without a fence; a leader's value; pages; the
-// same through a server.
+// store.status(): a holder with its fence and kind, then a waiter, then
+// nothing after release; permits without a fence; a leader's value; pages;
+// the same through a server.
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
@@ -30,6 +30,7 @@ test('status shows a holder and its fence, then a waiter, then nothing', async (
   assert.ok(held.left > 0 && held.left <= 30_000)
   assert.equal(held.renewing, true)
   assert.equal(held.leader, null)
+  assert.deepEqual([held.kind, held.mode, held.weight], ['lock', null, 1])
   assert.equal(status.lastFence, holder.fence)
   assert.equal(status.epoch, holder.fence >> 64n)
   assert.equal(status.graceLeft, null)
@@ -38,7 +39,7 @@ test('status shows a holder and its fence, then a waiter, then nothing', async (
   const waiting = locks.acquire('k')
   await untilWaiting(store, 'jobs', 'k', 1)
   status = await store.status()
-  assert.deepEqual(status.waiting, [{ name: 'jobs', key: 'k', waiters: 1 }])
+  assert.deepEqual(status.waiting, [{ name: 'jobs', key: 'k', kind: 'lock', waiters: 1 }])
   assert.equal(status.waitingTotal, 1)
 
   await holder.release()
@@ -57,7 +58,9 @@ test('a permit has no fence; a leadership shows its term and value', async () =>
   await store.election('scheduler').lead('worker-7', async leadership => {
     const shown = new Map((await store.status()).held.map(h => [`${h.name}/${h.key}`, h]))
     assert.equal(shown.get('exports/k')?.fence, null)
+    assert.equal(shown.get('exports/k')?.kind, 'semaphore')
     assert.equal(shown.get('scheduler/')?.fence, leadership.fence)
+    assert.equal(shown.get('scheduler/')?.kind, 'election')
     assert.equal(shown.get('scheduler/')?.leader, 'worker-7')
   })
   await permit.release()
