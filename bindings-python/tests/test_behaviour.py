@@ -3,7 +3,7 @@ hold gives for each way its block and its lease can end (with ``async with``
 and with plain ``with``; on an embedded store and over a real ``tinystore
 serve``, killed or stopped), and which error each bad input gets. A case this
 runner cannot express fails, unless the file marks it not applicable to
-Python."""
+Python. The ``more_ways`` section runs in test_behaviour_more_ways.py."""
 
 from __future__ import annotations
 
