@@ -1,8 +1,10 @@
 // Every case of vectors/behaviour.json against the real library: what hold
 // gives for each way its function and its lease can end (on an embedded
-// store and over a real `tinystore serve`, killed or stopped), and which
-// error each bad input gets. A case this runner cannot express fails, unless
-// the file marks it not applicable to TypeScript.
+// store and over a real `tinystore serve`, killed or stopped), which
+// error each bad input gets, and the more ways to hold (read-write locks,
+// weighted permits, several keys, maxHold: more-ways-steps.ts runs their
+// steps). A case this runner cannot express fails, unless the file marks
+// it not applicable to TypeScript.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -10,6 +12,7 @@ import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { connect, open, TinystoreError, type Key, type Lease, type Options, type Store } from 'tinystore'
 import { repo, tempDir } from './helpers'
+import { runCase, type MoreWaysCase } from './more-ways-steps'
 import { serve, type Server } from './server'
 
 interface HoldCase {
@@ -43,6 +46,7 @@ const vectors: {
   hold: { cases: HoldCase[] }
   hold_end: { cases: HoldCase[] }
   bad_input: { cases: BadCase[] }
+  more_ways: { cases: MoreWaysCase[] }
 } = JSON.parse(
   readFileSync(path.join(repo, 'vectors', 'behaviour.json'), 'utf8'),
 )
@@ -184,8 +188,34 @@ for (const c of vectors.bad_input.cases) {
   }
 }
 
+for (const c of vectors.more_ways.cases) {
+  for (const kind of c.stores) {
+    const reason = c.not_applicable?.typescript
+    test(`more ways: ${c.id} on ${kind}`, { skip: reason && `not applicable to TypeScript: ${reason}` }, async () => {
+      // Two handles of one store: the same open store twice, or two
+      // connections to one server.
+      const dir = path.join(tempDir(), 'store')
+      const server = kind === 'served' ? await serve(dir) : undefined
+      if (kind !== 'embedded' && kind !== 'served') throw new Error(`unknown store ${kind}`)
+      const a = server ? await connect(`unix:${server.socket}`) : await open(dir)
+      const b = server ? await connect(`unix:${server.socket}`) : a
+      try {
+        await runCase(c, a, b)
+      } finally {
+        await a.close()
+        await b.close()
+        await server?.stop('SIGKILL')
+      }
+    })
+  }
+}
+
+test('the more_ways section has its cases', () => {
+  assert.ok(vectors.more_ways.cases.length >= 8, 'the section lost cases')
+})
+
 test('every not_applicable names a language and a reason', () => {
-  for (const c of vectors.bad_input.cases) {
+  for (const c of [...vectors.bad_input.cases, ...vectors.more_ways.cases]) {
     for (const [language, reason] of Object.entries(c.not_applicable ?? {})) {
       assert.ok(['rust', 'python', 'typescript', 'go'].includes(language) && reason, c.id)
     }
