@@ -1,6 +1,7 @@
-// Package locks holds tinystore's groups of locks and semaphores, what
-// holding a key gives (a *Lease with a Fence, or a *Permit without one),
-// the options TTL, Wait and NoRenew, and the errors.
+// Package locks holds tinystore's groups of locks, semaphores and
+// read-write locks, and elections; what holding a key gives (a *Lease with
+// a Fence, or a *Permit without one); the options TTL, Wait, NoRenew,
+// MaxHold and Weight; and the errors.
 //
 // A store (package tinystore) gives the groups:
 //

@@ -18,7 +18,8 @@ func openGroup(s *native.Store, name string, semaphore bool, limit int, opts []O
 	return group{g: g, err: err}
 }
 
-// clampLimit maps a limit outside uint32 to one the core refuses by name.
+// clampLimit maps a limit (or a weight) outside uint32 to one the core
+// refuses by name.
 func clampLimit(limit int) uint32 {
 	switch {
 	case limit < 0:

@@ -6,9 +6,10 @@ import (
 	"tinystore.dev/go/internal/native"
 )
 
-// An Option sets the TTL, wait or renewing of a group (given to
-// Store.Locks or Store.Semaphore) or of one call (Hold, Acquire,
-// TryAcquire), which overrides the group's.
+// An Option sets the TTL, wait, renewing, max hold or weight of a group
+// (given to Store.Locks, Store.Semaphore, Store.RWLocks or Store.Election)
+// or of one call (Hold, Acquire, TryAcquire and their kin), which
+// overrides the group's.
 type Option func(*native.Options)
 
 // TTL sets how long a lease lives after its grant or last renewal
@@ -27,6 +28,22 @@ func Wait(d time.Duration) Option {
 // its grant or last Renew, even while its holder runs.
 func NoRenew() Option {
 	return func(o *native.Options) { o.HasRenew, o.Renew = true, false }
+}
+
+// MaxHold caps how long a lease is kept after its grant, renewals
+// included (default: no cap; from 10ms to 30 days): past it, it is renewed
+// no more and runs out, and its holder is told as for any lost lease (an
+// ErrLeaseLost error naming max_hold). A holder whose work is stuck while
+// its renewing lives cannot keep a key forever.
+func MaxHold(d time.Duration) Option {
+	return func(o *native.Options) { o.HasMaxHold, o.MaxHold = true, d }
+}
+
+// Weight makes a semaphore's permit take n places of its key at once
+// (default 1; from 1 to the semaphore's limit), all or nothing, first come
+// first served. Any other group refuses it with ErrInvalid.
+func Weight(n int) Option {
+	return func(o *native.Options) { o.HasWeight, o.Weight = true, clampLimit(n) }
 }
 
 // gather gathers opts.

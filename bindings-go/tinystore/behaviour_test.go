@@ -47,9 +47,10 @@ type badCase struct {
 }
 
 type behaviourVectors struct {
-	Hold     struct{ Cases []holdCase } `json:"hold"`
-	HoldEnd  struct{ Cases []holdCase } `json:"hold_end"`
-	BadInput struct{ Cases []badCase }  `json:"bad_input"`
+	Hold     struct{ Cases []holdCase }     `json:"hold"`
+	HoldEnd  struct{ Cases []holdCase }     `json:"hold_end"`
+	BadInput struct{ Cases []badCase }      `json:"bad_input"`
+	MoreWays struct{ Cases []moreWaysCase } `json:"more_ways"`
 }
 
 func loadBehaviour(t *testing.T) behaviourVectors {

@@ -361,3 +361,28 @@ func TestALeaderWhoseServerIsKilledIsTold(t *testing.T) {
 		t.Fatal("the observer's channel was not closed when the server died")
 	}
 }
+
+// A leadership too runs out at MaxHold though it is renewed: Lead's fn is
+// stopped and Lead returns ErrLeaseLost naming max_hold; the next
+// campaigner leads with a larger term.
+func TestALeadershipEndsAtMaxHold(t *testing.T) {
+	store := openStore(t)
+	election := store.Election("capped", locks.TTL(100*time.Millisecond), locks.MaxHold(300*time.Millisecond))
+	var term locks.Fence
+	err := election.Lead(bg, "worker-1", func(ctx context.Context, l *locks.Leadership) error {
+		term = l.Fence
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	if !errors.Is(err, locks.ErrLeaseLost) || !strings.Contains(err.Error(), "max_hold") {
+		t.Fatalf("Lead returned %v; want ErrLeaseLost naming max_hold", err)
+	}
+	next, err := election.Campaign(bg, "worker-2", locks.Wait(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Resign(bg)
+	if !term.Less(next.Fence) {
+		t.Fatalf("the next term %v is not above %v", next.Fence, term)
+	}
+}

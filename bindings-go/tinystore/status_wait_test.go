@@ -1,6 +1,7 @@
 package tinystore_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -23,17 +24,28 @@ func waiters(st *tinystore.Status, name, key string) int {
 // It fails the test after a generous deadline, naming what it saw.
 func untilWaiting(t testing.TB, store *tinystore.Store, name, key string, n int) {
 	t.Helper()
+	untilStatus(t, store, func(st *tinystore.Status) (bool, string) {
+		return waiters(st, name, key) == n,
+			fmt.Sprintf("%d waiting for %s/%q never shown; the status shows %+v", n, name, key, st.Waiting)
+	})
+}
+
+// untilStatus returns once shows says yes of store's status; after a
+// generous deadline it fails the test with what shows said last.
+func untilStatus(t testing.TB, store *tinystore.Store, shows func(*tinystore.Status) (bool, string)) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		st, err := store.Status(bg)
 		if err != nil {
 			t.Fatalf("status: %v", err)
 		}
-		if waiters(st, name, key) == n {
+		ok, saw := shows(st)
+		if ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d waiting for %s/%q never shown; the status shows %+v", n, name, key, st.Waiting)
+			t.Fatal(saw)
 		}
 		time.Sleep(time.Millisecond)
 	}

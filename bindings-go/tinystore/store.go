@@ -74,10 +74,18 @@ func (s *Store) Semaphore(name string, limit int, opts ...locks.Option) *locks.S
 	return locks.OpenSemaphore(s.n, name, limit, opts...)
 }
 
+// RWLocks gives the group of read-write locks called name (names as for
+// Locks, apart from the lock group and semaphore of that name): readers
+// share a key, a writer holds it alone with a fence, first come first
+// served.
+func (s *Store) RWLocks(name string, opts ...locks.Option) *locks.RWLocks {
+	return locks.OpenRWLocks(s.n, name, opts...)
+}
+
 // Election gives the election called name (a lock whose holder is named,
 // the leader, whose fence is its term; names as for Locks, apart from the
 // lock group and semaphore of that name), with options (TTL, Wait,
-// NoRenew) that each campaign may override.
+// NoRenew, MaxHold) that each campaign may override.
 func (s *Store) Election(name string, opts ...locks.Option) *locks.Election {
 	return locks.OpenElection(s.n, name, opts...)
 }

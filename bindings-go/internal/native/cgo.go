@@ -39,6 +39,12 @@ type Options struct {
 	Wait     time.Duration
 	HasRenew bool
 	Renew    bool
+	// MaxHold caps how long a lease is kept after its grant.
+	HasMaxHold bool
+	MaxHold    time.Duration
+	// Weight is how many of a semaphore key's places a permit takes.
+	HasWeight bool
+	Weight    uint32
 }
 
 func nanos(d time.Duration) C.uint64_t {
@@ -56,5 +62,10 @@ func (o Options) c() C.TsOptions {
 		wait_ns:   nanos(o.Wait),
 		has_renew: C.bool(o.HasRenew),
 		renew:     C.bool(o.Renew),
+
+		has_max_hold: C.bool(o.HasMaxHold),
+		max_hold_ns:  nanos(o.MaxHold),
+		has_weight:   C.bool(o.HasWeight),
+		weight:       C.uint32_t(o.Weight),
 	}
 }

@@ -12,7 +12,8 @@ import (
 	"sync"
 )
 
-// Group is the handle of a Locks or Semaphore group, or of an election.
+// Group is the handle of a Locks or Semaphore group, of one side (read or
+// write) of an RWLocks group, or of an election.
 type Group struct {
 	mu      sync.RWMutex
 	p       *C.TsGroup
@@ -100,26 +101,11 @@ func (g *Group) start(key string, o Options, w *watch, begin starter) (C.TsGrant
 // thread (ctx gives op up from another goroutine); else it parks until
 // the C side reports the end.
 func (g *Group) wait(ctx context.Context, op *C.TsAcquire, w *watch, key string) (*Held, error) {
-	stop, fired := giveUpOnDone(ctx, op)
-	var ended C.bool
-	var e C.TsError
-	ok := C.ts_acquire_wait(op, C.uint64_t(w.token), &ended, &e)
-	if !stop() {
-		<-fired // op is given up; its end comes at once
-	}
-	if !ok {
-		C.ts_acquire_free(op)
-		return nil, failure(&e)
-	}
-	if !ended {
-		select {
-		case <-meet(w.token):
-		case <-ctx.Done():
-			C.ts_acquire_free(op) // gives it up first: no lease is left held
-			return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, ctx.Err())
-		}
+	if err := g.waitEnd(ctx, op, w.token, key); err != nil {
+		return nil, err
 	}
 	var grant C.TsGrant
+	var e C.TsError
 	if !C.ts_acquire_take(op, C.uint64_t(w.token), &grant, &e) {
 		return nil, failure(&e)
 	}
@@ -127,6 +113,32 @@ func (g *Group) wait(ctx context.Context, op *C.TsAcquire, w *watch, key string)
 		return nil, fmt.Errorf("acquire %s/%s: %w", g.name, key, ctx.Err())
 	}
 	return newHeld(&grant, w, g.name, key), nil
+}
+
+// waitEnd waits until op ends or ctx is done (then op is given up), with
+// token for the end's report. On an error op is freed; else its outcome
+// waits to be taken. what names the keys for messages.
+func (g *Group) waitEnd(ctx context.Context, op *C.TsAcquire, token uint64, what string) error {
+	stop, fired := giveUpOnDone(ctx, op)
+	var ended C.bool
+	var e C.TsError
+	ok := C.ts_acquire_wait(op, C.uint64_t(token), &ended, &e)
+	if !stop() {
+		<-fired // op is given up; its end comes at once
+	}
+	if !ok {
+		C.ts_acquire_free(op)
+		return failure(&e)
+	}
+	if !ended {
+		select {
+		case <-meet(token):
+		case <-ctx.Done():
+			C.ts_acquire_free(op) // gives it up first: no lease is left held
+			return fmt.Errorf("acquire %s/%s: %w", g.name, what, ctx.Err())
+		}
+	}
+	return nil
 }
 
 // giveUpOnDone gives op up when ctx is done. stop ends that; when it

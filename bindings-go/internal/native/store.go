@@ -97,6 +97,20 @@ func (s *Store) Election(name string, o Options) (*Group, error) {
 	return s.group(name, C.TS_GROUP_KIND_ELECTION, 0, o)
 }
 
+// RWLocks makes the two sides of the read-write locks called name: read,
+// whose acquires share a key and grant permits, and write, whose acquires
+// hold a key alone and grant leases with fences.
+func (s *Store) RWLocks(name string, o Options) (read, write *Group, err error) {
+	if read, err = s.group(name, C.TS_GROUP_KIND_RW_READ, 0, o); err != nil {
+		return nil, nil, err
+	}
+	if write, err = s.group(name, C.TS_GROUP_KIND_RW_WRITE, 0, o); err != nil {
+		read.Close()
+		return nil, nil, err
+	}
+	return read, write, nil
+}
+
 func (s *Store) group(name string, kind uint32, limit uint32, o Options) (*Group, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
