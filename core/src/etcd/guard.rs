@@ -155,11 +155,12 @@ impl Guard {
     }
 
     /// Renews the shared etcd lease now and moves this lease's deadline a
-    /// TTL on (never past its `max_hold`: past it, `lease_lost`); a renewal that etcd refuses loses the lease (and every other
-    /// on the same etcd lease). A renewal whose answer did not come is sent
-    /// again, to the next member (renewing twice does no harm), while the
-    /// shared lease's deadline allows, and as many times as there are
-    /// members.
+    /// TTL on; at or past its `max_hold`, fails with `lease_lost` instead
+    /// (the lease ends there however renewed). A renewal that etcd refuses
+    /// loses the lease (and every other on the same etcd lease). A renewal
+    /// whose answer did not come is sent again, to the next member
+    /// (renewing twice does no harm), while the shared lease's deadline
+    /// allows, and as many times as there are members.
     pub(crate) async fn renew(&self) -> Result<()> {
         let mut tries = 0;
         loop {

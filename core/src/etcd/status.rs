@@ -122,7 +122,7 @@ struct Entry {
     name: String,
     key: String,
     renewing: bool,
-    /// Its limit and weight (one of one place when its value says none).
+    /// Its limit and weight (1 and 1 when its value says neither).
     places: (u32, u32),
     kv: KeyValue,
 }
