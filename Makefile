@@ -21,7 +21,7 @@ include $(sort $(wildcard mk/*.mk))
 # `deps`; nothing else installs with apt-get (mk/arm64-sysroot.sh downloads
 # arm64 packages and unpacks them in a folder of its own).
 DEBIAN_TEST_PACKAGES := etcd:etcd-server faketime:faketime initdb:postgresql \
-  systemd-analyze:systemd promtool:prometheus ip:iproute2 go:golang-go \
+  systemd-analyze:systemd promtool:prometheus ip:iproute2 go:golang-go wine:wine \
   node:nodejs npm:npm ensurepip:python3-venv sqlite3:sqlite3 file:file \
   qemu-aarch64-static:qemu-user-static aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
   /usr/aarch64-linux-gnu/lib/crt1.o:libc6-dev-arm64-cross

@@ -40,6 +40,6 @@ pub(crate) fn write(dir: &Path, epoch: u64) -> Result<()> {
             file.sync_all()
         })
         .and_then(|()| std::fs::rename(&staged, &path))
-        .and_then(|()| std::fs::File::open(dir)?.sync_all());
+        .and_then(|()| crate::os::sync_dir::sync_dir(dir));
     written.map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
 }

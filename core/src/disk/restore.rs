@@ -49,6 +49,6 @@ pub(crate) fn restore(backup: &Path, dir: &Path) -> Result<()> {
     }
     let dest = dir.join(KV_DB);
     std::fs::rename(&staged, &dest)
-        .and_then(|_| std::fs::File::open(dir)?.sync_all())
+        .and_then(|_| crate::os::sync_dir::sync_dir(dir))
         .map_err(|e| Error::io(format!("cannot put {} in place", dest.display()), e))
 }

@@ -2,9 +2,12 @@
 //! always listens on and `open(DIR)` connects to: a Unix socket, mode
 //! 0600, on Unix.
 //!
-//! Windows is not built yet: binding or connecting fails there with
-//! `invalid`, naming the system, and such a store is reached with
-//! `tcp://`. The choice made for it is loopback TCP with the token (a
+//! Windows is not built yet: serving a store fails there with `invalid`,
+//! naming the system, before the store is opened; connecting is
+//! `unavailable` with the same words (no server can answer on a local
+//! socket there, so a store directory reads as one nobody serves, and
+//! `status` and `backup` work on it), and a server elsewhere is reached
+//! with `tcp://`. The choice made for it is loopback TCP with the token (a
 //! port on 127.0.0.1 and the token in files of the store directory that
 //! only its user may read), rather than a named pipe: the server's TCP
 //! listener, its token check and the client's TCP connection are already
@@ -17,6 +20,12 @@ use std::path::Path;
 
 #[cfg(unix)]
 pub(crate) use tokio::net::{UnixListener as LocalListener, UnixStream as LocalStream};
+
+/// Whether a store can be served on this system: always on Unix.
+#[cfg(unix)]
+pub(crate) fn servable(_dir: &Path) -> Result<()> {
+    Ok(())
+}
 
 /// Binds `path` with mode 0600: bound under a temporary name, restricted,
 /// then renamed into place, so it is never reachable with looser modes. A
@@ -52,29 +61,40 @@ pub(crate) fn answers(path: &Path) -> bool {
 #[cfg(not(unix))]
 pub(crate) use elsewhere::{LocalListener, LocalStream};
 
-/// Binding fails with `invalid` here: no local socket is built yet.
+/// Serving fails with `invalid` here, naming the system: no local socket
+/// is built yet.
 #[cfg(not(unix))]
-pub(crate) fn bind(path: &Path) -> Result<LocalListener> {
+pub(crate) fn servable(dir: &Path) -> Result<()> {
     Err(super::unsupported(
         "unix sockets",
         &format!(
-            "{} cannot be served on this system yet; serve it on Linux or macOS \
+            "{} cannot be served here yet; serve it on Linux or macOS \
              and connect to it with tcp://",
-            path.parent().unwrap_or(path).display()
+            dir.display()
         ),
     ))
 }
 
-/// Connecting fails with `invalid` here: no local socket is built yet.
+/// Fails as [`servable`] does.
+#[cfg(not(unix))]
+pub(crate) fn bind(path: &Path) -> Result<LocalListener> {
+    Err(servable(path.parent().unwrap_or(path)).expect_err("servable fails here"))
+}
+
+/// Connecting fails with `unavailable` here, naming the system: no server
+/// can answer on a local socket.
 #[cfg(not(unix))]
 pub(crate) async fn connect(
-    path: &Path,
-    _unreachable: impl FnOnce(std::io::Error) -> Error,
+    _path: &Path,
+    unreachable: impl FnOnce(std::io::Error) -> Error,
 ) -> Result<LocalStream> {
-    Err(super::unsupported(
-        "unix sockets",
-        &format!("cannot connect to {}; connect with tcp://", path.display()),
-    ))
+    Err(unreachable(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        format!(
+            "unix sockets are not supported on {}; connect with tcp://",
+            std::env::consts::OS
+        ),
+    )))
 }
 
 /// No server answers on a local socket here.

@@ -12,6 +12,7 @@ pub(crate) mod local_socket;
 pub(crate) mod open_files;
 pub(crate) mod proc_units;
 pub(crate) mod same_file;
+pub(crate) mod sync_dir;
 
 #[cfg(not(unix))]
 use crate::error::{Code, Error};

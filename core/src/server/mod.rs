@@ -104,6 +104,7 @@ impl Server {
     /// serving. Fails with `in_use` when another process owns `dir`.
     pub async fn start(dir: impl AsRef<Path>, options: ServeOptions) -> Result<Server> {
         let dir = dir.as_ref();
+        crate::os::local_socket::servable(dir)?;
         let mut store_options = options.store.clone();
         store_options.grace = options.grace;
         let embedded = Arc::new(Embedded::open(dir, &store_options)?);
