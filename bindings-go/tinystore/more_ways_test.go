@@ -3,13 +3,15 @@ package tinystore_test
 // Every case of the more_ways section of vectors/behaviour.json (read-write
 // locks, weighted permits, several keys at once, MaxHold) against the real
 // library: each case's steps on two handles of one store, an embedded store
-// opened once (used twice) and two connections to a real `tinystore serve`.
+// opened once (used twice), two connections to a real `tinystore serve`,
+// and two connections to a real etcd.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -62,7 +64,7 @@ func TestBehaviourMoreWays(t *testing.T) {
 		t.Fatal("vectors/behaviour.json has no more_ways cases")
 	}
 	for _, c := range cases {
-		for _, kind := range c.Stores {
+		for _, kind := range withEtcd(c.Stores) {
 			t.Run(c.ID+"@"+kind, func(t *testing.T) {
 				if reason, ok := c.NotApplicable["go"]; ok {
 					t.Skipf("not applicable to Go: %s", reason)
@@ -78,8 +80,17 @@ func TestBehaviourMoreWays(t *testing.T) {
 	}
 }
 
+// withEtcd is the stores a case names, and etcd: every case runs on a
+// real etcd too (two connections to one).
+func withEtcd(stores []string) []string {
+	if slices.Contains(stores, "etcd") {
+		return stores
+	}
+	return append(slices.Clone(stores), "etcd")
+}
+
 // twoHandles gives two handles on one store of the kind named: the same
-// embedded store twice, or two connections to one server.
+// embedded store twice, or two connections to one server or one etcd.
 func twoHandles(t *testing.T, kind string) (a, b *tinystore.Store) {
 	t.Helper()
 	switch kind {
@@ -89,9 +100,23 @@ func twoHandles(t *testing.T, kind string) (a, b *tinystore.Store) {
 	case "served":
 		s := serve(t)
 		return connect(t, s), connect(t, s)
+	case "etcd":
+		address := "etcd://" + startEtcd(t) + "/more-ways"
+		return connectTo(t, address), connectTo(t, address)
 	}
 	t.Fatalf("unknown store %q", kind)
 	return nil, nil
+}
+
+// connectTo connects to address, closed at the end.
+func connectTo(t *testing.T, address string) *tinystore.Store {
+	t.Helper()
+	store, err := tinystore.Connect(address)
+	if err != nil {
+		t.Fatalf("connect %s: %v", address, err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	return store
 }
 
 // A holding is what a label holds: a *locks.Lease or a *locks.Permit.
