@@ -60,15 +60,19 @@ async def until_free(store: tinystore.Store, name: str, keys: set[str]) -> None:
         await asyncio.sleep(0.001)
 
 
+def store_of(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> tinystore.Store:
+    """An embedded store, or a connection to a real `tinystore serve`."""
+    if kind == "embedded":
+        return tinystore.open(tmp_path / "own")
+    server: Server = request.getfixturevalue("server")
+    return tinystore.connect(server.socket)
+
+
 @pytest.mark.parametrize("kind", ["embedded", "served"])
 def test_cancelling_acquire_all_gives_back_what_it_took(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    if kind == "embedded":
-        opened = tinystore.open(tmp_path / "own")
-    else:
-        server: Server = request.getfixturevalue("server")
-        opened = tinystore.connect(server.socket)
+    opened = store_of(kind, tmp_path, request)
 
     async def main(store: tinystore.Store) -> None:
         accounts = store.locks("accounts")
@@ -112,10 +116,14 @@ def test_cancelling_a_waiting_hold_all_runs_no_block(store: tinystore.Store) -> 
     assert not ran
 
 
-def test_losing_one_lease_stops_the_async_block_and_releases_all(store: tinystore.Store) -> None:
+@pytest.mark.parametrize("kind", ["embedded", "served"])
+def test_losing_one_lease_stops_the_async_block_and_releases_all(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """Lease "a" is kept alive by hand, "b" is left to run out: the block
     is cancelled at its await, the hold raises LeaseLost, and "a" is
     released too."""
+    store = store_of(kind, tmp_path, request)
     accounts = store.locks("accounts", ttl=0.3, renew=False)
     stopped = False
 
@@ -130,10 +138,11 @@ def test_losing_one_lease_stops_the_async_block_and_releases_all(store: tinystor
                 stopped = True
                 raise
 
-    with pytest.raises(tinystore.LeaseLost):
-        asyncio.run(main())
-    assert stopped
-    assert held_keys(store, "accounts") == set()
+    with store:
+        with pytest.raises(tinystore.LeaseLost):
+            asyncio.run(main())
+        assert stopped
+        assert held_keys(store, "accounts") == set()
 
 
 def test_a_lost_lease_ends_a_sync_block_with_lease_lost(store: tinystore.Store) -> None:
