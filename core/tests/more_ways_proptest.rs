@@ -550,6 +550,15 @@ async fn the_audit_log_records_kinds_weights_and_renewals() {
         .find(|l| l["ev"] == "end" && l["lease"] == write["lease"])
         .unwrap();
     assert_eq!(ended["why"], "expired", "it ran out at its max_hold");
+    assert_eq!(
+        ended["fenced"], true,
+        "a write lease's end says it was fenced"
+    );
+    let read_end = lines
+        .iter()
+        .find(|l| l["ev"] == "end" && l["lease"] == read["lease"])
+        .unwrap();
+    assert_eq!(read_end["fenced"], false);
     assert!(check(&dir.path().join("audit.jsonl"))["violations"]
         .as_array()
         .unwrap()

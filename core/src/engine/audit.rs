@@ -97,11 +97,12 @@ impl Audit {
         }));
     }
 
-    /// A lease ended: released, ran out, closed, or never taken by its waiter.
-    pub(super) fn ended(&mut self, id: LeaseId, key: &KeyId, why: &str) {
+    /// A lease (`fenced`: one that carried a fence) ended: released, ran
+    /// out, closed, or never taken by its waiter.
+    pub(super) fn ended(&mut self, id: LeaseId, key: &KeyId, fenced: bool, why: &str) {
         let at = u64::try_from(self.opened.elapsed().as_micros()).unwrap_or(u64::MAX);
         self.write(serde_json::json!({
-            "ev": "end", "lease": id, "kind": key.kind(), "fenced": key.fenced(),
+            "ev": "end", "lease": id, "kind": key.kind(), "fenced": fenced,
             "name": key.name(), "key": key.key(), "why": why, "at_us": at,
         }));
     }

@@ -182,7 +182,7 @@ impl Engine {
                 audit, keys, tally, ..
             } = &mut *st;
             if let (Some(audit), Some(key)) = (audit.as_mut(), keys.get(held.key)) {
-                audit.ended(id, &key.id, "closed");
+                audit.ended(id, &key.id, held.count > 0, "closed");
             }
             if let (Some(tally), Some(key)) = (tally, keys.get(held.key)) {
                 tally.ended(&key.id, "closed");

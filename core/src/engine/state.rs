@@ -87,7 +87,7 @@ impl State {
         if let Some(entry) = self.keys.get_mut(held.key) {
             entry.used = entry.used.saturating_sub(held.weight);
             if let Some(audit) = self.audit.as_mut() {
-                audit.ended(id, &entry.id, why);
+                audit.ended(id, &entry.id, held.count > 0, why);
             }
             if let Some(tally) = &self.tally {
                 tally.ended(&entry.id, why);

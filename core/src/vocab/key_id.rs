@@ -69,13 +69,6 @@ impl KeyId {
         self.kind == GroupKind::Election
     }
 
-    /// Whether every lease of this key carries a fence: an exclusive
-    /// lock's or an election's. (A read-write lock's write leases carry
-    /// one too: see [`Request::fenced`](super::Request::fenced).)
-    pub(crate) fn fenced(&self) -> bool {
-        matches!(self.kind, GroupKind::Lock | GroupKind::Election)
-    }
-
     /// The kind of group.
     pub(crate) fn group_kind(&self) -> GroupKind {
         self.kind
@@ -119,7 +112,7 @@ mod tests {
     #[test]
     fn a_name_and_key_are_kept_apart_and_checked() {
         let id = KeyId::new(GroupKind::Lock, "orders", "42").unwrap();
-        assert_eq!((id.name(), id.key(), id.fenced()), ("orders", "42", true));
+        assert_eq!((id.name(), id.key()), ("orders", "42"));
         assert_eq!(id.to_string(), "lock orders/42");
         assert_ne!(id, KeyId::new(GroupKind::Lock, "orders4", "2").unwrap());
         assert_ne!(
@@ -128,7 +121,7 @@ mod tests {
         );
         let election = KeyId::election("orders").unwrap();
         assert_eq!(election.to_string(), "election orders");
-        assert!(election.fenced() && election.is_election() && !id.is_election());
+        assert!(election.is_election() && !id.is_election());
         assert_eq!((election.name(), election.key()), ("orders", ""));
         assert!(KeyId::election("a b").is_err());
         let long = "n".repeat(crate::MAX_NAME_BYTES);
