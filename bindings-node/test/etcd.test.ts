@@ -1,6 +1,7 @@
 // tinystore on etcd through the Node binding: a real single-member etcd on
 // loopback in a temp dir, reached with connect('etcd://...'), the same core
-// as every other address (docs/etcd.md).
+// as every other address (docs/etcd.md): locks, semaphores, elections and
+// the more ways to hold (the vectors' more_ways cases).
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -10,7 +11,8 @@ import path from 'node:path'
 import { test } from 'node:test'
 import { type Store, connect } from 'tinystore'
 import { leadersInTurn } from './elections'
-import { sleep, tempDir } from './helpers'
+import { runCase, type MoreWaysCase } from './more-ways-steps'
+import { repo, sleep, tempDir } from './helpers'
 
 /** Two distinct loopback TCP ports that were free a moment ago (both held open while chosen). */
 async function freePorts(): Promise<[number, number]> {
@@ -93,14 +95,21 @@ async function startEtcdOnce(dir: string): Promise<{ child: ChildProcess; client
 
 /** Runs `fn` with a store on a new etcd, then closes both. */
 async function onEtcd(fn: (store: Store) => Promise<void>): Promise<void> {
-  const etcd = await startEtcd(tempDir('tinystore-etcd-'))
-  try {
-    const store = await connect(`etcd://${etcd.client}/test-node`)
+  await withEtcd(async client => {
+    const store = await connect(`etcd://${client}/test-node`)
     try {
       await fn(store)
     } finally {
       await store.close()
     }
+  })
+}
+
+/** Runs `fn` with the client address of a new etcd, then stops it. */
+async function withEtcd(fn: (client: string) => Promise<void>): Promise<void> {
+  const etcd = await startEtcd(tempDir('tinystore-etcd-'))
+  try {
+    await fn(etcd.client)
   } finally {
     if (etcd.child.exitCode === null) {
       const exited = once(etcd.child, 'exit')
@@ -141,3 +150,20 @@ test('an election on a real etcd: leaders in turn with rising terms, an observer
   await onEtcd(store => leadersInTurn(store, store.election('scheduler', { wait: 20_000 })))
 })
 
+
+test('the more ways to hold on a real etcd: every more_ways case of the vectors, on two connections', async () => {
+  const vectors: { more_ways: { cases: MoreWaysCase[] } } = JSON.parse(readFileSync(path.join(repo, 'vectors', 'behaviour.json'), 'utf8'))
+  await withEtcd(async client => {
+    for (const [i, c] of vectors.more_ways.cases.entries()) {
+      // A prefix of its own per case: a store apart on the same etcd.
+      const address = `etcd://${client}/test-node-more-${i}`
+      const [a, b] = [await connect(address), await connect(address)]
+      try {
+        await runCase(c, a, b)
+      } finally {
+        await a.close()
+        await b.close()
+      }
+    }
+  })
+})
