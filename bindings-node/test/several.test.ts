@@ -1,12 +1,15 @@
 // Several keys of a lock group at once: acquireAll and holdAll give a lease
 // per key in the caller's order, or none; an abort, a timeout or a loss
-// leaves none held; callers naming overlapping keys in any order finish.
+// leaves none held (also through a server); callers naming overlapping
+// keys in any order finish.
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { InvalidError, LeaseLostError, Store, WaitTimeoutError, open } from 'tinystore'
+import path from 'node:path'
+import { InvalidError, LeaseLostError, Store, WaitTimeoutError, connect, open } from 'tinystore'
 import { tempDir } from './helpers'
-import { untilWaiting } from './status-wait'
+import { serve } from './server'
+import { DEADLINE_MS, untilWaiting } from './status-wait'
 
 let store: Store
 before(async () => {
@@ -16,9 +19,18 @@ after(async () => {
   await store.close()
 })
 
-/** The keys of `name` held now, sorted. */
-async function heldKeys(name: string): Promise<string[]> {
-  return (await store.status()).held.filter(h => h.name === name).map(h => h.key).sort()
+/** The keys of `name` held now in `on` (the embedded store by default), sorted. */
+async function heldKeys(name: string, on: Store = store): Promise<string[]> {
+  return (await on.status()).held.filter(h => h.name === name).map(h => h.key).sort()
+}
+
+/** Resolves once `on` shows exactly `keys` of `name` held; rejects after DEADLINE_MS. */
+async function untilHeld(on: Store, name: string, keys: string[]): Promise<void> {
+  const deadline = Date.now() + DEADLINE_MS
+  while (JSON.stringify(await heldKeys(name, on)) !== JSON.stringify(keys)) {
+    if (Date.now() > deadline) throw new Error(`${name}: ${keys} never shown held; shown: ${await heldKeys(name, on)}`)
+    await sleep(2)
+  }
 }
 
 test('acquireAll gives a lease per key in the caller order, each with its own fence', async () => {
@@ -122,4 +134,27 @@ test('bad key lists are refused before anything is held', async () => {
   await assert.rejects(accounts.acquireAll([1.5]), InvalidError)
   await assert.rejects(accounts.holdAll(['x'], 'no function' as unknown as () => void), InvalidError)
   assert.deepEqual(await heldKeys('bad-all'), [])
+})
+
+test('through a server, an aborted acquireAll leaves none held and the keys free to another connection', async () => {
+  const server = await serve(path.join(tempDir(), 'data'))
+  const [mine, other] = [await connect(`unix:${server.socket}`), await connect(`unix:${server.socket}`)]
+  try {
+    const held = await other.locks('served-all').acquire('b')
+    const abort = new AbortController()
+    const all = mine.locks('served-all').acquireAll(['c', 'b', 'a'], { signal: abort.signal })
+    await untilWaiting(other, 'served-all', 'b', 1)
+    assert.deepEqual(await heldKeys('served-all', other), ['a', 'b'])
+    abort.abort(new Error('gave up'))
+    await assert.rejects(all, /gave up/)
+    await untilHeld(other, 'served-all', ['b'])
+    await held.release()
+    const taken = await other.locks('served-all').acquireAll(['a', 'c'], { wait: DEADLINE_MS })
+    assert.deepEqual(taken.map(l => l.key), ['a', 'c'])
+    await Promise.all(taken.map(l => l.release()))
+  } finally {
+    await mine.close()
+    await other.close()
+    await server.stop()
+  }
 })
