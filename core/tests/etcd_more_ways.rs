@@ -143,3 +143,102 @@ async fn a_lease_past_max_hold_goes_while_the_shared_etcd_lease_lives_and_renew_
     assert_eq!(left.len(), 2, "other and the new holder: {left:?}");
     assert_eq!(capped.release().await.unwrap_err().code(), Code::LeaseLost);
 }
+
+/// What the holders of one key are doing now, as their bodies see it.
+#[derive(Default)]
+struct Inside {
+    readers: u32,
+    writers: u32,
+    /// Places taken of a semaphore key.
+    used: u32,
+    /// The fences of the writes, in the order their bodies began.
+    write_fences: Vec<tinystore::Fence>,
+}
+
+/// The next number of a small generator, seeded per task.
+fn next(seed: &mut u64) -> u64 {
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    *seed >> 33
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_writers_and_weights_from_three_clients_never_break_the_limit() {
+    let address = address("contention");
+    let mut stores = Vec::new();
+    for _ in 0..3 {
+        stores.push(Store::connect(&address).await.unwrap());
+    }
+    let inside = std::sync::Arc::new(std::sync::Mutex::new(Inside::default()));
+    let mut tasks = Vec::new();
+    for caller in 0..9u64 {
+        let store = stores[caller as usize % 3].clone();
+        let inside = inside.clone();
+        tasks.push(tokio::spawn(async move {
+            let (rw, pool) = (store.rw_locks("doc"), store.semaphore("pool", 5));
+            let mut seed = caller + 1;
+            for _ in 0..12 {
+                let pause = Duration::from_millis(1 + next(&mut seed) % 4);
+                if next(&mut seed).is_multiple_of(4) {
+                    rw.hold_write("x", async |lease| {
+                        {
+                            let mut now = inside.lock().unwrap();
+                            assert_eq!((now.readers, now.writers), (0, 0), "a writer among others");
+                            now.writers += 1;
+                            now.write_fences.push(lease.fence());
+                        }
+                        tokio::time::sleep(pause).await;
+                        inside.lock().unwrap().writers -= 1;
+                        Ok::<_, tinystore::Error>(())
+                    })
+                    .await
+                    .unwrap();
+                } else {
+                    rw.hold_read("x", async |_| {
+                        {
+                            let mut now = inside.lock().unwrap();
+                            assert_eq!(now.writers, 0, "a reader beside a writer");
+                            now.readers += 1;
+                        }
+                        tokio::time::sleep(pause).await;
+                        inside.lock().unwrap().readers -= 1;
+                        Ok::<_, tinystore::Error>(())
+                    })
+                    .await
+                    .unwrap();
+                }
+                let weight = 1 + (next(&mut seed) % 5) as u32;
+                let options = Options {
+                    weight: Some(weight),
+                    ..Options::default()
+                };
+                pool.hold_with("k", options, async |_| {
+                    {
+                        let mut now = inside.lock().unwrap();
+                        now.used += weight;
+                        assert!(now.used <= 5, "{} places of 5 taken", now.used);
+                    }
+                    tokio::time::sleep(pause).await;
+                    inside.lock().unwrap().used -= weight;
+                    Ok::<_, tinystore::Error>(())
+                })
+                .await
+                .unwrap();
+            }
+        }));
+    }
+    let all = futures_util::future::join_all(tasks);
+    for task in tokio::time::timeout(Duration::from_secs(120), all)
+        .await
+        .expect("callers were stuck")
+    {
+        task.unwrap();
+    }
+    let fences = &inside.lock().unwrap().write_fences;
+    assert!(!fences.is_empty());
+    assert!(
+        fences.windows(2).all(|w| w[0] < w[1]),
+        "write fences rise in grant order: {fences:?}"
+    );
+}
