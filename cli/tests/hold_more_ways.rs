@@ -186,14 +186,24 @@ fn readers_share_a_key_and_a_writer_waits_for_them() {
     std::fs::remove_file(&gate).unwrap();
     let done = reader.wait_with_output().unwrap();
     assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    let script = format!("{PRINT_FENCES}; {BIN} status {a}");
     let writer = run(
         &["hold", &a, "docs", "k", "--write", "--wait", "5s"],
-        PRINT_FENCES,
+        &script,
     );
     assert_eq!(writer.status.code(), Some(0), "{}", stderr(&writer));
     let fence: u128 = printed(&writer, "F").parse().unwrap();
     assert!(fence > 0);
     assert_eq!(printed(&writer, "FS"), "unset", "one key, one fence");
+    let shown = String::from_utf8_lossy(&writer.stdout);
+    let row = shown
+        .lines()
+        .find(|l| l.trim_start().starts_with("docs"))
+        .unwrap();
+    assert!(
+        row.contains("rwlock write") && row.contains(" all "),
+        "{shown}"
+    );
 }
 
 #[test]
