@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
 # Packages the Go module for `make dist-go`:
 #
-#   go-dist.sh SRC LIB VERSION OUT
+#   go-dist.sh SRC VERSION OUT GOOS-GOARCH=LIB...
 #
-# SRC is bindings-go/, LIB the stripped static library for linux/amd64,
-# VERSION the module's version (v0.1.0). Writes
+# SRC is bindings-go/, VERSION the module's version (v0.1.0), and each
+# GOOS-GOARCH=LIB a platform's stripped static library (linux-amd64=...,
+# linux-arm64=...). Writes
 #   OUT/go/        the module tree: the Go sources without tests, the header,
-#                  build/linux-amd64/libtinystore_capi.a, README.md, LICENSE
+#                  build/GOOS-GOARCH/libtinystore_capi.a for each platform
+#                  (internal/native/link_GOOS_GOARCH.go links it), README.md,
+#                  LICENSE
 #   OUT/goproxy/   the same module as a Go module proxy serves it
 #                  (tinystore.dev/go/@v/{list,VERSION.info,.mod,.zip}), for
 #                  GOPROXY=file://OUT/goproxy and `go get tinystore.dev/go@VERSION`.
 set -euo pipefail
-src=${1:?usage: go-dist.sh SRC LIB VERSION OUT}
-lib=${2:?usage: go-dist.sh SRC LIB VERSION OUT}
-version=${3:?usage: go-dist.sh SRC LIB VERSION OUT}
-out=${4:?usage: go-dist.sh SRC LIB VERSION OUT}
+usage="usage: go-dist.sh SRC VERSION OUT GOOS-GOARCH=LIB..."
+src=${1:?$usage}
+version=${2:?$usage}
+out=${3:?$usage}
+shift 3
+(($# > 0)) || { echo "$usage" >&2; exit 2; }
 module=$(sed -n 's/^module //p' "$src/go.mod")
 
 tree=$out/go
 rm -rf "$tree" "$out/goproxy"
-mkdir -p "$tree/build/linux-amd64"
+mkdir -p "$tree"
 # The Go sources (no tests: they need the repository's CLI and SQLite), the
 # header, and the docs.
 (cd "$src" && find . -path ./capi -prune -o -path ./build -prune -o -path ./s3guard -prune -o \
@@ -27,7 +32,14 @@ mkdir -p "$tree/build/linux-amd64"
 	while read -r f; do mkdir -p "$tree/$(dirname "$f")" && cp "$src/$f" "$tree/$f"; done
 root=$(cd "$src/.." && pwd)
 [[ -f $root/LICENSE ]] && cp "$root/LICENSE" "$tree/LICENSE"
-cp "$lib" "$tree/build/linux-amd64/libtinystore_capi.a"
+for platform_lib in "$@"; do
+	platform=${platform_lib%%=*}
+	lib=${platform_lib#*=}
+	[[ $platform =~ ^[a-z0-9]+-[a-z0-9]+$ && -f $lib ]] || { echo "go-dist.sh: $platform_lib is not GOOS-GOARCH=LIB" >&2; exit 2; }
+	[[ -f $src/internal/native/link_${platform/-/_}.go ]] || { echo "go-dist.sh: no link_${platform/-/_}.go links $platform" >&2; exit 2; }
+	mkdir -p "$tree/build/$platform"
+	cp "$lib" "$tree/build/$platform/libtinystore_capi.a"
+done
 # Without the tests the module needs nothing but the standard library.
 (cd "$tree" && GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local go mod tidy)
 

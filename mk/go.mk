@@ -50,12 +50,25 @@ go-lib: deps-rust
 	strip --strip-debug -o $(GO_LIB) $(CARGO_TARGET_DIR)/release/libtinystore_capi.a
 	@ls -l $(GO_LIB)
 
+# The library for linux/arm64, built by zig for glibc 2.17 on this machine
+# (a cross build; debug info stripped by binutils for aarch64).
+GO_LIB_ARM64 := $(GO_DIR)/build/linux-arm64/libtinystore_capi.a
+GO_BUILT_ARM64 := $(DIST_TARGET)-go/$(DIST_ARM64_TRIPLE)/release/libtinystore_capi.a
+.PHONY: go-lib-arm64
+go-lib-arm64: $(DIST_TOOLS) deps-rust deps dist-rust-targets
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-go $(CARGO) zigbuild --release -p tinystore-capi \
+	  --target $(DIST_ARM64_TRIPLE).$(DIST_GLIBC)
+	@mkdir -p $(dir $(GO_LIB_ARM64))
+	aarch64-linux-gnu-strip --strip-debug -o $(GO_LIB_ARM64) $(GO_BUILT_ARM64)
+	@ls -l $(GO_LIB_ARM64)
+
 # The packaged module: dist/go (the tree) and dist/goproxy (what a module
-# proxy serves), with the library for linux/amd64 inside; tests/dist/go.sh
-# installs it with `go get` and plays the scene.
-dist-go: go-lib
+# proxy serves), with the libraries for linux/amd64 and linux/arm64 inside;
+# tests/dist/go.sh installs it with `go get` and plays the scene, and
+# tests/arm64/go.sh does with a program built with GOARCH=arm64.
+dist-go: go-lib go-lib-arm64
 	@[ "$(GO_PLATFORM)" = linux-amd64 ] || { echo "dist-go packages linux/amd64; this is $(GO_PLATFORM)" >&2; exit 1; }
-	bash mk/go-dist.sh $(GO_DIR) $(GO_LIB) $(GO_VERSION) dist
+	bash mk/go-dist.sh $(GO_DIR) $(GO_VERSION) $(DIST) linux-amd64=$(GO_LIB) linux-arm64=$(GO_LIB_ARM64)
 
 # Regenerates the checked-in header after a change to bindings-go/capi.
 go-header: go-tools

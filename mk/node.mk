@@ -12,6 +12,8 @@ NODE_BUILD := $(NODE_DIR)/.test-build
 NODE_CONSUMER := $(CARGO_TARGET_DIR)/node-consumer
 NODE_BUILT := $(DIST_TARGET)-node/$(DIST_TRIPLE)/release/libtinystore_node.so
 NODE_ADDON := $(CARGO_TARGET_DIR)/dist/tinystore.linux-x64-gnu.node
+NODE_BUILT_ARM64 := $(DIST_TARGET)-node/$(DIST_ARM64_TRIPLE)/release/libtinystore_node.so
+NODE_ADDON_ARM64 := $(CARGO_TARGET_DIR)/dist/tinystore.linux-arm64-gnu.node
 export TINYSTORE_NODE_ADDON := $(NODE_ADDON)
 # mk/guards.mk's $(WITH_S3), expanded when used: guards.mk is read before
 # mk/python.mk sets PY_VENV, so its := sees none.
@@ -26,13 +28,18 @@ BENCHES += bench-node
 # smaller (tests/dist/node.sh keeps it under 10 MB) and no slower.
 NODE_DIST_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 
-dist-node: $(DIST_TOOLS) deps-rust deps
+# Both addons, x86_64 and aarch64, in one target folder (the build scripts
+# and macros, built for this machine, serve both); the aarch64 one is
+# stripped by binutils for aarch64 (gcc-aarch64-linux-gnu brings them).
+dist-node: $(DIST_TOOLS) deps-rust deps dist-rust-targets
 	mkdir -p $(CARGO_TARGET_DIR)/napi-typedefs $(dir $(NODE_ADDON)) $(DIST)
 	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-node NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs \
-	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node --target $(DIST_TRIPLE).$(DIST_GLIBC)
+	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node \
+	  --target $(DIST_TRIPLE).$(DIST_GLIBC) --target $(DIST_ARM64_TRIPLE).$(DIST_GLIBC)
 	strip --strip-all -o $(NODE_ADDON) $(NODE_BUILT)
+	aarch64-linux-gnu-strip --strip-all -o $(NODE_ADDON_ARM64) $(NODE_BUILT_ARM64)
 	rm -f $(DIST)/tinystore-*.tgz
-	node $(NODE_DIR)/scripts/pack.js $(NODE_ADDON) $(DIST)
+	node $(NODE_DIR)/scripts/pack.js $(DIST) linux-x64-gnu=$(NODE_ADDON) linux-arm64-gnu=$(NODE_ADDON_ARM64)
 
 node-deps: dist-node
 	cd $(NODE_DIR) && npm install --no-audit --no-fund

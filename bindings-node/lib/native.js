@@ -2,7 +2,8 @@
 // Loads the addon: the one built from source beside the package
 // (scripts/build.js, in a tinystore checkout) when there is one, else the
 // prebuilt one from the platform package npm installed with this one
-// (an optional dependency per platform: @tinystore/<platform>).
+// (an optional dependency per platform: @tinystore/<platform>, e.g.
+// @tinystore/linux-x64-gnu or @tinystore/linux-arm64-gnu).
 const fs = require('node:fs')
 const path = require('node:path')
 
@@ -34,7 +35,7 @@ function load() {
   } catch (err) {
     throw new Error(
       `tinystore: no prebuilt addon for this machine: ${name} is not installed or does not load (${err}). ` +
-        'npm installs it with tinystore on the platforms it is published for (linux-x64-gnu); check that optional ' +
+        'npm installs it with tinystore on the platforms it is published for (linux-x64-gnu, linux-arm64-gnu); check that optional ' +
         'dependencies were not omitted (--omit=optional). Elsewhere build the addon from source: with cargo on the PATH, ' +
         'run `npm install <tinystore checkout>/bindings-node`, whose install script builds it.',
     )

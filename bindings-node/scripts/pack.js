@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Makes the npm tarballs of a release from a prebuilt addon:
-//   node scripts/pack.js ADDON OUTDIR
+// Makes the npm tarballs of a release from prebuilt addons:
+//   node scripts/pack.js OUTDIR PLATFORM=ADDON...
+// PLATFORM is one of napi-rs's platform names below (linux-x64-gnu,
+// linux-arm64-gnu), ADDON that platform's built addon.
 // - `tinystore`: the JS layer, typings, bin, README and LICENSE; no tests,
-//   no Rust sources, no install script. It names the platform package in
+//   no Rust sources, no install script. It names each platform package in
 //   `optionalDependencies`, so npm installs the one for the machine.
-// - `@tinystore/linux-x64-gnu`: ADDON alone, with `os`, `cpu` and `libc`
-//   so that npm installs it on that platform only (napi-rs's convention).
+// - `@tinystore/<PLATFORM>`: that platform's ADDON alone, with `os`, `cpu`
+//   and `libc` so that npm installs it on that platform only (napi-rs's
+//   convention; lib/native.js requires it by the same name).
 'use strict'
 const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')
@@ -14,15 +17,26 @@ const path = require('node:path')
 
 const pkg = path.resolve(__dirname, '..')
 const root = path.resolve(pkg, '..')
-const [addon, outArg] = process.argv.slice(2)
-if (!addon || !outArg) {
-  process.stderr.write('usage: node scripts/pack.js ADDON OUTDIR\n')
+/** What npm matches a platform package against, per platform name. */
+const PLATFORMS = {
+  'linux-x64-gnu': { os: ['linux'], cpu: ['x64'], libc: ['glibc'] },
+  'linux-arm64-gnu': { os: ['linux'], cpu: ['arm64'], libc: ['glibc'] },
+}
+const [outArg, ...addonArgs] = process.argv.slice(2)
+const platforms = addonArgs.map(arg => {
+  const [name, addon] = arg.split(/=(.*)/s)
+  if (!(name in PLATFORMS) || !addon) {
+    process.stderr.write(`pack.js: ${arg} is not PLATFORM=ADDON with PLATFORM one of ${Object.keys(PLATFORMS).join(', ')}\n`)
+    process.exit(2)
+  }
+  return { name, addon, package: `@tinystore/${name}`, file: `tinystore.${name}.node`, ...PLATFORMS[name] }
+})
+if (!outArg || platforms.length === 0) {
+  process.stderr.write('usage: node scripts/pack.js OUTDIR PLATFORM=ADDON...\n')
   process.exit(2)
 }
 const out = path.resolve(outArg)
 const source = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'))
-const platform = { name: '@tinystore/linux-x64-gnu', os: ['linux'], cpu: ['x64'], libc: ['glibc'] }
-const addonFile = 'tinystore.linux-x64-gnu.node'
 
 /** Copies `files` (paths relative to `from`) into `to`. */
 function copy(from, files, to) {
@@ -61,7 +75,7 @@ const main = pack(
     exports: source.exports,
     bin: source.bin,
     files: ['lib/', 'bin/', 'index.d.ts', 'native.d.ts'],
-    optionalDependencies: { [platform.name]: source.version },
+    optionalDependencies: Object.fromEntries(platforms.map(platform => [platform.package, source.version])),
     // The guard's drivers, which it never imports: optional.
     peerDependencies: source.peerDependencies,
     peerDependenciesMeta: source.peerDependenciesMeta,
@@ -72,21 +86,26 @@ const main = pack(
     copy(root, ['LICENSE'], stage)
   },
 )
-const native = pack(
-  {
-    name: platform.name,
-    description: `The prebuilt addon of tinystore for ${platform.os[0]}-${platform.cpu[0]} (${platform.libc[0]})`,
-    ...common,
-    os: platform.os,
-    cpu: platform.cpu,
-    libc: platform.libc,
-    main: addonFile,
-    files: [addonFile],
-  },
-  stage => {
-    fs.copyFileSync(addon, path.join(stage, addonFile))
-    fs.writeFileSync(path.join(stage, 'README.md'), `# ${platform.name}\n\nThe prebuilt addon of the npm package \`tinystore\` for this platform; install \`tinystore\`, which depends on it.\n`)
-    copy(root, ['LICENSE'], stage)
-  },
+const natives = platforms.map(platform =>
+  pack(
+    {
+      name: platform.package,
+      description: `The prebuilt addon of tinystore for ${platform.os[0]}-${platform.cpu[0]} (${platform.libc[0]})`,
+      ...common,
+      os: platform.os,
+      cpu: platform.cpu,
+      libc: platform.libc,
+      main: platform.file,
+      files: [platform.file],
+    },
+    stage => {
+      fs.copyFileSync(platform.addon, path.join(stage, platform.file))
+      fs.writeFileSync(
+        path.join(stage, 'README.md'),
+        `# ${platform.package}\n\nThe prebuilt addon of the npm package \`tinystore\` for this platform; install \`tinystore\`, which depends on it.\n`,
+      )
+      copy(root, ['LICENSE'], stage)
+    },
+  ),
 )
-process.stdout.write(`${main}\n${native}\n`)
+process.stdout.write(`${[main, ...natives].join('\n')}\n`)

@@ -3,19 +3,26 @@
 # checkout, with a PATH that has Go and a C compiler but no cargo, rustc or
 # protoc:
 #
-#   tests/dist/go.sh [DIST]        DIST: the folder `make dist` wrote (dist)
+#   tests/dist/go.sh [DIST] [ARCH]  DIST: the folder `make dist` wrote (dist);
+#                                   ARCH: amd64 (by default) or arm64
 #
 # It copies DIST/goproxy to a temp folder and serves it as the module proxy
 # (GOPROXY=file://...), makes a new module with a fresh module cache, runs
-# `go get tinystore.dev/go@VERSION`, checks `go run tinystore.dev/go/cmd/tinystore
-# --help`, and plays the scene across processes through the packaged
-# `tinystore serve`: worker A holds chat 42 with a short TTL and is stopped
+# `go get tinystore.dev/go@VERSION`, builds tinystore.dev/go/cmd/tinystore
+# and checks its --help, and plays the scene across processes through that
+# packaged `tinystore serve`: worker A holds chat 42 with a short TTL and is stopped
 # (SIGSTOP) past it; worker B holds it with a larger fence and saves into a
 # file that keeps the largest fence it accepted; A resumes, saves, and is
 # refused. Each step is checked; it prints what it measured.
+#
+# With ARCH arm64 (`make test-arm64`) every program is built with
+# GOARCH=arm64 (cgo through aarch64-linux-gnu-gcc, linking the module's
+# build/linux-arm64 library) and run under qemu-user, with the arm64 root
+# TINYSTORE_ARM64_ROOT (mk/arm64-sysroot.sh) as its /.
 set -euo pipefail
 
 dist=$(cd "${1:-dist}" && pwd)
+arch=${2:-amd64}
 say() { echo "go.sh: $*"; }
 fail() {
 	echo "go.sh: FAIL: $*" >&2
@@ -26,7 +33,7 @@ fail() {
 module=tinystore.dev/go
 version=$(head -1 "$dist/goproxy/$module/@v/list")
 zip=$dist/goproxy/$module/@v/$version.zip
-say "module $module@$version, zip $(du -h "$zip" | cut -f1), library $(du -h "$dist/go/build/linux-amd64/libtinystore_capi.a" | cut -f1)"
+say "module $module@$version ($arch), zip $(du -h "$zip" | cut -f1), library $(du -h "$dist/go/build/linux-$arch/libtinystore_capi.a" | cut -f1)"
 
 gocache=$(go env GOCACHE)
 work=$(mktemp -d)
@@ -44,10 +51,27 @@ cp -r "$dist/goproxy" "$work/proxy"
 # A PATH with Go, a C toolchain and the shell's tools only.
 mkdir "$work/bin"
 for tool in go gofmt gcc cc ld as ar sh bash env cat grep sed head tail sort tr cut mkdir rm cp mv ls ln \
-	chmod touch sleep kill mkfifo setsid seq date dirname basename uname wc printf pkg-config; do
+	chmod touch sleep kill mkfifo setsid seq date dirname basename uname wc printf pkg-config \
+	file aarch64-linux-gnu-gcc qemu-aarch64-static; do
 	path=$(command -v "$tool" 2>/dev/null) && [[ $path == /* ]] && ln -s "$path" "$work/bin/$tool"
 done
 export PATH=$work/bin
+# run PROGRAM ARGS...: runs a program built here (under qemu for arm64; a
+# script that execs qemu, so that $! is the program's pid).
+run=()
+case $arch in
+amd64) ;;
+arm64)
+	root=${TINYSTORE_ARM64_ROOT:?TINYSTORE_ARM64_ROOT names the arm64 root (make test-arm64 sets it)}
+	command -v aarch64-linux-gnu-gcc >/dev/null || fail "no aarch64-linux-gnu-gcc (make deps installs it)"
+	command -v qemu-aarch64-static >/dev/null || fail "no qemu-aarch64-static (make deps installs it)"
+	printf '#!/bin/sh\nexec "%s" -L "%s" "$@"\n' "$(command -v qemu-aarch64-static)" "$root" >"$work/bin/arm64"
+	chmod +x "$work/bin/arm64"
+	run=("$work/bin/arm64")
+	export GOARCH=arm64 CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc
+	;;
+*) fail "ARCH is amd64 or arm64, not $arch" ;;
+esac
 for absent in cargo rustc protoc; do
 	if command -v "$absent" >/dev/null; then fail "$absent is on the test PATH"; fi
 done
@@ -63,11 +87,14 @@ go get "$module@$version" || fail "go get $module@$version"
 say "go get: ${SECONDS}s"
 
 SECONDS=0
-help=$(go run "$module/cmd/tinystore" --help) || fail "go run $module/cmd/tinystore --help"
+go build -o tinystore "$module/cmd/tinystore" || fail "go build $module/cmd/tinystore"
+file tinystore | grep -q "$([[ $arch == arm64 ]] && echo 'ARM aarch64' || echo 'x86-64')" ||
+	fail "go build made no $arch program: $(file tinystore)"
+help=$("${run[@]}" ./tinystore --help) || fail "tinystore --help"
 for command in serve hold status backup restore demo; do
 	grep -q "^  $command " <<<"$help" || fail "tinystore --help does not list $command: $help"
 done
-say "go run .../cmd/tinystore --help: ${SECONDS}s"
+say "go build .../cmd/tinystore ($arch) and --help: ${SECONDS}s"
 
 # The worker: holds chat 42 and saves into FILE, which keeps the largest
 # fence it accepted (40 digits) and refuses a save with a smaller one.
@@ -153,18 +180,18 @@ say "go build of the worker: ${SECONDS}s"
 store=$work/data
 summary=$work/summary.txt
 SECONDS=0
-setsid go run "$module/cmd/tinystore" serve "$store" 2>"$work/serve.log" &
+setsid "${run[@]}" ./tinystore serve "$store" 2>"$work/serve.log" &
 server_pgid=$!
 for _ in $(seq 1 600); do
 	grep -q "serving" "$work/serve.log" 2>/dev/null && break
 	sleep 0.1
 done
 grep -q "serving" "$work/serve.log" || fail "tinystore serve did not start: $(cat "$work/serve.log")"
-say "go run .../cmd/tinystore serve: serving after ${SECONDS}s"
+say "tinystore serve ($arch): serving after ${SECONDS}s"
 
 # A holds, then pauses for longer than its TTL (stopped).
 mkfifo "$work/a.in"
-./worker A "$store" "$summary" <"$work/a.in" >"$work/a.out" &
+"${run[@]}" ./worker A "$store" "$summary" <"$work/a.in" >"$work/a.out" &
 a_pid=$!
 exec 3>"$work/a.in"
 for _ in $(seq 1 300); do
@@ -177,7 +204,7 @@ kill -STOP "$a_pid"
 say "1. A holds chat 42 with fence $fence_a (ttl 1s) and is stopped"
 
 # B holds once A's lease ran out, and saves.
-out_b=$(./worker B "$store" "$summary") || fail "worker B: $out_b"
+out_b=$("${run[@]}" ./worker B "$store" "$summary") || fail "worker B: $out_b"
 fence_b=$(sed -n 's/^B holds //p' <<<"$out_b")
 grep -q "^B saved $fence_b$" <<<"$out_b" || fail "worker B did not save: $out_b"
 [[ $fence_a < $fence_b ]] || fail "B's fence $fence_b is not larger than A's $fence_a"

@@ -2,10 +2,10 @@
 
 package native
 
-// No platform but linux/amd64 (packaged) and linux/arm64 (built from a
-// checkout) has a library to link: say so instead of a linker error.
+// No platform but linux/amd64 and linux/arm64 (both packaged) has a library
+// to link: say so instead of a linker error.
 
 /*
-#error "tinystore: no tinystore library for this platform; tinystore.dev/go is built for linux/amd64 (and linux/arm64 from a checkout with make go-lib)"
+#error "tinystore: no tinystore library for this platform; tinystore.dev/go is built for linux/amd64 and linux/arm64"
 */
 import "C"
