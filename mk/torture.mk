@@ -1,8 +1,8 @@
 # The torture test (tests/torture): short in `make test`, long with
 # `make torture DURATION=600`. Workers in Rust, Python and Go (and Node),
-# built by examples-build; the Rust ones hold every way (several keys,
-# reads, writes, weighted permits, max_hold), which check.py checks from
-# the server's audit log.
+# built by examples-build; on a served store each holds every way
+# (several keys, reads, writes, weighted permits, max_hold), which check.py
+# checks from the server's audit log.
 
 TESTS += test-torture
 DURATION ?= 120

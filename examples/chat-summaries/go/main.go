@@ -353,11 +353,11 @@ func run(ctx context.Context, argv []string) (bool, error) {
 		if worker == "" {
 			worker = "go"
 		}
-		t, err := runTorture(ctx, store, a.db, worker, chats, seconds, ttl, pause)
+		t, err := runTorture(ctx, store, a.db, worker, chats, seconds, ttl, pause, a.flags["ways"] == "all")
 		if err != nil {
 			return false, err
 		}
-		fmt.Printf("DONE saves=%d lost=%d errors=%d\n", t.saves, t.lost, t.errors)
+		fmt.Printf("DONE saves=%d lost=%d errors=%d ways=%d\n", t.saves, t.lost, t.errors, t.ways)
 		return true, nil
 	}
 	return false, fmt.Errorf("unknown command %q: %s", a.command, commands)

@@ -13,7 +13,7 @@ import (
 )
 
 // tally is what a torture worker saw.
-type tally struct{ saves, lost, errors int }
+type tally struct{ saves, lost, errors, ways int }
 
 const saveLog = `create table if not exists save_log (
     seq integer primary key autoincrement,
@@ -37,8 +37,10 @@ func saveLogged(ctx context.Context, db *sql.DB, chat int64, fence, worker strin
 // runTorture holds random chats among 1..chats and saves through the fenced
 // update until seconds pass, pausing up to longestPause in each hold before
 // its save, carrying on through lost leases and a server that is down or
-// restarting.
-func runTorture(ctx context.Context, store *tinystore.Store, path, worker string, chats int64, seconds int64, ttl, longestPause time.Duration) (tally, error) {
+// restarting. With allWays, half the holds are of the other ways to hold
+// (torture_ways.go): several chats, reads, writes, weighted permits, some
+// capped by a max_hold.
+func runTorture(ctx context.Context, store *tinystore.Store, path, worker string, chats int64, seconds int64, ttl, longestPause time.Duration, allWays bool) (tally, error) {
 	var t tally
 	db, err := openDB(ctx, path)
 	if err != nil {
@@ -52,10 +54,26 @@ func runTorture(ctx context.Context, store *tinystore.Store, path, worker string
 		return t, err
 	}
 	summaries := store.Locks("summaries", locks.TTL(ttl))
+	ways := newOtherWays(store, db, worker, ttl)
+	defer ways.close()
 	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
 	for time.Now().Before(deadline) {
 		chat := 1 + rand.Int64N(chats)
 		pause := time.Duration(rand.Int64N(int64(longestPause/time.Millisecond)+1)) * time.Millisecond
+		if allWays && rand.IntN(2) == 0 {
+			err := ways.hold(ctx, rand.IntN(100), chat, 1+rand.Int64N(chats), pause)
+			switch {
+			case err == nil:
+				t.ways++
+			case errors.Is(err, locks.ErrLeaseLost):
+				t.ways++
+				t.lost++
+			default:
+				t.errors++
+				time.Sleep(50 * time.Millisecond)
+			}
+			continue
+		}
 		err := summaries.Hold(ctx, chat, func(ctx context.Context, lease *locks.Lease) error {
 			time.Sleep(pause)
 			if err := saveLogged(ctx, db, chat, fmt.Sprintf("%040s", lease.Fence), worker); err != nil {

@@ -270,8 +270,9 @@ async function run(argv) {
           args.number('seconds', 10),
           args.number('ttl-ms', 300),
           args.number('pause-ms', 20),
+          args.flags.get('ways') === 'all',
         )
-        console.log(`DONE saves=${t.saves} lost=${t.lost} errors=${t.errors}`)
+        console.log(`DONE saves=${t.saves} lost=${t.lost} errors=${t.errors} ways=${t.ways}`)
         return true
       }
       default:

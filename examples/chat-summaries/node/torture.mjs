@@ -4,6 +4,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises'
 import { openDb, save, seed } from './chat-db.mjs'
+import { holdAnotherWay } from './torture-ways.mjs'
 
 const LOG = `create table if not exists save_log (
     seq integer primary key autoincrement,
@@ -19,9 +20,10 @@ const LOG = `create table if not exists save_log (
  * @param {number} seconds
  * @param {number} ttl milliseconds
  * @param {number} longestPause milliseconds, the longest pause in a hold before its save
- * @returns {Promise<{saves: number, lost: number, errors: number}>}
+ * @param {boolean} [allWays] half the holds of the other ways (torture-ways.mjs)
+ * @returns {Promise<{saves: number, lost: number, errors: number, ways: number}>}
  */
-export async function run(store, path, worker, chats, seconds, ttl, longestPause) {
+export async function run(store, path, worker, chats, seconds, ttl, longestPause, allWays = false) {
   const db = openDb(path)
   db.exec(LOG)
   seed(db, chats)
@@ -37,19 +39,27 @@ export async function run(store, path, worker, chats, seconds, ttl, longestPause
     .immediate
   const summaries = store.locks('summaries', { ttl })
   const deadline = Date.now() + seconds * 1000
-  const tally = { saves: 0, lost: 0, errors: 0 }
+  const tally = { saves: 0, lost: 0, errors: 0, ways: 0 }
   while (Date.now() < deadline) {
     const chat = 1 + Math.floor(Math.random() * chats)
     const pause = Math.floor(Math.random() * (longestPause + 1))
+    const otherWay = allWays && Math.random() < 0.5
     try {
-      await summaries.hold(chat, async lease => {
-        await sleep(pause)
-        saveLogged(chat, lease.fence.toString().padStart(40, '0'))
-      })
-      tally.saves++
+      if (otherWay) {
+        const other = 1 + Math.floor(Math.random() * chats)
+        await holdAnotherWay(store, saveLogged, ttl, pause, Math.floor(Math.random() * 100), chat, other)
+        tally.ways++
+      } else {
+        await summaries.hold(chat, async lease => {
+          await sleep(pause)
+          saveLogged(chat, lease.fence.toString().padStart(40, '0'))
+        })
+        tally.saves++
+      }
     } catch (err) {
       if (/** @type {{code?: string}} */ (err).code === 'lease_lost') {
-        tally.saves++
+        if (otherWay) tally.ways++
+        else tally.saves++
         tally.lost++
       } else {
         tally.errors++

@@ -224,8 +224,9 @@ def run(argv: list[str]) -> bool:
                 args.number("seconds", 10),
                 args.number("ttl-ms", 300) / 1000,
                 args.number("pause-ms", 20),
+                args.flags.get("ways") == "all",
             )
-            print(f"DONE saves={t.saves} lost={t.lost} errors={t.errors}")
+            print(f"DONE saves={t.saves} lost={t.lost} errors={t.errors} ways={t.ways}")
         else:
             raise UsageError(f"unknown command {args.command!r}: {COMMANDS}")
         return True

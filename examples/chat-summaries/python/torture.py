@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import chat_db
 import tinystore
+import torture_ways
 
 LOG = """create table if not exists save_log (
     seq integer primary key autoincrement,
@@ -26,6 +27,7 @@ class Tally:
     saves: int = 0
     lost: int = 0
     errors: int = 0
+    ways: int = 0
 
 
 def save_logged(conn: sqlite3.Connection, chat: int, fence: str, worker: str) -> int:
@@ -48,10 +50,19 @@ def save_logged(conn: sqlite3.Connection, chat: int, fence: str, worker: str) ->
 
 
 def run(
-    store: tinystore.Store, db: str, worker: str, chats: int, seconds: float, ttl: float, longest_pause_ms: int
+    store: tinystore.Store,
+    db: str,
+    worker: str,
+    chats: int,
+    seconds: float,
+    ttl: float,
+    longest_pause_ms: int,
+    all_ways: bool = False,
 ) -> Tally:
     """Runs until ``seconds`` pass, pausing in each hold up to
-    ``longest_pause_ms`` before its save."""
+    ``longest_pause_ms`` before its save. With ``all_ways``, half the holds
+    are of the other ways to hold (torture_ways): several chats, reads,
+    writes, weighted permits, some capped by a max_hold."""
     conn = chat_db.open_db(db)
     conn.execute(LOG)
     chat_db.seed(conn, chats)
@@ -62,13 +73,22 @@ def run(
     while time.monotonic() < deadline:
         chat = rng.randint(1, chats)
         pause = rng.randint(0, longest_pause_ms) / 1000
+        other_way = all_ways and rng.random() < 0.5
         try:
-            with summaries.hold(chat) as lease:
-                time.sleep(pause)
-                save_logged(conn, chat, f"{lease.fence:040d}", worker)
-            tally.saves += 1
+            if other_way:
+                hold = torture_ways.Hold(store, conn, save_logged, worker, ttl, pause)
+                hold.run(rng.randrange(100), chat, rng.randint(1, chats))
+                tally.ways += 1
+            else:
+                with summaries.hold(chat) as lease:
+                    time.sleep(pause)
+                    save_logged(conn, chat, f"{lease.fence:040d}", worker)
+                tally.saves += 1
         except tinystore.LeaseLost:
-            tally.saves += 1
+            if other_way:
+                tally.ways += 1
+            else:
+                tally.saves += 1
             tally.lost += 1
         except (tinystore.Error, sqlite3.Error):
             tally.errors += 1
