@@ -60,36 +60,17 @@ func runTorture(ctx context.Context, store *tinystore.Store, path, worker string
 	for time.Now().Before(deadline) {
 		chat := 1 + rand.Int64N(chats)
 		pause := time.Duration(rand.Int64N(int64(longestPause/time.Millisecond)+1)) * time.Millisecond
+		done, err := &t.saves, error(nil)
 		if allWays && rand.IntN(2) == 0 {
-			err := ways.hold(ctx, rand.IntN(100), chat, 1+rand.Int64N(chats), pause)
-			switch {
-			case err == nil:
-				t.ways++
-			case errors.Is(err, locks.ErrLeaseLost):
-				t.ways++
-				t.lost++
-			default:
-				t.errors++
-				time.Sleep(50 * time.Millisecond)
-			}
-			continue
+			done, err = &t.ways, ways.hold(ctx, rand.IntN(100), chat, 1+rand.Int64N(chats), pause)
+		} else {
+			err = holdOneChat(ctx, summaries, db, chat, worker, pause)
 		}
-		err := summaries.Hold(ctx, chat, func(ctx context.Context, lease *locks.Lease) error {
-			time.Sleep(pause)
-			if err := saveLogged(ctx, db, chat, fmt.Sprintf("%040s", lease.Fence), worker); err != nil {
-				// A lost lease cancels ctx: report the loss, not the cancel.
-				if cause := context.Cause(ctx); cause != nil {
-					return cause
-				}
-				return err
-			}
-			return nil
-		})
 		switch {
 		case err == nil:
-			t.saves++
+			*done++
 		case errors.Is(err, locks.ErrLeaseLost):
-			t.saves++
+			*done++
 			t.lost++
 		default:
 			t.errors++
@@ -97,4 +78,19 @@ func runTorture(ctx context.Context, store *tinystore.Store, path, worker string
 		}
 	}
 	return t, nil
+}
+
+// holdOneChat holds chat, pauses, and saves through the fenced update.
+func holdOneChat(ctx context.Context, summaries *locks.Locks, db *sql.DB, chat int64, worker string, pause time.Duration) error {
+	return summaries.Hold(ctx, chat, func(ctx context.Context, lease *locks.Lease) error {
+		time.Sleep(pause)
+		if err := saveLogged(ctx, db, chat, fmt.Sprintf("%040s", lease.Fence), worker); err != nil {
+			// A lost lease cancels ctx: report the loss, not the cancel.
+			if cause := context.Cause(ctx); cause != nil {
+				return cause
+			}
+			return err
+		}
+		return nil
+	})
 }
