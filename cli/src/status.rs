@@ -43,19 +43,28 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
             None => tinystore::store_dir::peek(args.target.target.as_ref()).map(Err),
         }
     })?;
-    match (seen, args.json) {
-        (Ok(status), true) => println!("{}", serde_json::to_string_pretty(&status)?),
-        (Ok(status), false) => print!("{}", render(&status)),
+    let text = match (seen, args.json) {
+        (Ok(status), true) => serde_json::to_string_pretty(&status)? + "\n",
+        (Ok(status), false) => render(&status),
         (Err(unserved), true) => {
             let shown = Shown {
                 served: false,
                 store: &unserved,
             };
-            println!("{}", serde_json::to_string_pretty(&shown)?)
+            serde_json::to_string_pretty(&shown)? + "\n"
         }
-        (Err(unserved), false) => print!("{}", render_unserved(&unserved)),
-    }
+        (Err(unserved), false) => render_unserved(&unserved),
+    };
+    show(&text);
     Ok(0)
+}
+
+/// Writes `text` to stdout, ignoring a stdout nobody reads any more
+/// (`status | head -1`), where `print!` would panic.
+fn show(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// The JSON of an unserved store: `served: false`, then what it tells.
