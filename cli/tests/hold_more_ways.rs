@@ -322,3 +322,44 @@ fn max_hold_stops_the_command_however_long_it_is_renewed() {
         );
     }
 }
+
+#[test]
+fn holds_of_overlapping_keys_in_any_order_all_finish() {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = Served::start(&tmp.path().join("store"), &[]);
+    let a = served.address();
+    // Each pair names the same keys in opposite orders: taken as named,
+    // two of them would wait for each other forever.
+    let orders = [
+        ["a", "b", "c"],
+        ["c", "b", "a"],
+        ["b", "c", "a"],
+        ["c", "a", "b"],
+        ["a", "c", "b"],
+        ["b", "a", "c"],
+    ];
+    let started = Instant::now();
+    let holds: Vec<Child> = orders
+        .iter()
+        .map(|keys| {
+            Command::new(BIN)
+                .args(["hold", &a, "jobs"])
+                .args(keys)
+                .args(["--wait", "30s", "--", "sh", "-c", "sleep 0.05"])
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for hold in holds {
+        let done = hold.wait_with_output().unwrap();
+        assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    }
+    // Six holds of 50 ms one after another, with room for a slow machine.
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(until_held(&a, "jobs", 0).is_empty());
+}
