@@ -95,3 +95,49 @@ func ExampleStore_Election() {
 	// worker-7 40 true <nil>
 	// <nil>
 }
+
+// Readers share a document's key (and take no fence); a writer holds it
+// alone, with a fence.
+func ExampleStore_RWLocks() {
+	store, done := exampleStore()
+	defer done()
+
+	docs := store.RWLocks("docs")
+	ctx := context.Background()
+	err := docs.HoldRead(ctx, "readme", func(ctx context.Context, p *locks.Permit) error {
+		other, shared, _ := docs.TryAcquireRead(ctx, "readme")
+		_, alone, _ := docs.TryAcquireWrite(ctx, "readme")
+		fmt.Println("another reader:", shared, "a writer:", alone)
+		return other.Release(ctx)
+	})
+	fmt.Println(err)
+	err = docs.HoldWrite(ctx, "readme", func(ctx context.Context, l *locks.Lease) error {
+		fmt.Println("writing with fence count", l.Fence.Count)
+		return nil
+	})
+	fmt.Println(err)
+	// Output:
+	// another reader: true a writer: false
+	// <nil>
+	// writing with fence count 1
+	// <nil>
+}
+
+// Hold two accounts at once, whatever order other callers name them in.
+func ExampleStore_Locks_holdAll() {
+	store, done := exampleStore()
+	defer done()
+
+	accounts := store.Locks("accounts")
+	err := accounts.HoldAll(context.Background(), []any{"bob", "alice"}, func(ctx context.Context, leases []*locks.Lease) error {
+		for _, l := range leases {
+			fmt.Println(l.Key(), l.Fence.Count)
+		}
+		return nil
+	}, locks.Wait(5*time.Second))
+	fmt.Println(err)
+	// Output:
+	// bob 2
+	// alice 1
+	// <nil>
+}
