@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import tinystore
+import test_behaviour_more_ways as more_ways
 from elections import leaders_in_turn
 
 
@@ -92,3 +93,17 @@ def test_an_election_on_etcd(etcd: str) -> None:
     with tinystore.connect(f"etcd://{etcd}/test-python") as store:
         election = store.election("scheduler", wait=20.0)
         asyncio.run(asyncio.wait_for(leaders_in_turn(store, election), 60))
+
+
+@pytest.mark.parametrize("number", range(len(more_ways.SECTION["cases"])))
+def test_every_more_ways_case_runs_on_etcd(etcd: str, number: int) -> None:
+    """The more_ways vectors (read-write locks, weights, several keys,
+    max_hold) on etcd, through two connections to one prefix."""
+    case = more_ways.SECTION["cases"][number]
+    address = f"etcd://{etcd}/more-ways-{number}"
+
+    async def main() -> None:
+        with tinystore.connect(address) as a, tinystore.connect(address) as b:
+            await more_ways.Run(case, a, b).run()
+
+    asyncio.run(main())
