@@ -64,6 +64,16 @@ fn hold_on_etcd_gives_rising_fences_and_status_shows_the_holder() {
     assert_eq!(held.len(), 1, "{status}");
     assert_eq!(held[0]["name"], "jobs");
     assert_eq!(held[0]["fence"].as_str(), Some(fence.as_str()));
+    // hold renews its lease: the etcd session's keepalive does it.
+    assert_eq!(held[0]["renewing"], true, "{status}");
+
+    // The human status marks the lease as renewed by its holder's store.
+    let (_, text) = hold_running(&address, &format!("'{BIN}' status \"$1\""));
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("jobs "))
+        .unwrap_or_else(|| panic!("no jobs row in\n{text}"));
+    assert!(row.trim_end().ends_with("renewed by the store"), "{text}");
 }
 
 #[test]
