@@ -1,13 +1,14 @@
 //! `Election`, `Leadership` and `Observer`: the core's elections, with
 //! async (awaitable) and sync forms as locks have. A leader crosses to
 //! Python as the tuple `(value, fence)`; the package makes it a `Leader`.
-//! Everything else (waiting in line, the term, the lost signal, what a
+//! Everything else (waiting in the queue, the term, the lost signal, what a
 //! `lead` adds to its body's result) is the core's.
 
 use crate::errors::to_py;
 use crate::exit;
 use crate::lease::{holding_class, py_bool};
-use crate::ready::{awaitable, block_on, coroutine, runtime};
+use crate::ready::{awaitable, coroutine};
+use crate::runtime::{block_on, runtime};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex};

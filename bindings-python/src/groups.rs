@@ -91,7 +91,7 @@ macro_rules! group_class {
             ) -> PyResult<$held> {
                 let key = $crate::args::key_text(key)?;
                 let over = $crate::args::options(options)?;
-                let held = $crate::ready::block_on(py, self.inner.$core_acquire(key, over))
+                let held = $crate::runtime::block_on(py, self.inner.$core_acquire(key, over))
                     .map_err($crate::errors::to_py)?;
                 Ok($held::new(held))
             }
@@ -106,7 +106,7 @@ macro_rules! group_class {
             ) -> PyResult<Option<$held>> {
                 let key = $crate::args::key_text(key)?;
                 let over = $crate::args::options(options)?;
-                let held = $crate::ready::block_on(py, self.inner.$core_try(key, over))
+                let held = $crate::runtime::block_on(py, self.inner.$core_try(key, over))
                     .map_err($crate::errors::to_py)?;
                 Ok(held.map($held::new))
             }

@@ -7,7 +7,8 @@
 
 use crate::errors::to_py;
 use crate::exit;
-use crate::ready::{awaitable, block_on, coroutine, runtime};
+use crate::ready::{awaitable, coroutine};
+use crate::runtime::{block_on, runtime};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex};
 

@@ -8,11 +8,12 @@
 //! on its own thread until it finishes: no task waits for it in the
 //! runtime. Cancelling the asyncio
 //! future gives the core's acquire up at once, on the event loop's thread,
-//! so a cancelled `acquire` has left its line (or released what it was
-//! granted) before the cancelled task runs again.
+//! so a cancelled `acquire` has left its key's queue (or released what it
+//! was granted) before the cancelled task runs again.
 
 use crate::errors::to_py;
 use crate::loop_waker::{LoopQueue, LoopWaker, Settle, Waiting};
+use crate::runtime::runtime;
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
@@ -21,8 +22,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::task::{Poll, Waker};
 use tinystore::Acquiring;
-// The sync API's and the spawners' way in, kept where they found it.
-pub(crate) use crate::runtime::{block_on, runtime};
 
 /// `awaitable` wrapped in a coroutine (`tinystore._coro.as_coroutine`), for
 /// methods that Python code may hand to `asyncio.create_task`.
@@ -105,7 +104,8 @@ where
 }
 
 /// The done callback of a pending awaitable: when it was cancelled, gives
-/// the acquire up now (it leaves its line; a grant that crossed is released).
+/// the acquire up now (it leaves its key's queue; a grant that crossed is
+/// released).
 #[pyclass(module = "tinystore._native", frozen)]
 struct GiveUp(Arc<dyn Settle>);
 

@@ -2,7 +2,7 @@
 //! (what `tinystore serve DIR` does), and `Server`, the handle that stops it.
 
 use crate::errors::to_py;
-use crate::ready::block_on;
+use crate::runtime::block_on;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -6,7 +6,8 @@
 use crate::args::key_text;
 use crate::errors::{invalid, to_py};
 use crate::lease::Lease;
-use crate::ready::{awaitable, block_on};
+use crate::ready::awaitable;
+use crate::runtime::block_on;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use tinystore::Options;

@@ -4,7 +4,8 @@
 //! as ints. Nothing is computed here: each field is the core's.
 
 use crate::errors::to_py;
-use crate::ready::{awaitable, block_on};
+use crate::ready::awaitable;
+use crate::runtime::block_on;
 use crate::store::Store;
 use pyo3::prelude::*;
 

@@ -5,7 +5,7 @@ use crate::args::limit_u32;
 use crate::election::Election;
 use crate::errors::to_py;
 use crate::groups::{Locks, Semaphore};
-use crate::ready::block_on;
+use crate::runtime::block_on;
 use crate::rw_locks::RwLocks;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -8,7 +8,7 @@ use std::task::{Context, Poll, Waker};
 
 /// Polls `future` once on this thread with a waker that does nothing, and
 /// gives its output if it is ready. When it is pending, it has done all it
-/// could without waiting (an acquire holds its place in line), and the
+/// could without waiting (an acquire holds its place in its key's queue), and the
 /// caller goes on polling it with a real waker (from a task, `block_on`, an
 /// event loop's future): that poll registers the waker that counts.
 ///

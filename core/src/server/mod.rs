@@ -8,7 +8,7 @@
 //!   [`greeting`] first, everything it tells through [`outgoing`]) and
 //!   hands each request to [`ops`], which does the operation on the
 //!   [`connection`] (its shared half); [`leases`] keeps the leases of one
-//!   connection and [`waits`] its acquires waiting in line.
+//!   connection and [`waits`] its acquires waiting in their keys' queues.
 //! - [`tls`] wraps the TCP listener in TLS (mutual TLS with a client CA).
 //! - [`metrics`] counts (and [`process`] reads the process's figures);
 //!   [`scrape`] serves them as Prometheus text on a listener of their own.

@@ -150,7 +150,7 @@ fn queue(conn: &Arc<Connection>, id: u64, request: Request) -> Result<()> {
             ))),
         }
     });
-    // Polled once here, the acquire takes its place in line before the next
+    // Polled once here, the acquire takes its place in its key's queue before the next
     // request of this connection is read: a connection's acquires queue in
     // the order they were sent. A free key is granted without a task.
     match poll_now(waiting.as_mut()) {
