@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -215,11 +216,26 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--workers", type=int, default=16)
     parser.add_argument("--languages", default="rust,python,go")
-    parser.add_argument("--out", default="")
+    parser.add_argument("--out", default="", help="keep the run's logs, store and audit log here (else a temp folder, removed when the run passes)")
     parser.add_argument("--etcd", action="store_true", help="the store on a namespaced etcd cluster, cut and healed")
     args = parser.parse_args()
     out = Path(args.out or tempfile.mkdtemp(prefix="torture-"))
     out.mkdir(parents=True, exist_ok=True)
+    verdict = run_and_judge(args, out)
+    if verdict == 0 and not args.out:
+        # A passing run's folder only fills the disk (an etcd cluster's data
+        # is about 180 MB); a failing one is kept for its logs.
+        shutil.rmtree(out, ignore_errors=True)
+        print(f"passed; removed {out} (--out DIR keeps a run's files)")
+    else:
+        print(f"the run's files are in {out}")
+    return verdict
+
+
+def run_and_judge(args: argparse.Namespace, out: Path) -> int:
+    """Runs the workers, the server or etcd cluster and the chaos for
+    args.seconds in out, then checks what the store kept: 0 when it holds,
+    1 on a violation, 2 when the run proves nothing."""
     run = Run(out, args.seconds, args.languages.split(","), args.workers, args.etcd)
     try:
         if run.etcd is None:
