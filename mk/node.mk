@@ -31,11 +31,16 @@ NODE_DIST_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN
 # Both addons, x86_64 and aarch64, in one target folder (the build scripts
 # and macros, built for this machine, serve both); the aarch64 one is
 # stripped by binutils for aarch64 (gcc-aarch64-linux-gnu brings them).
+# One cargo run each: napi-derive empties and appends to one typings file
+# per crate as it compiles, so two compiles of the addon at once would
+# interleave their lines there (the x86_64 one's is what test-node checks;
+# the aarch64 one writes to a folder of its own).
 dist-node: $(DIST_TOOLS) deps-rust deps dist-rust-targets
-	mkdir -p $(CARGO_TARGET_DIR)/napi-typedefs $(dir $(NODE_ADDON)) $(DIST)
+	mkdir -p $(CARGO_TARGET_DIR)/napi-typedefs $(CARGO_TARGET_DIR)/napi-typedefs-arm64 $(dir $(NODE_ADDON)) $(DIST)
 	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-node NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs \
-	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node \
-	  --target $(DIST_TRIPLE).$(DIST_GLIBC) --target $(DIST_ARM64_TRIPLE).$(DIST_GLIBC)
+	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node --target $(DIST_TRIPLE).$(DIST_GLIBC)
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-node NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs-arm64 \
+	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node --target $(DIST_ARM64_TRIPLE).$(DIST_GLIBC)
 	strip --strip-all -o $(NODE_ADDON) $(NODE_BUILT)
 	aarch64-linux-gnu-strip --strip-all -o $(NODE_ADDON_ARM64) $(NODE_BUILT_ARM64)
 	rm -f $(DIST)/tinystore-*.tgz
