@@ -23,8 +23,12 @@
 //! docs/guards.md is the user's page.
 
 mod decide;
+pub mod driver;
 pub mod http;
 pub mod object;
+pub mod object_layout;
+pub mod object_read;
+pub mod object_write;
 #[cfg(feature = "guard-postgres")]
 pub mod postgres;
 mod resource;
@@ -33,7 +37,14 @@ pub mod rusqlite;
 #[cfg(feature = "guard-s3")]
 pub mod s3;
 pub mod sql;
+pub mod sql_check;
+mod verdict;
 
 pub use decide::{missing_table, not_in_transaction, refused};
+pub use driver::{Class, DriverFailure};
+pub use object_read::ObjectRead;
+pub use object_write::{ObjectObserved, ObjectStep, ObjectWrite};
 pub use resource::{check_resource, MAX_RESOURCE_BYTES};
 pub use sql::{Dialect, Placeholders, TABLE};
+pub use sql_check::{SqlCheck, SqlObserved, SqlStep};
+pub use verdict::Verdict;
