@@ -2,6 +2,7 @@
 //! every language binding.
 
 use std::fmt;
+use std::sync::Arc;
 
 mod code;
 
@@ -11,13 +12,29 @@ pub use code::Code;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A tinystore error: a [`Code`] and a message that names what it is about.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// A guard's error may carry the driver's own error as its cause
+/// ([`std::error::Error::source`]); two errors are equal when their code,
+/// message and stale detail are, whatever their causes.
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct Error {
     code: Code,
     message: String,
     stale: Option<Box<Stale>>,
+    #[source]
+    cause: Option<Cause>,
 }
+
+/// The error a tinystore error was caused by: a driver's or an SDK's.
+pub type Cause = Arc<dyn std::error::Error + Send + Sync + 'static>;
+
+impl PartialEq for Error {
+    fn eq(&self, other: &Error) -> bool {
+        (self.code, &self.message, &self.stale) == (other.code, &other.message, &other.stale)
+    }
+}
+
+impl Eq for Error {}
 
 /// What a guard's refusal is about: the resource, the fence of the refused
 /// write, and the largest fence recorded for the resource (above it). The
@@ -40,7 +57,26 @@ impl Error {
             code,
             message: message.into(),
             stale: None,
+            cause: None,
         }
+    }
+
+    /// This error with `cause` as its [`source`](std::error::Error::source):
+    /// the driver's own error behind a guard's.
+    pub fn with_cause(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Error {
+        self.cause = Some(Arc::new(cause));
+        self
+    }
+
+    /// [`Error::with_cause`] with a cause already shared.
+    pub fn with_shared_cause(mut self, cause: Cause) -> Error {
+        self.cause = Some(cause);
+        self
+    }
+
+    /// The error this one was caused by, as given to [`Error::with_cause`].
+    pub fn cause(&self) -> Option<&Cause> {
+        self.cause.as_ref()
     }
 
     /// The `stale` error of a guard that refused `stale.fence` for
@@ -53,6 +89,7 @@ impl Error {
                 stale.resource, stale.fence, stale.largest
             ),
             stale: Some(Box::new(stale)),
+            cause: None,
         }
     }
 

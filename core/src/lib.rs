@@ -79,7 +79,7 @@ pub use acquiring::Acquiring;
 pub use client::{Address, ConnectOptions, TlsTarget};
 pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
 pub use election::{Election, Leader, Leadership, Observer, Observing, OBSERVE_BUFFER};
-pub use error::{Code, Error, Result, Stale};
+pub use error::{Cause, Code, Error, Result, Stale};
 pub use fence::Fence;
 pub use hold::hold_outcome;
 pub use lease::{Lease, Permit};

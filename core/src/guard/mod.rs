@@ -48,3 +48,27 @@ pub use resource::{check_resource, MAX_RESOURCE_BYTES};
 pub use sql::{Dialect, Placeholders, TABLE};
 pub use sql_check::{SqlCheck, SqlObserved, SqlStep};
 pub use verdict::Verdict;
+
+/// Whether `err`, a guard's error, is a serialization failure of the
+/// driver's (SQLSTATE 40001 or 40P01, SQLite busy or locked): a concurrent
+/// transaction came first; roll back and run the whole transaction again.
+/// Core classifies the driver's error, its [`source`](std::error::Error::source).
+pub fn is_serialization_failure(err: &crate::Error) -> bool {
+    err.cause()
+        .and_then(|cause| described(cause.as_ref()))
+        .is_some_and(|failure| failure.class() == Class::Serialization)
+}
+
+/// What a driver's error reports, for the drivers this crate knows.
+#[allow(unused_variables)]
+fn described(cause: &(dyn std::error::Error + Send + Sync + 'static)) -> Option<DriverFailure> {
+    #[cfg(feature = "guard-sqlite")]
+    if let Some(err) = cause.downcast_ref::<::rusqlite::Error>() {
+        return Some(rusqlite::failure(err));
+    }
+    #[cfg(feature = "guard-postgres")]
+    if let Some(err) = cause.downcast_ref::<tokio_postgres::Error>() {
+        return Some(postgres::failure(err));
+    }
+    None
+}

@@ -1,23 +1,25 @@
 //! The guard on a `tokio-postgres` transaction (cargo feature
-//! `guard-postgres`): the check-and-record in the caller's own transaction.
+//! `guard-postgres`): the check-and-record in the caller's own
+//! transaction, driven by [`SqlCheck`](super::SqlCheck); this file runs its
+//! statements.
 //!
 //! At READ COMMITTED two writers of one resource are serialized by the
 //! register row's lock until the first commits; the second then sees its
 //! fence and is accepted or refused. At REPEATABLE READ and SERIALIZABLE the
-//! second fails with a serialization failure instead (SQLSTATE 40001), an
-//! `io` error saying so: retry the whole transaction.
+//! second fails with a serialization failure instead (SQLSTATE 40001): an
+//! `io` error whose [`source`](std::error::Error::source) is the
+//! `tokio_postgres::Error`, told by
+//! [`is_serialization_failure`](super::is_serialization_failure): retry the
+//! whole transaction.
 
-use super::sql::{Dialect, Statements};
-use super::{check_resource, missing_table, refused};
-use crate::error::{Code, Error, Result};
+use super::sql::{Dialect, Placeholders, Statements};
+use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep};
+use crate::error::Result;
 use crate::fence::Fence;
-use std::sync::OnceLock;
-use tokio_postgres::error::SqlState;
 use tokio_postgres::Transaction;
 
 fn statements() -> &'static Statements {
-    static STATEMENTS: OnceLock<Statements> = OnceLock::new();
-    STATEMENTS.get_or_init(|| Statements::of(Dialect::Postgres))
+    Statements::cached(Dialect::Postgres, Placeholders::Dollar)
 }
 
 /// Makes the register table `tinystore_fences` if it is missing.
@@ -25,7 +27,11 @@ pub async fn ensure(client: &impl tokio_postgres::GenericClient) -> Result<()> {
     client
         .batch_execute(&statements().migration)
         .await
-        .map_err(|err| postgres_error("making tinystore_fences", err))
+        .map_err(|err| {
+            failure(&err)
+                .error("making tinystore_fences")
+                .with_cause(err)
+        })
 }
 
 /// Checks `fence` against the largest recorded for `resource` and records
@@ -33,38 +39,50 @@ pub async fn ensure(client: &impl tokio_postgres::GenericClient) -> Result<()> {
 /// commit with the record. Refused: `stale` with the resource and both
 /// fences; the caller rolls back (dropping `tx` does).
 pub async fn check(tx: &Transaction<'_>, resource: &str, fence: Fence) -> Result<()> {
-    check_resource(resource)?;
-    let text = fence.text();
-    let changed = tx
-        .execute(&statements().check, &[&resource, &text])
-        .await
-        .map_err(|err| statement_error(resource, err))?;
-    if changed > 0 {
-        return Ok(());
+    let mut machine = SqlCheck::new(
+        Dialect::Postgres,
+        Placeholders::Dollar,
+        resource,
+        fence,
+        true,
+    );
+    let mut step = machine.start();
+    let mut last_error = None;
+    loop {
+        let observed = match step {
+            SqlStep::Execute { sql, params } => tx
+                .execute(sql, &[&params[0], &params[1]])
+                .await
+                .map(SqlObserved::Changed),
+            SqlStep::Query { sql, params } => tx
+                .query_opt(sql, &[&params[0]])
+                .await
+                .map(|row| SqlObserved::Row(row.map(|r| r.get(0)))),
+            SqlStep::Done(verdict) => {
+                let result = verdict.into_result();
+                return match (result, last_error) {
+                    (Err(err), Some(cause)) => Err(err.with_cause(cause)),
+                    (result, _) => result,
+                };
+            }
+        };
+        step = machine.observe(observed.unwrap_or_else(|err| {
+            let observed = SqlObserved::Failed(failure(&err));
+            last_error = Some(err);
+            observed
+        }));
     }
-    let recorded: Option<String> = tx
-        .query_opt(&statements().read, &[&resource])
-        .await
-        .map_err(|err| statement_error(resource, err))?
-        .map(|row| row.get(0));
-    refused(resource, fence, recorded.as_deref())
 }
 
-fn statement_error(resource: &str, err: tokio_postgres::Error) -> Error {
-    match err.code() {
-        Some(code) if *code == SqlState::UNDEFINED_TABLE => missing_table(resource),
-        Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE => Error::new(
-            Code::Io,
-            format!("guarding {resource:?}: postgres: a concurrent transaction wrote it first (serialization failure): retry the whole transaction"),
-        ),
-        _ => postgres_error(&format!("guarding {resource:?}"), err),
-    }
-}
-
-fn postgres_error(doing: &str, err: tokio_postgres::Error) -> Error {
-    let detail = err
+/// What PostgreSQL (or the connection) reported of `err`.
+pub(super) fn failure(err: &tokio_postgres::Error) -> DriverFailure {
+    let message = err
         .as_db_error()
         .map(|db| db.message().to_string())
         .unwrap_or_else(|| err.to_string());
-    Error::new(Code::Io, format!("{doing}: postgres: {detail}"))
+    DriverFailure {
+        sqlstate: err.code().map(|c| c.code().to_string()),
+        error_code: err.is_closed().then(|| "connection".to_string()),
+        ..DriverFailure::new(message)
+    }
 }

@@ -1,5 +1,6 @@
 //! The guard on a `rusqlite` connection (cargo feature `guard-sqlite`):
-//! the check-and-record in the caller's own transaction.
+//! the check-and-record in the caller's own transaction, driven by
+//! [`SqlCheck`](super::SqlCheck); this file runs its statements.
 //!
 //! ```
 //! # fn main() -> Result<(), tinystore::Error> {
@@ -12,23 +13,24 @@
 //! tx.commit().unwrap();
 //! # Ok(()) }
 //! ```
+//!
+//! Errors: the guard's own (`stale`, `corrupt`, `invalid`), and SQLite's as
+//! an error of the code core classifies it as, whose
+//! [`source`](std::error::Error::source) is the `rusqlite::Error`
+//! ([`is_serialization_failure`](super::is_serialization_failure) tells a
+//! busy database: retry the whole transaction).
 
-use super::sql::{Dialect, Statements};
-use super::{check_resource, missing_table, not_in_transaction, refused};
-use crate::error::{Code, Error, Result};
+use super::sql::{Dialect, Placeholders, Statements};
+use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep, Verdict};
+use crate::error::Result;
 use crate::fence::Fence;
 use rusqlite::{Connection, OptionalExtension};
-use std::sync::OnceLock;
-
-fn statements() -> &'static Statements {
-    static STATEMENTS: OnceLock<Statements> = OnceLock::new();
-    STATEMENTS.get_or_init(|| Statements::of(Dialect::Sqlite))
-}
 
 /// Makes the register table `tinystore_fences` if it is missing.
 pub fn ensure(conn: &Connection) -> Result<()> {
-    conn.execute_batch(&statements().migration)
-        .map_err(|err| sqlite_error("making tinystore_fences", err))
+    let migration = &Statements::cached(Dialect::Sqlite, Placeholders::Question).migration;
+    conn.execute_batch(migration)
+        .map_err(|err| driver_error(failure(&err).error("making tinystore_fences"), err))
 }
 
 /// Checks `fence` against the largest recorded for `resource` and records
@@ -38,33 +40,60 @@ pub fn ensure(conn: &Connection) -> Result<()> {
 /// the resource and both fences; the caller rolls back (dropping the
 /// transaction does).
 pub fn check(conn: &Connection, resource: &str, fence: Fence) -> Result<()> {
-    check_resource(resource)?;
-    if conn.is_autocommit() {
-        return Err(not_in_transaction(resource));
+    let mut machine = SqlCheck::new(
+        Dialect::Sqlite,
+        Placeholders::Question,
+        resource,
+        fence,
+        !conn.is_autocommit(),
+    );
+    let mut step = machine.start();
+    let mut last_error = None;
+    loop {
+        let observed = match step {
+            SqlStep::Execute { sql, params } => conn
+                .prepare_cached(sql)
+                .and_then(|mut s| s.execute(rusqlite::params_from_iter(params)))
+                .map(|n| SqlObserved::Changed(n as u64)),
+            SqlStep::Query { sql, params } => conn
+                .prepare_cached(sql)
+                .and_then(|mut s| {
+                    s.query_row(rusqlite::params_from_iter(params), |row| row.get(0))
+                        .optional()
+                })
+                .map(SqlObserved::Row),
+            SqlStep::Done(verdict) => return finish(verdict, last_error),
+        };
+        step = machine.observe(observed.unwrap_or_else(|err| {
+            let observed = SqlObserved::Failed(failure(&err));
+            last_error = Some(err);
+            observed
+        }));
     }
-    let changed = conn
-        .prepare_cached(&statements().check)
-        .and_then(|mut s| s.execute((resource, fence.text())))
-        .map_err(|err| statement_error(resource, err))?;
-    if changed > 0 {
-        return Ok(());
-    }
-    let recorded: Option<String> = conn
-        .prepare_cached(&statements().read)
-        .and_then(|mut s| s.query_row([resource], |row| row.get(0)).optional())
-        .map_err(|err| statement_error(resource, err))?;
-    refused(resource, fence, recorded.as_deref())
 }
 
-fn statement_error(resource: &str, err: rusqlite::Error) -> Error {
-    let missing =
-        matches!(&err, rusqlite::Error::SqliteFailure(_, Some(m)) if m.contains("no such table"));
-    if missing {
-        return missing_table(resource);
+/// The verdict as this module's result: a refusal or a driver's failure,
+/// with SQLite's error (if one ended the check) as its cause.
+fn finish(verdict: Verdict, cause: Option<rusqlite::Error>) -> Result<()> {
+    let result = verdict.into_result();
+    match (result, cause) {
+        (Err(err), Some(cause)) => Err(driver_error(err, cause)),
+        (result, _) => result,
     }
-    sqlite_error(&format!("guarding {resource:?}"), err)
 }
 
-fn sqlite_error(doing: &str, err: rusqlite::Error) -> Error {
-    Error::new(Code::Io, format!("{doing}: sqlite: {err}"))
+fn driver_error(err: crate::Error, cause: rusqlite::Error) -> crate::Error {
+    err.with_cause(cause)
+}
+
+/// What SQLite reported of `err`.
+pub(super) fn failure(err: &rusqlite::Error) -> DriverFailure {
+    let code = match err {
+        rusqlite::Error::SqliteFailure(e, _) => Some(e.extended_code),
+        _ => None,
+    };
+    DriverFailure {
+        sqlite_code: code,
+        ..DriverFailure::new(err.to_string())
+    }
 }

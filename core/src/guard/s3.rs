@@ -1,48 +1,60 @@
 //! The guard on S3 and S3-compatible stores (cargo feature `guard-s3`), on
-//! the AWS SDK's client the caller already made: a guarded put and a
-//! guarded delete, with S3's conditional writes.
+//! the AWS SDK's client the caller already made: a guarded put, a guarded
+//! delete and the guarded read, driven by
+//! [`ObjectWrite`](super::ObjectWrite) and [`ObjectRead`](super::ObjectRead);
+//! this file makes their requests.
 //!
-//! Each try reads the object's ETag and fence (a HEAD; 404: no object),
-//! asks [`object::decide_put`](super::object::decide_put), and writes with
-//! `If-None-Match: *` or `If-Match: <etag>`, the fence in the metadata
-//! [`METADATA_KEY`] as 40 digits. A `412 Precondition Failed` (or a `409
-//! ConditionalRequestConflict`) means another writer came in between: read
-//! again and decide again, [`MAX_TRIES`] tries in all, then
-//! [`too_many_races`](super::object::too_many_races) (`limit`). A stored
-//! fence above ours is `stale` (resource `bucket/key`); nothing is written.
+//! A guarded object is one object per fence under its key
+//! ([`object_layout`](super::object_layout)), read back by the largest: read
+//! it with [`get`]. A stored fence above ours is `stale` (resource
+//! `bucket/key`); the SDK's own errors are errors of the code core
+//! classifies them as (`unauthorized`, `unavailable`, `io`), their
+//! [`source`](std::error::Error::source) the SDK's error.
 //!
 //! ```no_run
 //! # async fn demo(client: &aws_sdk_s3::Client) -> Result<(), tinystore::Error> {
 //! use tinystore::{guard, Fence};
 //! let fence = Fence::from_u128(7); // the lease's fence
 //! guard::s3::put(client, "summaries", "chats/42.json", b"{}", fence).await?;
+//! let read = guard::s3::get(client, "summaries", "chats/42.json").await?;
+//! assert_eq!(read.map(|r| r.fence), Some(fence));
 //! guard::s3::delete(client, "summaries", "chats/42.json", fence).await?;
 //! # Ok(()) }
 //! ```
 
-use super::object::{
-    check_metadata, decide_put, head_refused, too_many_races, Condition, Stored, MAX_TRIES,
-    METADATA_KEY, TOMBSTONE_KEY,
-};
-use crate::error::{Code, Error, Result};
+use super::{DriverFailure, ObjectObserved, ObjectRead, ObjectStep, ObjectWrite, Verdict};
+use crate::error::{Error, Result};
 use crate::fence::Fence;
-use aws_sdk_s3::error::SdkError;
+use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::Client;
-use md5::{Digest, Md5};
 use std::collections::HashMap;
 
-/// What a guarded put wrote.
+/// What a guarded put wrote: its fence's object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
-    /// The new object's ETag, as the store gave it.
+    /// The object's key (`key/tinystore-fence/<40 digits>`).
+    pub key: String,
+    /// Its ETag, as the store gave it.
     pub etag: Option<String>,
     /// Its version id, in a bucket with versioning on.
     pub version_id: Option<String>,
 }
 
-/// Writes `body` to `bucket`/`key` with `fence`, unless the object holds a
-/// larger one (`stale`). See the module's documentation.
+/// What a guarded read found: the body and fence of the largest fence's
+/// object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The object's body.
+    pub body: Vec<u8>,
+    /// The fence it was written with.
+    pub fence: Fence,
+    /// The caller's own metadata written with it.
+    pub metadata: HashMap<String, String>,
+}
+
+/// Writes `body` to `bucket`/`key` with `fence`, unless a larger fence is
+/// stored there (`stale`). See the module's documentation.
 pub async fn put(
     client: &Client,
     bucket: &str,
@@ -54,7 +66,7 @@ pub async fn put(
 }
 
 /// [`put`], with the caller's own metadata beside the fence. A key of the
-/// guard's own ([`METADATA_KEY`], [`TOMBSTONE_KEY`]) is `invalid`.
+/// guard's own (`tinystore-fence`, `tinystore-deleted`) is `invalid`.
 pub async fn put_with_metadata(
     client: &Client,
     bucket: &str,
@@ -63,98 +75,204 @@ pub async fn put_with_metadata(
     fence: Fence,
     metadata: &HashMap<String, String>,
 ) -> Result<Written> {
-    let resource = format!("{bucket}/{key}");
-    check_metadata(&resource, metadata.keys().map(String::as_str))?;
-    guarded_put(client, bucket, key, body, fence, metadata.clone()).await
+    let metadata = metadata
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    write(
+        client,
+        bucket,
+        ObjectWrite::put(bucket, key, fence, metadata),
+        body,
+    )
+    .await
 }
 
-/// Deletes `bucket`/`key` with `fence`, unless the object holds a larger
-/// one (`stale`): a guarded put of an empty tombstone (metadata
-/// [`TOMBSTONE_KEY`] `true`), so that the fence stays and a late holder
-/// cannot bring the object back.
+/// Deletes `bucket`/`key` with `fence`, unless a larger fence is stored
+/// there (`stale`): an empty tombstone, which keeps the fence, so that a
+/// late holder cannot bring the object back; [`get`] reads it as none.
 pub async fn delete(client: &Client, bucket: &str, key: &str, fence: Fence) -> Result<Written> {
-    let metadata = HashMap::from([(TOMBSTONE_KEY.to_string(), "true".to_string())]);
-    guarded_put(client, bucket, key, b"", fence, metadata).await
+    write(client, bucket, ObjectWrite::delete(bucket, key, fence), b"").await
 }
 
-/// Whether an object, as a plain GET or HEAD gives its metadata, is a
-/// guarded delete's tombstone.
-pub fn is_tombstone(metadata: Option<&HashMap<String, String>>) -> bool {
-    metadata
-        .and_then(|m| m.get(TOMBSTONE_KEY))
-        .is_some_and(|v| v == "true")
-}
-
-async fn guarded_put(
-    client: &Client,
-    bucket: &str,
-    key: &str,
-    body: &[u8],
-    fence: Fence,
-    mut metadata: HashMap<String, String>,
-) -> Result<Written> {
-    let resource = format!("{bucket}/{key}");
-    let md5 = hex_md5(body);
-    metadata.insert(METADATA_KEY.to_string(), fence.text());
-    for _ in 0..MAX_TRIES {
-        let head = head(client, bucket, key, &resource).await?;
-        let stored = head.as_ref().map(|(etag, fence)| Stored {
-            etag,
-            fence: fence.as_deref(),
-        });
-        let condition = decide_put(&resource, fence, stored, &md5)?;
-        let request = client
-            .put_object()
-            .bucket(bucket)
-            .key(key)
-            .body(ByteStream::from(body.to_vec()))
-            .set_metadata(Some(metadata.clone()));
-        let request = match condition {
-            Condition::Create => request.if_none_match("*"),
-            Condition::Replace(etag) => request.if_match(etag),
-        };
-        match request.send().await {
-            Ok(out) => {
-                return Ok(Written {
-                    etag: out.e_tag().map(str::to_string),
-                    version_id: out.version_id().map(str::to_string),
-                })
+/// Reads `bucket`/`key` as the guard keeps it: the largest fence's object,
+/// or `None` when there is none (never written, or deleted).
+pub async fn get(client: &Client, bucket: &str, key: &str) -> Result<Option<Found>> {
+    let mut machine = ObjectRead::new(bucket, key);
+    let mut step = machine.start();
+    let mut read = None;
+    loop {
+        let (observed, cause) = match step {
+            ObjectStep::List { prefix } => listed(client, bucket, &prefix).await,
+            ObjectStep::Get { key } => {
+                match client.get_object().bucket(bucket).key(&key).send().await {
+                    Ok(out) => {
+                        let metadata = out.metadata().cloned().unwrap_or_default();
+                        match out.body.collect().await {
+                            Ok(body) => {
+                                let observed = ObjectObserved::Got {
+                                    metadata: metadata.clone().into_iter().collect(),
+                                };
+                                read = Some((body.into_bytes().to_vec(), metadata));
+                                (observed, None)
+                            }
+                            Err(err) => failed(
+                                DriverFailure {
+                                    error_code: Some("connection".into()),
+                                    ..DriverFailure::new(err.to_string())
+                                },
+                                err,
+                            ),
+                        }
+                    }
+                    Err(err) => sdk_failed(err),
+                }
             }
-            Err(err) => match status(&err) {
-                // Another writer came in between: read and decide again.
-                Some(412) | Some(409) => continue,
-                _ => return Err(sdk_error("writing", &resource, err)),
-            },
+            ObjectStep::Done(verdict) => {
+                verdict.into_result()?;
+                return Ok(machine
+                    .found()
+                    .zip(read)
+                    .map(|(fence, (body, mut metadata))| {
+                        metadata.retain(|k, _| !is_guards_own(k));
+                        Found {
+                            body,
+                            fence,
+                            metadata,
+                        }
+                    }));
+            }
+            other => return Err(unexpected(&other)),
+        };
+        step = machine.observe(observed);
+        if let (ObjectStep::Done(Verdict::Driver(err)), Some(cause)) = (&step, cause) {
+            return Err(err.clone().with_shared_cause(cause));
         }
     }
-    Err(too_many_races(&resource))
 }
 
-/// The object's ETag and fence metadata; `None` when there is none.
-async fn head(
+async fn write(
     client: &Client,
     bucket: &str,
-    key: &str,
-    resource: &str,
-) -> Result<Option<(String, Option<String>)>> {
-    match client.head_object().bucket(bucket).key(key).send().await {
-        Ok(out) => {
-            let etag = out.e_tag().unwrap_or_default().to_string();
-            let fence = out.metadata().and_then(|m| m.get(METADATA_KEY)).cloned();
-            Ok(Some((etag, fence)))
+    mut machine: ObjectWrite,
+    body: &[u8],
+) -> Result<Written> {
+    let mut step = machine.start();
+    let mut written = None;
+    loop {
+        let (observed, cause) = match step {
+            ObjectStep::List { prefix } => listed(client, bucket, &prefix).await,
+            ObjectStep::Put { key, metadata } => {
+                let request = client
+                    .put_object()
+                    .bucket(bucket)
+                    .key(&key)
+                    .body(ByteStream::from(body.to_vec()))
+                    .set_metadata(Some(metadata.into_iter().collect()));
+                match request.send().await {
+                    Ok(out) => {
+                        written = Some(Written {
+                            key,
+                            etag: out.e_tag().map(str::to_string),
+                            version_id: out.version_id().map(str::to_string),
+                        });
+                        (ObjectObserved::Written, None)
+                    }
+                    Err(err) => sdk_failed(err),
+                }
+            }
+            ObjectStep::Delete { key } => {
+                match client.delete_object().bucket(bucket).key(key).send().await {
+                    Ok(_) => (ObjectObserved::Deleted, None),
+                    Err(err) => sdk_failed(err),
+                }
+            }
+            ObjectStep::Done(verdict) => {
+                verdict.into_result()?;
+                return written.ok_or_else(|| {
+                    Error::new(
+                        crate::Code::Internal,
+                        "a guarded write was accepted without a put",
+                    )
+                });
+            }
+            other => return Err(unexpected(&other)),
+        };
+        step = machine.observe(observed);
+        if let (ObjectStep::Done(Verdict::Driver(err)), Some(cause)) = (&step, cause) {
+            return Err(err.clone().with_shared_cause(cause));
         }
-        Err(err) => match status(&err) {
-            Some(404) => Ok(None),
-            Some(403) => Err(head_refused(resource, 403)),
-            _ => Err(sdk_error("reading", resource, err)),
-        },
     }
 }
 
-fn status<E, R: HasStatus>(err: &SdkError<E, R>) -> Option<u16> {
-    err.raw_response().map(HasStatus::status_code)
+type Observed = (ObjectObserved, Option<crate::Cause>);
+
+/// Every key under `prefix`, all pages.
+async fn listed(client: &Client, bucket: &str, prefix: &str) -> Observed {
+    let mut keys = Vec::new();
+    let mut pages = client
+        .list_objects_v2()
+        .bucket(bucket)
+        .prefix(prefix)
+        .into_paginator()
+        .send();
+    while let Some(page) = pages.next().await {
+        match page {
+            Ok(page) => keys.extend(
+                page.contents()
+                    .iter()
+                    .filter_map(|o| o.key().map(str::to_string)),
+            ),
+            Err(err) => return sdk_failed(err),
+        }
+    }
+    (ObjectObserved::Listed(keys), None)
 }
 
+fn sdk_failed<E, R>(err: SdkError<E, R>) -> Observed
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: HasStatus + std::fmt::Debug + Send + Sync + 'static,
+{
+    let connection = matches!(
+        err,
+        SdkError::DispatchFailure(_) | SdkError::TimeoutError(_)
+    );
+    let failure = DriverFailure {
+        http_status: err.raw_response().map(HasStatus::status_code),
+        error_code: if connection {
+            Some("connection".into())
+        } else {
+            err.code().map(str::to_string)
+        },
+        ..DriverFailure::new(aws_sdk_s3::error::DisplayErrorContext(&err).to_string())
+    };
+    failed(failure, err)
+}
+
+fn failed(
+    failure: DriverFailure,
+    cause: impl std::error::Error + Send + Sync + 'static,
+) -> Observed {
+    (
+        ObjectObserved::Failed(failure),
+        Some(std::sync::Arc::new(cause)),
+    )
+}
+
+fn unexpected(step: &ObjectStep) -> Error {
+    Error::new(
+        crate::Code::Internal,
+        format!("the S3 guard was given a step it does not make: {step:?}"),
+    )
+}
+
+fn is_guards_own(key: &str) -> bool {
+    key.eq_ignore_ascii_case(super::object::METADATA_KEY)
+        || key.eq_ignore_ascii_case(super::object::TOMBSTONE_KEY)
+}
+
+/// The HTTP status of an SDK response.
 trait HasStatus {
     fn status_code(&self) -> u16;
 }
@@ -163,29 +281,4 @@ impl HasStatus for aws_sdk_s3::config::http::HttpResponse {
     fn status_code(&self) -> u16 {
         self.status().as_u16()
     }
-}
-
-fn sdk_error<E, R>(doing: &str, resource: &str, err: SdkError<E, R>) -> Error
-where
-    E: std::error::Error + 'static,
-    R: std::fmt::Debug + HasStatus,
-{
-    let code = match &err {
-        SdkError::DispatchFailure(_) | SdkError::TimeoutError(_) => Code::Unavailable,
-        _ => Code::Io,
-    };
-    let status = status(&err).map(|s| format!(" ({s})")).unwrap_or_default();
-    let detail = aws_sdk_s3::error::DisplayErrorContext(&err);
-    Error::new(
-        code,
-        format!("{doing} object {resource:?}{status}: s3: {detail}"),
-    )
-}
-
-/// The hex MD5 of `body`: the ETag S3 gives a single-part object.
-pub fn hex_md5(body: &[u8]) -> String {
-    Md5::digest(body)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
