@@ -5,8 +5,9 @@
 //! - `store`: `open`, `connect` and `Store`; `groups`: `Locks` and `Semaphore`;
 //!   `rw_locks`: `RwLocks`; `several`: `Locks.acquire_all`;
 //!   `lease`: `Lease` and `Permit`; `election`: `Election`, `Leadership`
-//!   and `Observer`; `fence`: the fence text forms; `guard`: the SQL
-//!   guard's statements and decisions for `tinystore.guard`.
+//!   and `Observer`; `fence`: the fence text forms; `guard_steps`: the
+//!   guards' state machines for `tinystore.guard`; `guard`: the guards'
+//!   names and the fence header for `tinystore.guard.s3` and `tinystore.http`.
 //! - `args` converts keys and options; `errors` converts errors;
 //!   `runtime` is the tokio runtime; `ready` turns core futures into
 //!   awaitables; `exit` keeps the runtime's
@@ -24,6 +25,7 @@ mod exit;
 mod fence;
 mod groups;
 mod guard;
+mod guard_steps;
 mod lease;
 mod loop_waker;
 mod ready;
@@ -44,6 +46,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fence::fence_text, m)?)?;
     errors::register(m)?;
     guard::register(m)?;
+    guard_steps::register(m)?;
     status::register(m)?;
     m.add_class::<store::Store>()?;
     m.add_class::<groups::Locks>()?;

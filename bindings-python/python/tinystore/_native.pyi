@@ -3,7 +3,7 @@
 
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from typing_extensions import Unpack
 
@@ -24,17 +24,85 @@ def open(dir: str | os.PathLike[str]) -> Store: ...
 def connect(address: str, token: str | None = None) -> Store: ...
 def parse_fence(text: str) -> int: ...
 def fence_text(value: int) -> str: ...
-def guard_statements(dialect: str, placeholders: str) -> tuple[str, str, str]:
-    """The guard's (migration, check, read) statements for a dialect and a
-    placeholder style ("?", "$1", "%s")."""
-def guard_arguments(resource: object, fence: object) -> str:
-    """Checks a check's resource and fence (raising ``Invalid``); returns
-    the fence's 40-digit text."""
-def guard_refused(resource: str, fence: int, recorded: str | None) -> None:
-    """Decides a check that changed no row from the recorded fence: returns
-    when equal, else raises ``Stale``, ``Corrupt`` or ``Internal``."""
-def guard_missing_table(resource: str) -> BaseException: ...
-def guard_not_in_transaction(resource: str) -> BaseException: ...
+def guard_migration(dialect: str) -> str:
+    """The statement that makes ``tinystore_fences`` if it is missing."""
+
+_Done: TypeAlias = (
+    tuple[Literal["done"], Literal["accepted"], None] | tuple[Literal["done"], Literal["refused", "driver"], BaseException]
+)
+SqlStep: TypeAlias = (
+    tuple[Literal["execute"], str, tuple[str, ...]] | tuple[Literal["query"], str, tuple[str, ...]] | _Done
+)
+SqlObserved: TypeAlias = (
+    tuple[Literal["changed"], int] | tuple[Literal["row"], str | None] | tuple[Literal["failed"], DriverFailure]
+)
+ObjectStep: TypeAlias = (
+    tuple[Literal["list"], str]
+    | tuple[Literal["put"], str, dict[str, str]]
+    | tuple[Literal["delete"], str]
+    | tuple[Literal["get"], str]
+    | _Done
+)
+ObjectObserved: TypeAlias = (
+    tuple[Literal["listed"], list[str]]
+    | tuple[Literal["written"]]
+    | tuple[Literal["deleted"]]
+    | tuple[Literal["got"], dict[str, str]]
+    | tuple[Literal["failed"], DriverFailure]
+)
+
+class DriverFailure:
+    """A driver's error, described by what it reports; ``kind`` is core's class."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        sqlstate: str | None = None,
+        sqlite_code: int | None = None,
+        http_status: int | None = None,
+        error_code: str | None = None,
+    ) -> None: ...
+    @property
+    def sqlstate(self) -> str | None: ...
+    @property
+    def sqlite_code(self) -> int | None: ...
+    @property
+    def http_status(self) -> int | None: ...
+    @property
+    def error_code(self) -> str | None: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def kind(self) -> Literal["missing_table", "serialization", "permission", "unavailable", "other"]: ...
+
+class SqlCheck:
+    """The SQL guard's check-and-record, as core's state machine."""
+
+    def __init__(self, dialect: str, placeholders: str, resource: object, fence: object, in_transaction: bool) -> None: ...
+    def start(self) -> SqlStep: ...
+    def observe(self, observed: SqlObserved) -> SqlStep: ...
+
+class ObjectWrite:
+    """A guarded object put or delete, as core's state machine."""
+
+    @staticmethod
+    def put(bucket: object, key: object, fence: object, metadata: list[tuple[str, str]]) -> ObjectWrite: ...
+    @staticmethod
+    def delete(bucket: object, key: object, fence: object) -> ObjectWrite: ...
+    @property
+    def is_tombstone(self) -> bool: ...
+    def start(self) -> ObjectStep: ...
+    def observe(self, observed: ObjectObserved) -> ObjectStep: ...
+
+class ObjectRead:
+    """A guarded object read, as core's state machine."""
+
+    def __init__(self, bucket: object, key: object) -> None: ...
+    @property
+    def found(self) -> int | None: ...
+    def start(self) -> ObjectStep: ...
+    def observe(self, observed: ObjectObserved) -> ObjectStep: ...
 
 OBJECT_METADATA_KEY: str
 OBJECT_TOMBSTONE_KEY: str
@@ -44,16 +112,6 @@ HTTP_LARGEST_HEADER: str
 HTTP_CONFLICT: int
 HTTP_BAD_REQUEST: int
 
-def object_decide_put(
-    resource: object, fence: object, stored: tuple[str, str | None] | None, body_md5: str
-) -> str | None:
-    """Decides a guarded object write over what a HEAD read ((etag, fence
-    metadata), or None): None for If-None-Match: *, else the ETag for
-    If-Match; raises ``Stale``, ``Corrupt`` or ``Invalid``."""
-def object_too_many_races(resource: str) -> BaseException: ...
-def object_check_metadata(resource: str, keys: list[str]) -> None:
-    """Raises ``Invalid`` when a key is one of the guard's own."""
-def object_head_refused(resource: str, status: int) -> BaseException: ...
 def error_codes() -> list[tuple[str, str]]:
     """The core's error codes, in order: (code, class name in ``tinystore._errors``)."""
 def error_of(code: str, message: str) -> BaseException:

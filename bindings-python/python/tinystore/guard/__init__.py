@@ -25,29 +25,35 @@ the decisions come from tinystore's core, the same in every language.
 Errors: :class:`tinystore.Stale` (refused: ``resource``, ``fence`` and
 ``largest``); :class:`tinystore.Invalid` for a bad resource, a fence that is
 not an int from 0 to 2**128-1, a handle of an unknown kind, a call outside a
-transaction, or a missing ``tinystore_fences`` (on PostgreSQL the failed
-statement has aborted the transaction: roll it back);
-:class:`tinystore.Corrupt` for a recorded fence that is not 40 digits. The
-driver's own errors pass through as they are: on PostgreSQL at REPEATABLE
-READ or SERIALIZABLE, a concurrent writer of the same resource makes the
-check fail with ``psycopg.errors.SerializationFailure``: roll back and retry
-the whole transaction (at READ COMMITTED the check waits for the other
-writer's commit instead, then decides).
+transaction, or a missing ``tinystore_fences`` (raised from the driver's own
+error; on PostgreSQL the failed statement has aborted the transaction: roll
+it back); :class:`tinystore.Corrupt` for a recorded fence that is not 40
+digits. Any other error of the driver is raised as the driver raised it,
+unchanged: on PostgreSQL at REPEATABLE READ or SERIALIZABLE, a concurrent
+writer of the same resource makes the check fail with
+``psycopg.errors.SerializationFailure`` (SQLite in WAL mode: ``sqlite3``'s
+``SQLITE_BUSY_SNAPSHOT``): roll back and retry the whole transaction (at
+READ COMMITTED the check waits for the other writer's commit instead, then
+decides). :func:`is_serialization_failure` tells such an error, whatever
+the driver.
 
 :mod:`tinystore.guard.s3` is the same rule on S3 and S3-compatible object
-storage, the fence kept in each object's metadata and the write made
-conditional on the ETag read (``pip install tinystore[s3]``).
+storage: one object per fence under the key, read back by the largest
+(``pip install tinystore[s3]``).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import sys
+from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import _native
 from .._errors import Invalid
+from ._driver import failure_of
+from ._steps import Run
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -57,17 +63,9 @@ if TYPE_CHECKING:
     Handle: TypeAlias = "sqlite3.Connection | sqlite3.Cursor | psycopg.Connection[Any] | psycopg.Cursor[Any]"
     AsyncHandle: TypeAlias = "psycopg.AsyncConnection[Any] | psycopg.AsyncCursor[Any]"
 
-__all__ = ["check", "check_async", "ensure", "ensure_async", "migration", "s3"]
+__all__ = ["check", "check_async", "ensure", "ensure_async", "is_serialization_failure", "migration", "s3"]
 
-
-class _Statements(NamedTuple):
-    migration: str
-    check: str
-    read: str
-
-
-_SQLITE = _Statements(*_native.guard_statements("sqlite", "?"))
-_PSYCOPG = _Statements(*_native.guard_statements("postgres", "%s"))
+_Query = Callable[[str, tuple[str, ...]], Any]
 
 
 def migration(dialect: str) -> str:
@@ -76,7 +74,19 @@ def migration(dialect: str) -> str:
     :func:`ensure`."""
     if not isinstance(dialect, str):
         raise Invalid(f"a guard dialect must be a str, not {type(dialect).__name__}")
-    return _native.guard_statements(dialect, "?")[0]
+    return _native.guard_migration(dialect)
+
+
+def is_serialization_failure(err: BaseException) -> bool:
+    """Whether ``err``, an error a guarded transaction raised, is the
+    driver's serialization failure: a concurrent transaction came first
+    (PostgreSQL's SQLSTATE 40001 or 40P01, as
+    ``psycopg.errors.SerializationFailure``; SQLite busy or locked, as
+    ``sqlite3.OperationalError``). Roll back and run the whole transaction
+    again. tinystore's core tells it from what the error reports, as in
+    every language; any other error, tinystore's own included, is not
+    one."""
+    return failure_of(err).kind == "serialization"
 
 
 def ensure(conn: Handle) -> None:
@@ -86,11 +96,11 @@ def ensure(conn: Handle) -> None:
     commits with the open one."""
     sqlite = _sqlite_connection(conn)
     if sqlite is not None:
-        sqlite.execute(_SQLITE.migration)
+        sqlite.execute(_SQLITE_MIGRATION)
         return
     pg = _psycopg_sync(conn, "ensure")
     with pg.transaction():
-        pg.execute(_PSYCOPG.migration)
+        pg.execute(_POSTGRES_MIGRATION)
 
 
 def check(conn: Handle, resource: str, fence: int) -> None:
@@ -101,63 +111,74 @@ def check(conn: Handle, resource: str, fence: int) -> None:
     went: a refused write must be rolled back."""
     sqlite = _sqlite_connection(conn)
     if sqlite is not None:
-        _check_sqlite(sqlite, resource, fence)
+        machine = _native.SqlCheck("sqlite", "?", resource, fence, _sqlite_in_transaction(sqlite))
+        _drive(machine, sqlite.execute, lambda sql, params: _tuple_cursor(sqlite).execute(sql, params).fetchone())
         return
     pg = _psycopg_sync(conn, "check")
-    text = _native.guard_arguments(resource, fence)
-    if not _psycopg_in_transaction(pg):
-        raise _native.guard_not_in_transaction(resource)
-    psycopg = _psycopg()
-    try:
-        if pg.execute(_PSYCOPG.check, (resource, text)).rowcount > 0:
-            return
-        # Refused, or equal on a database that counts it unchanged: read
-        # what is recorded, as tuples whatever the connection's row factory.
-        row = pg.cursor(row_factory=psycopg.rows.tuple_row).execute(_PSYCOPG.read, (resource,)).fetchone()
-    except psycopg.errors.UndefinedTable as err:
-        raise _native.guard_missing_table(resource) from err
-    _native.guard_refused(resource, fence, _recorded(row))
+    tuples = _psycopg().rows.tuple_row
+    machine = _native.SqlCheck("postgres", "%s", resource, fence, _psycopg_in_transaction(pg))
+    _drive(machine, pg.execute, lambda sql, params: pg.cursor(row_factory=tuples).execute(sql, params).fetchone())
 
 
 async def ensure_async(aconn: AsyncHandle) -> None:
     """:func:`ensure` on a psycopg ``AsyncConnection`` or ``AsyncCursor``."""
     pg = _psycopg_async(aconn, "ensure_async")
     async with pg.transaction():
-        await pg.execute(_PSYCOPG.migration)
+        await pg.execute(_POSTGRES_MIGRATION)
 
 
 async def check_async(aconn: AsyncHandle, resource: str, fence: int) -> None:
     """:func:`check` on a psycopg ``AsyncConnection`` or ``AsyncCursor``."""
     pg = _psycopg_async(aconn, "check_async")
-    text = _native.guard_arguments(resource, fence)
-    if not _psycopg_in_transaction(pg):
-        raise _native.guard_not_in_transaction(resource)
-    psycopg = _psycopg()
-    try:
-        if (await pg.execute(_PSYCOPG.check, (resource, text))).rowcount > 0:
-            return
-        read = await pg.cursor(row_factory=psycopg.rows.tuple_row).execute(_PSYCOPG.read, (resource,))
-        row = await read.fetchone()
-    except psycopg.errors.UndefinedTable as err:
-        raise _native.guard_missing_table(resource) from err
-    _native.guard_refused(resource, fence, _recorded(row))
+    tuples = _psycopg().rows.tuple_row
+    machine = _native.SqlCheck("postgres", "%s", resource, fence, _psycopg_in_transaction(pg))
+
+    run, step = Run(), machine.start()
+    while True:
+        observed: _native.SqlObserved
+        try:
+            match step:
+                case ("execute", sql, params):
+                    observed = ("changed", (await pg.execute(sql, params)).rowcount)
+                case ("query", sql, params):
+                    read = await pg.cursor(row_factory=tuples).execute(sql, params)
+                    observed = ("row", _recorded(await read.fetchone()))
+                case _:
+                    break
+        except Exception as err:  # the driver's: core classifies it
+            observed = run.failure(err)
+        step = machine.observe(observed)
+    run.end(step)
 
 
-def _check_sqlite(conn: sqlite3.Connection, resource: str, fence: int) -> None:
-    text = _native.guard_arguments(resource, fence)
-    if not _sqlite_in_transaction(conn):
-        raise _native.guard_not_in_transaction(resource)
-    try:
-        if conn.execute(_SQLITE.check, (resource, text)).rowcount > 0:
-            return
-        read = conn.cursor()
-        read.row_factory = None  # tuples, whatever the connection's factory
-        row = read.execute(_SQLITE.read, (resource,)).fetchone()
-    except sqlite3.OperationalError as err:
-        if "no such table" in str(err):
-            raise _native.guard_missing_table(resource) from err
-        raise
-    _native.guard_refused(resource, fence, _recorded(row))
+def _drive(machine: _native.SqlCheck, execute: Callable[[str, tuple[str, ...]], Any], query: _Query) -> None:
+    """Runs the check's steps: ``execute`` returns a cursor (its rowcount
+    is the rows changed), ``query`` the first row or None."""
+    run, step = Run(), machine.start()
+    while True:
+        observed: _native.SqlObserved
+        try:
+            match step:
+                case ("execute", sql, params):
+                    observed = ("changed", execute(sql, params).rowcount)
+                case ("query", sql, params):
+                    observed = ("row", _recorded(query(sql, params)))
+                case _:
+                    break
+        except Exception as err:  # the driver's: core classifies it
+            observed = run.failure(err)
+        step = machine.observe(observed)
+    run.end(step)
+
+
+_SQLITE_MIGRATION = _native.guard_migration("sqlite")
+_POSTGRES_MIGRATION = _native.guard_migration("postgres")
+
+
+def _tuple_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    cur = conn.cursor()
+    cur.row_factory = None  # tuples, whatever the connection's factory
+    return cur
 
 
 def _sqlite_connection(handle: object) -> sqlite3.Connection | None:

@@ -2,55 +2,72 @@
 you already made (``pip install tinystore[s3]``; this module never imports
 boto3 itself).
 
-The fence lives in the object's own metadata, ``tinystore-fence``, as its
-40-digit text. :func:`put` reads the object's fence and ETag (a HEAD),
-refuses with :class:`tinystore.Stale` when the stored fence is larger, and
-otherwise writes with ``If-Match`` on that ETag, or ``If-None-Match: *``
-when there is no object yet, so nothing can come between the check and the
-write. A ``412 Precondition Failed`` (or ``409 ConditionalRequestConflict``)
-means another writer came in between: it reads again and decides again, at
-most ``MAX_TRIES`` times in all, then raises :class:`tinystore.Limit`.
-:func:`delete` writes an empty tombstone (metadata ``tinystore-deleted:
-true``) so that the object's fence stays and a late holder cannot bring it
-back.
+A guarded object is one object per fence under its key: a write of fence
+``f`` to ``KEY`` puts ``KEY/tinystore-fence/<f as 40 digits>``, and what a
+reader sees (:func:`get`) is the object of the largest fence listed there.
+:func:`put` lists the key's fences first (a larger one: :class:`tinystore.Stale`,
+nothing written), puts its own object, then lists again: a larger fence
+now means its write is not the largest, so it deletes its object and
+raises :class:`tinystore.Stale`; else the write is accepted and the
+smaller fences' objects, which no reader sees any more, are deleted. S3
+compares nothing here (no ``If-Match`` on an ETag, which repeats when a
+body does), so no interleaving of writers lets a smaller fence land over a
+larger one, and writing the same body again under a later fence is fine.
+:func:`delete` puts an empty tombstone (metadata ``tinystore-deleted:
+true``) the same way, so that the fence stays and a late holder cannot
+bring the object back; :func:`get` reads it as no object.
 
 >>> s3 = boto3.client("s3")                                  # doctest: +SKIP
 >>> with summaries.hold(42) as lease:
 ...     tinystore.guard.s3.put(s3, "chats", "42.json", summary, lease.fence)
+>>> tinystore.guard.s3.get(s3, "chats", "42.json")
+Found(body=b'...', fence=..., metadata={})
 
 The resource a :class:`tinystore.Stale` names is ``"BUCKET/KEY"``.
 Errors: :class:`tinystore.Stale` (a larger fence is stored);
-:class:`tinystore.Corrupt` (the object's ``tinystore-fence`` metadata is
-not 40 digits, an edit by hand, say); :class:`tinystore.Invalid` (a bad
-bucket, key, body, metadata or fence, or a write of the object's own body,
-which would keep its ETag: S3 compares ETags only, so a late writer could
-overwrite it unseen); :class:`tinystore.Unauthorized` (the HEAD was refused:
-the guard needs to read the object's metadata, ``s3:GetObject``);
-:class:`tinystore.Limit` (overtaken ``MAX_TRIES`` times). Nothing is written
-on any of them. boto3's other errors pass through as they are. The rule and
-its decisions come from tinystore's core, the same in every language.
+:class:`tinystore.Corrupt` (an object under ``KEY/tinystore-fence/`` whose
+name is not 40 digits, put there by hand, say); :class:`tinystore.Invalid`
+(a bucket or key that is not a str of UTF-8 or is empty, a key holding
+``/tinystore-fence/`` or too long for its fences' keys to fit S3's 1024
+bytes, a body that is not bytes or a str, metadata that is not a mapping of
+str to str or sets the guard's own keys, a fence that is not an int from 0
+to 2**128-1; nothing is sent); :class:`tinystore.Limit` (:func:`get` met a
+later writer deleting what it listed ``MAX_TRIES`` times in a row).
+boto3's own errors (``botocore.exceptions.ClientError``, such as a 403
+``AccessDenied``; ``EndpointConnectionError``) are raised as boto3 raised
+them. The protocol and its decisions are tinystore's core, the same in
+every language; this module makes its requests.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import _native
-from .._errors import Invalid
+from .._errors import Internal, Invalid
+from ._steps import Run
 
-__all__ = ["MAX_TRIES", "METADATA_KEY", "TOMBSTONE_KEY", "delete", "put"]
+__all__ = ["MAX_TRIES", "METADATA_KEY", "TOMBSTONE_KEY", "Found", "delete", "get", "put"]
 
 METADATA_KEY: str = _native.OBJECT_METADATA_KEY
-"""The metadata key holding an object's fence (``x-amz-meta-tinystore-fence``)."""
+"""The metadata key holding a fence object's fence (``x-amz-meta-tinystore-fence``)."""
 TOMBSTONE_KEY: str = _native.OBJECT_TOMBSTONE_KEY
 """The metadata key of the tombstone :func:`delete` leaves (value ``"true"``)."""
 MAX_TRIES: int = _native.OBJECT_MAX_TRIES
-"""How many times :func:`put` reads and tries in all before :class:`tinystore.Limit`."""
+"""How many times :func:`get` lists again, when the object it listed was
+deleted by a later writer before it read it, before :class:`tinystore.Limit`."""
 
-# The answers of a conditional PUT whose condition another writer broke.
-_RACED = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409"}
+
+class Found(NamedTuple):
+    """What :func:`get` read: the largest fence's object."""
+
+    body: bytes
+    """Its body."""
+    fence: int
+    """The fence it was written with."""
+    metadata: dict[str, str]
+    """Your own metadata written with it (the guard's own keys left out)."""
 
 
 def put(
@@ -63,98 +80,102 @@ def put(
 ) -> dict[str, Any]:
     """Writes ``body`` (bytes, or a str written as UTF-8) to ``bucket/key``
     with ``fence`` (an int from 0 to 2**128-1), unless a larger fence is
-    stored there: then raises :class:`tinystore.Stale` and writes nothing.
-    ``metadata`` is your own object metadata, written beside the fence.
-    Returns boto3's ``put_object`` response."""
+    stored there: then raises :class:`tinystore.Stale`, and no reader sees
+    the write. ``metadata`` is your own object metadata, written beside the
+    fence. Returns boto3's ``put_object`` response of the fence's object."""
     data = _body(body)
-    resource = _resource(bucket, key)
-    extra = _metadata(resource, metadata)
-    return _guarded_put(client, bucket, key, resource, data, fence, extra)
+    machine = _native.ObjectWrite.put(bucket, key, fence, list(_metadata(metadata).items()))
+    return _write(client, bucket, machine, data)
 
 
 def delete(client: Any, bucket: str, key: str, fence: int) -> dict[str, Any]:
     """Deletes ``bucket/key`` under ``fence``, unless a larger fence is
-    stored there (:class:`tinystore.Stale`): writes an empty tombstone whose
+    stored there (:class:`tinystore.Stale`): puts an empty tombstone whose
     metadata keeps the fence (and ``tinystore-deleted: true``), so a late
-    holder's put is still refused. Deleting a tombstone again is
-    :class:`tinystore.Invalid` (it would keep its ETag). Returns boto3's
-    ``put_object`` response."""
-    resource = _resource(bucket, key)
-    return _guarded_put(client, bucket, key, resource, b"", fence, {TOMBSTONE_KEY: "true"})
+    holder's put is still refused; :func:`get` then reads no object.
+    Deleting again is fine. Returns boto3's ``put_object`` response of the
+    tombstone."""
+    return _write(client, bucket, _native.ObjectWrite.delete(bucket, key, fence), b"")
 
 
-def _guarded_put(
-    client: Any, bucket: str, key: str, resource: str, data: bytes, fence: int, extra: dict[str, str]
-) -> dict[str, Any]:
-    fence_text = _native.guard_arguments(resource, fence)  # Invalid before any request
-    md5 = hashlib.md5(data, usedforsecurity=False).hexdigest()
-    metadata = {**extra, METADATA_KEY: fence_text}
-    for _ in range(MAX_TRIES):
-        etag = _native.object_decide_put(resource, fence, _head(client, bucket, key, resource), md5)
-        condition = {"IfNoneMatch": "*"} if etag is None else {"IfMatch": etag}
+def get(client: Any, bucket: str, key: str) -> Found | None:
+    """Reads ``bucket/key`` as the guard keeps it: the body, fence and your
+    metadata of the largest fence's object, or None when there is none
+    (never written, or deleted)."""
+    machine = _native.ObjectRead(bucket, key)
+    run, step = Run(), machine.start()
+    read: tuple[bytes, dict[str, str]] | None = None
+    while True:
+        observed: _native.ObjectObserved
         try:
-            response: dict[str, Any] = client.put_object(
-                Bucket=bucket, Key=key, Body=data, Metadata=metadata, **condition
-            )
-            return response
-        except Exception as err:
-            if _error_code(err) & _RACED:
-                continue  # another writer came in between: read and decide again
-            raise
-    raise _native.object_too_many_races(resource)
+            match step:
+                case ("list", prefix):
+                    observed = ("listed", _listed(client, bucket, prefix))
+                case ("get", name):
+                    got = client.get_object(Bucket=bucket, Key=name)
+                    stored = {str(k): str(v) for k, v in (got.get("Metadata") or {}).items()}
+                    read = (got["Body"].read(), stored)
+                    observed = ("got", stored)
+                case _:
+                    break
+        except Exception as err:  # boto3's: core classifies it
+            observed = run.failure(err)
+        step = machine.observe(observed)
+    run.end(step)
+    fence = machine.found
+    if fence is None or read is None:
+        return None
+    own = {k: v for k, v in read[1].items() if k.lower() not in (METADATA_KEY, TOMBSTONE_KEY)}
+    return Found(read[0], fence, own)
 
 
-def _head(client: Any, bucket: str, key: str, resource: str) -> tuple[str, str | None] | None:
-    """The object's (ETag, tinystore-fence metadata), or None when there is
-    none."""
-    try:
-        got = client.head_object(Bucket=bucket, Key=key)
-    except Exception as err:
-        codes = _error_code(err)
-        if codes & {"404", "NoSuchKey", "NotFound"}:
-            return None
-        if codes & {"403", "AccessDenied", "Forbidden"}:
-            raise _native.object_head_refused(resource, 403) from err
-        raise
-    stored: Mapping[str, str] = got.get("Metadata") or {}
-    fence = next((v for k, v in stored.items() if k.lower() == METADATA_KEY), None)
-    return str(got["ETag"]), fence
+def _write(client: Any, bucket: str, machine: _native.ObjectWrite, data: bytes) -> dict[str, Any]:
+    run, step = Run(), machine.start()
+    written: dict[str, Any] | None = None
+    while True:
+        observed: _native.ObjectObserved
+        try:
+            match step:
+                case ("list", prefix):
+                    observed = ("listed", _listed(client, bucket, prefix))
+                case ("put", name, metadata):
+                    written = client.put_object(Bucket=bucket, Key=name, Body=data, Metadata=metadata)
+                    observed = ("written",)
+                case ("delete", name):
+                    client.delete_object(Bucket=bucket, Key=name)
+                    observed = ("deleted",)
+                case _:
+                    break
+        except Exception as err:  # boto3's: core classifies it
+            observed = run.failure(err)
+        step = machine.observe(observed)
+    run.end(step)
+    if written is None:
+        raise Internal(f"a guarded write to {bucket}/... was accepted without a put")
+    return written
 
 
-def _error_code(err: Exception) -> set[str]:
-    """A botocore ``ClientError``'s error code and HTTP status, as text
-    (empty for any other exception)."""
-    response = getattr(err, "response", None)
-    if not isinstance(response, dict):
-        return set()
-    codes = set()
-    code = response.get("Error", {}).get("Code")
-    if code:
-        codes.add(str(code))
-    status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-    if status:
-        codes.add(str(status))
-    return codes
-
-
-def _resource(bucket: object, key: object) -> str:
-    for name, value in (("bucket", bucket), ("key", key)):
-        if not isinstance(value, str):
-            raise Invalid(f"an S3 guard's {name} must be a str, not {type(value).__name__}")
-        if not value:
-            raise Invalid(f"an S3 guard's {name} is empty")
-    return f"{bucket}/{key}"
+def _listed(client: Any, bucket: str, prefix: str) -> list[str]:
+    """Every key under ``prefix``, all pages."""
+    keys: list[str] = []
+    more: dict[str, str] = {}
+    while True:
+        page = client.list_objects_v2(Bucket=bucket, Prefix=prefix, **more)
+        keys.extend(str(o["Key"]) for o in page.get("Contents", []))
+        if not page.get("IsTruncated"):
+            return keys
+        more = {"ContinuationToken": page["NextContinuationToken"]}
 
 
 def _body(body: object) -> bytes:
     if isinstance(body, str):
-        return body.encode("utf-8")
+        return _utf8(body, "body").encode("utf-8")
     if isinstance(body, (bytes, bytearray, memoryview)):
         return bytes(body)
     raise Invalid(f"an S3 guard's body must be bytes or a str, not {type(body).__name__}")
 
 
-def _metadata(resource: str, metadata: object) -> dict[str, str]:
+def _metadata(metadata: object) -> dict[str, str]:
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
@@ -163,6 +184,13 @@ def _metadata(resource: str, metadata: object) -> dict[str, str]:
     for k, v in metadata.items():
         if not isinstance(k, str) or not isinstance(v, str):
             raise Invalid(f"an S3 guard's metadata must map str to str; {k!r}: {v!r} does not")
-        out[k] = v
-    _native.object_check_metadata(resource, list(out))
+        out[_utf8(k, "metadata key")] = _utf8(v, "metadata value")
     return out
+
+
+def _utf8(text: str, what: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Invalid(f"an S3 guard's {what} must be valid UTF-8 text; {text!r} has a lone surrogate") from None
+    return text

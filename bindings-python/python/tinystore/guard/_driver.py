@@ -1,0 +1,54 @@
+"""A driver's or an SDK's own error, described by what it reports (its
+SQLSTATE, SQLite's code and its name, an HTTP status and the service's
+error code, a socket's error code, or ``"connection"`` for a connection
+lost without a code) as a :class:`_native.DriverFailure`, which tinystore's
+core classifies. Nothing is decided here: this only reads the exception's
+fields. The drivers are never imported here; an exception of theirs means
+the program imported them."""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+import sys
+from typing import Any
+
+from .. import _native
+
+
+def failure_of(err: BaseException) -> _native.DriverFailure:
+    """What ``err`` reports, for core to classify."""
+    message = str(err)
+    if isinstance(err, sqlite3.Error):
+        return _native.DriverFailure(
+            message,
+            sqlite_code=_int_or_none(getattr(err, "sqlite_errorcode", None)),
+            error_code=_str_or_none(getattr(err, "sqlite_errorname", None)),
+        )
+    psycopg: Any = sys.modules.get("psycopg")
+    if psycopg is not None and isinstance(err, psycopg.Error):
+        state = _str_or_none(err.sqlstate)
+        lost = state is None and isinstance(err, psycopg.OperationalError)
+        return _native.DriverFailure(message, sqlstate=state, error_code="connection" if lost else None)
+    botocore: Any = sys.modules.get("botocore.exceptions")
+    if botocore is not None:
+        if isinstance(err, botocore.ClientError):
+            response = err.response if isinstance(err.response, dict) else {}
+            return _native.DriverFailure(
+                message,
+                http_status=_int_or_none(response.get("ResponseMetadata", {}).get("HTTPStatusCode")),
+                error_code=_str_or_none(response.get("Error", {}).get("Code")),
+            )
+        if isinstance(err, (botocore.ConnectionError, botocore.HTTPClientError)):
+            return _native.DriverFailure(message, error_code="connection")
+    if isinstance(err, OSError) and err.errno is not None and err.errno in errno.errorcode:
+        return _native.DriverFailure(message, error_code=errno.errorcode[err.errno])
+    return _native.DriverFailure(message)
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
