@@ -22,6 +22,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -202,6 +203,71 @@ def test_sqlite_missing_table_says_how_to_make_it(tmp_path: Path) -> None:
         guard.check(conn, "chats/42", 7)
     assert "ensure" in str(caught.value)
     assert isinstance(caught.value.__cause__, sqlite3.OperationalError)
+
+
+def test_sqlite_busy_is_the_drivers_own_error_and_a_serialization_failure(tmp_path: Path) -> None:
+    """Another connection holds the write lock: the check fails with
+    sqlite3's own OperationalError (SQLITE_BUSY), raised unchanged, which
+    is_serialization_failure tells."""
+    holder = sqlite3.connect(tmp_path / "app.db", isolation_level=None)
+    guard.ensure(holder)
+    holder.execute("begin immediate")
+    conn = sqlite3.connect(tmp_path / "app.db", timeout=0)
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        with conn:
+            guard.check(conn, "chats/42", 7)
+    assert not isinstance(caught.value, tinystore.Error)
+    assert caught.value.sqlite_errorname == "SQLITE_BUSY"
+    assert guard.is_serialization_failure(caught.value)
+    holder.execute("rollback")
+
+
+def test_sqlite_snapshot_too_old_is_a_serialization_failure(tmp_path: Path) -> None:
+    """WAL mode: a transaction that read before another committed cannot
+    write (SQLITE_BUSY_SNAPSHOT); its retry is decided by the rule."""
+    path = tmp_path / "app.db"
+    setup = sqlite3.connect(path, isolation_level=None)
+    setup.execute("pragma journal_mode=wal")
+    guard.ensure(setup)
+    a = sqlite3.connect(path, isolation_level=None)
+    a.execute("begin")
+    a.execute("select * from tinystore_fences").fetchall()
+    with setup:
+        setup.execute("begin")
+        guard.check(setup, "chats/42", 9)
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        guard.check(a, "chats/42", 7)
+    a.execute("rollback")
+    assert caught.value.sqlite_errorname == "SQLITE_BUSY_SNAPSHOT"
+    assert guard.is_serialization_failure(caught.value)
+    a.execute("begin")
+    with pytest.raises(tinystore.Stale):
+        guard.check(a, "chats/42", 7)
+    a.execute("rollback")
+
+
+def test_a_read_only_database_is_the_drivers_own_error(tmp_path: Path) -> None:
+    with closing(sqlite3.connect(tmp_path / "app.db")) as conn:
+        guard.ensure(conn)
+        conn.commit()
+    reader = sqlite3.connect(f"file:{tmp_path / 'app.db'}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError, match="readonly") as caught:
+        with reader:
+            guard.check(reader, "chats/42", 7)
+    assert not guard.is_serialization_failure(caught.value)
+
+
+def test_is_serialization_failure_is_false_for_other_errors() -> None:
+    for err in (
+        tinystore.Stale("refused", "chats/42", 7, 9),
+        tinystore.Invalid("bad"),
+        ValueError("database is locked"),
+        sqlite3.OperationalError("no such table: tinystore_fences"),
+        psycopg.errors.UniqueViolation("duplicate"),
+    ):
+        assert not guard.is_serialization_failure(err), repr(err)
+    assert guard.is_serialization_failure(psycopg.errors.SerializationFailure("could not serialize"))
+    assert guard.is_serialization_failure(psycopg.errors.DeadlockDetected("deadlock"))
 
 
 # --- Arguments and handles ------------------------------------------------
@@ -487,6 +553,7 @@ def test_serializable_the_second_writer_fails_and_its_retry_decides(pg: Postgres
             conn.execute("drop table if exists tinystore_fences")
         failed = second_writer_after_first(pg, serializable, first=8, second=second)
         assert isinstance(failed, psycopg.errors.SerializationFailure), repr(failed)
+        assert guard.is_serialization_failure(failed)
         assert pg.register("chats/42") == f"{8:040d}"
 
         # The caller's retry: the whole transaction again.

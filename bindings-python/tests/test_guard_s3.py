@@ -1,11 +1,13 @@
 """tinystore.guard.s3 against moto's real S3 server on loopback
 ($TINYSTORE_S3_URL; make test-python starts one with
-tests/guards/with-s3.sh): every object_guard case of vectors/behaviour.json;
-puts that lose a race (another client writes between the guard's HEAD and
-its PUT) and decide again; a guarded delete's tombstone keeping a late
-holder out; bad arguments refused before any request; and, on a second moto
-server with IAM enforced, a writer denied s3:GetObject getting
-`unauthorized` with nothing written.
+tests/guards/with-s3.sh): every object_guard case of vectors/behaviour.json
+on the layout of one object per fence under the key; writers that come in
+between the guard's requests (a real second client, called at a chosen
+point: no sleeps), smaller or larger, before or after its put; get, its
+tombstones and the caller's metadata; a reader whose object a later writer
+deletes under it; bad arguments refused before any request; an unreachable
+store and, on a second moto server with IAM enforced, a writer denied
+s3:ListBucket, each boto3's own error with nothing written.
 
 Without $TINYSTORE_S3_URL these tests skip, unless TINYSTORE_REQUIRE_S3=1,
 when they fail."""
@@ -20,7 +22,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,8 @@ if not S3_URL:
     pytest.skip("TINYSTORE_S3_URL is unset (run under tests/guards/with-s3.sh)", allow_module_level=True)
 
 import boto3  # type: ignore[import-untyped]  # noqa: E402
+import botocore.config  # type: ignore[import-untyped]  # noqa: E402
+import botocore.exceptions  # type: ignore[import-untyped]  # noqa: E402
 
 
 def client(url: str | None = S3_URL, **keys: str) -> Any:
@@ -47,6 +51,7 @@ def client(url: str | None = S3_URL, **keys: str) -> Any:
         region_name="us-east-1",
         aws_access_key_id=keys.get("key", "test"),
         aws_secret_access_key=keys.get("secret", "test"),
+        config=botocore.config.Config(retries={"total_max_attempts": 1}),
     )
 
 
@@ -62,8 +67,26 @@ def bucket(s3: Any) -> str:
     return name
 
 
+PREFIX = "/tinystore-fence/"
+
+
+def fence40(n: int) -> str:
+    return f"{n:040d}"
+
+
+def fences(s3: Any, bucket: str, key: str) -> list[str]:
+    """The rests of the keys under KEY/tinystore-fence/, in order."""
+    listed = s3.list_objects_v2(Bucket=bucket, Prefix=key + PREFIX).get("Contents", [])
+    return [str(o["Key"]).removeprefix(key + PREFIX) for o in listed]
+
+
+def everything(s3: Any, bucket: str) -> list[tuple[str, str]]:
+    """Every object's key and ETag in the bucket."""
+    return [(str(o["Key"]), str(o["ETag"])) for o in s3.list_objects_v2(Bucket=bucket).get("Contents", [])]
+
+
 def read(s3: Any, bucket: str, key: str) -> tuple[bytes, dict[str, str]] | None:
-    """The object's body and metadata, or None."""
+    """A plain object's body and metadata, or None."""
     try:
         got = s3.get_object(Bucket=bucket, Key=key)
     except s3.exceptions.NoSuchKey:
@@ -77,12 +100,13 @@ class Case:
 
     id: str
     key: str
-    has_stored: bool
     stored: str | None
-    stored_body: str
+    plain: bool
+    body: str
     fence: int
     expect: str
-    stored_after: str | None
+    read_after: int | None
+    listed_after: list[str] | None
     largest: int | None
     message_has: str | None
 
@@ -95,12 +119,13 @@ def load_cases() -> list[Case]:
         Case(
             id=v["id"],
             key=v.get("key", "chats/42.json"),
-            has_stored="stored" in v,
             stored=v.get("stored"),
-            stored_body=v.get("stored_body", "old"),
+            plain=v.get("plain", False),
+            body=v.get("body", "new"),
             fence=tinystore.parse_fence(v["fence"]),
             expect=v["expect"],
-            stored_after=v.get("stored_after"),
+            read_after=tinystore.parse_fence(v["read_after"]) if "read_after" in v else None,
+            listed_after=v.get("listed_after"),
             largest=tinystore.parse_fence(v["largest"]) if "largest" in v else None,
             message_has=v.get("message_has"),
         )
@@ -117,19 +142,21 @@ ERRORS: dict[str, type[tinystore.Error]] = {
 
 @pytest.mark.parametrize("case", load_cases(), ids=lambda c: c.id)
 def test_object_guard_vectors(case: Case, s3: Any, bucket: str) -> None:
-    if case.has_stored:
-        meta = {} if case.stored is None else {"tinystore-fence": case.stored}
-        s3.put_object(Bucket=bucket, Key=case.key, Body=case.stored_body.encode(), Metadata=meta)
-    before = read(s3, bucket, case.key)
+    if case.stored is not None:
+        s3.put_object(Bucket=bucket, Key=case.key + PREFIX + case.stored, Body=b"old")
+    if case.plain:
+        s3.put_object(Bucket=bucket, Key=case.key, Body=b"plain")
+    before = everything(s3, bucket)
     if case.expect == "written":
-        guard_s3.put(s3, bucket, case.key, "new", case.fence)
-        after = read(s3, bucket, case.key)
-        assert after is not None
-        assert after[0] == b"new"
-        assert after[1]["tinystore-fence"] == case.stored_after
+        guard_s3.put(s3, bucket, case.key, case.body, case.fence)
+        found = guard_s3.get(s3, bucket, case.key)
+        assert found is not None and (found.body, found.fence) == (case.body.encode(), case.read_after)
+        assert fences(s3, bucket, case.key) == case.listed_after
+        if case.plain:
+            assert read(s3, bucket, case.key) == (b"plain", {}), "the guard changed an object it never wrote"
         return
     with pytest.raises(ERRORS[case.expect]) as caught:
-        guard_s3.put(s3, bucket, case.key, "new", case.fence)
+        guard_s3.put(s3, bucket, case.key, case.body, case.fence)
     assert caught.value.code == case.expect
     if case.message_has is not None:
         assert case.message_has in str(caught.value)
@@ -139,110 +166,154 @@ def test_object_guard_vectors(case: Case, s3: Any, bucket: str) -> None:
             case.fence,
             case.largest,
         )
-    assert read(s3, bucket, case.key) == before, "a refused put changed the object"
+    assert everything(s3, bucket) == before, "a refused put changed the bucket"
 
 
-class Racing:
-    """The real client, with another writer that writes the object (a plain
-    put through a second real client) right after some of the guard's
-    HEADs: between the guard's read and its conditional write."""
+@dataclass
+class Between:
+    """The real client, with another writer (a guarded put through a second
+    real client) called right after the guard's request number ``after``
+    (1: its first listing; 2: its put) is answered."""
 
-    def __init__(self, real: Any, bucket: str, key: str, intrude: Callable[[int], dict[str, str] | None]) -> None:
-        self.real = real
-        self.other = client()
-        self.bucket = bucket
-        self.key = key
-        self.intrude = intrude
-        self.heads = 0
-        self.puts: list[dict[str, Any]] = []
+    real: Any
+    bucket: str
+    key: str
+    after: int
+    fence: int
+    body: str = "between"
+    requests: list[str] = field(default_factory=list)
+    outcome: BaseException | None = None
 
-    def head_object(self, **kwargs: Any) -> Any:
-        got = self.real.head_object(**kwargs)
-        self.heads += 1
-        meta = self.intrude(self.heads)
-        if meta is not None:
-            body = f"intruder {self.heads}".encode()
-            self.other.put_object(Bucket=self.bucket, Key=self.key, Body=body, Metadata=meta)
-        return got
+    def __getattr__(self, name: str) -> Any:
+        def call(**kwargs: Any) -> Any:
+            result = getattr(self.real, name)(**kwargs)
+            self.requests.append(name)
+            if len(self.requests) == self.after:
+                try:
+                    guard_s3.put(client(), self.bucket, self.key, self.body, self.fence)
+                except tinystore.Error as err:
+                    self.outcome = err
+            return result
 
-    def put_object(self, **kwargs: Any) -> Any:
-        self.puts.append({k: v for k, v in kwargs.items() if k in ("IfMatch", "IfNoneMatch")})
-        return self.real.put_object(**kwargs)
-
-
-def fence40(n: int) -> str:
-    return f"{n:040d}"
+        return call
 
 
-def test_a_put_that_loses_a_race_reads_again_and_is_written(s3: Any, bucket: str) -> None:
-    s3.put_object(Bucket=bucket, Key="k", Body=b"old", Metadata={"tinystore-fence": fence40(5)})
-    # After the first HEAD, another holder (fence 6) writes; the guard's
-    # If-Match then fails with 412, and it decides again over fence 6.
-    racing = Racing(s3, bucket, "k", lambda n: {"tinystore-fence": fence40(6)} if n == 1 else None)
-    guard_s3.put(racing, bucket, "k", b"mine", 7)
-    assert racing.heads == 2 and len(racing.puts) == 2
-    assert racing.puts[0]["IfMatch"] != racing.puts[1]["IfMatch"]
-    assert read(s3, bucket, "k") == (b"mine", {"tinystore-fence": fence40(7)})
+def test_a_smaller_fence_written_in_between_is_tidied_away(s3: Any, bucket: str) -> None:
+    between = Between(s3, bucket, "k", after=1, fence=6)
+    guard_s3.put(between, bucket, "k", "mine", 7)
+    assert between.outcome is None
+    assert between.requests[:3] == ["list_objects_v2", "put_object", "list_objects_v2"]
+    assert fences(s3, bucket, "k") == [fence40(7)]
+    found = guard_s3.get(s3, bucket, "k")
+    assert found is not None and (found.body, found.fence) == (b"mine", 7)
 
 
-def test_a_race_with_a_larger_fence_is_stale_on_the_second_decision(s3: Any, bucket: str) -> None:
-    racing = Racing(s3, bucket, "k", lambda n: {"tinystore-fence": fence40(9)} if n == 1 else None)
-    guard_s3.put(s3, bucket, "k", b"first", 5)
+@pytest.mark.parametrize("after", [1, 2], ids=["before-its-put", "after-its-put"])
+def test_a_larger_fence_written_in_between_makes_it_stale_and_removes_its_object(
+    s3: Any, bucket: str, after: int
+) -> None:
+    guard_s3.put(s3, bucket, "k", "first", 5)
+    between = Between(s3, bucket, "k", after=after, fence=9)
     with pytest.raises(tinystore.Stale) as caught:
-        guard_s3.put(racing, bucket, "k", b"late", 7)
-    assert (caught.value.fence, caught.value.largest) == (7, 9)
-    assert racing.heads == 2 and len(racing.puts) == 1  # the second decision wrote nothing
-    assert read(s3, bucket, "k") == (b"intruder 1", {"tinystore-fence": fence40(9)})
+        guard_s3.put(between, bucket, "k", "late", 7)
+    assert between.outcome is None
+    assert (caught.value.resource, caught.value.fence, caught.value.largest) == (f"{bucket}/k", 7, 9)
+    assert "delete_object" in between.requests, "the late write's own object was left behind"
+    assert fences(s3, bucket, "k") == [fence40(9)]
+    found = guard_s3.get(s3, bucket, "k")
+    assert found is not None and (found.body, found.fence) == (b"between", 9)
 
 
-def test_a_race_on_the_first_write_is_caught_by_if_none_match(s3: Any, bucket: str) -> None:
-    # No object at the HEAD; one appears before the PUT (If-None-Match: *).
-    real_head = s3.head_object
-    other = client()
-    heads = []
+def test_a_late_write_over_a_repeated_body_is_stale(s3: Any, bucket: str) -> None:
+    """The ABA of ETags: X (100), then, while the writer of 101 is paused
+    after its first listing, Y (102) and X again (103): its write is stale
+    and the object stays X with fence 103."""
+    guard_s3.put(s3, bucket, "k", "X", 100)
 
-    class FirstRace:
-        def head_object(self, **kwargs: Any) -> Any:
-            heads.append(1)
-            try:
-                return real_head(**kwargs)
-            finally:
-                if len(heads) == 1:
-                    other.put_object(Bucket=bucket, Key="k", Body=b"other", Metadata={"tinystore-fence": fence40(3)})
+    class Paused(Between):
+        def __getattr__(self, name: str) -> Any:
+            def call(**kwargs: Any) -> Any:
+                result = getattr(self.real, name)(**kwargs)
+                self.requests.append(name)
+                if len(self.requests) == 1:
+                    guard_s3.put(client(), bucket, "k", "Y", 102)
+                    guard_s3.put(client(), bucket, "k", "X", 103)
+                return result
 
-        def put_object(self, **kwargs: Any) -> Any:
-            return s3.put_object(**kwargs)
+            return call
 
-    guard_s3.put(FirstRace(), bucket, "k", "mine", 4)
-    assert len(heads) == 2
-    assert read(s3, bucket, "k") == (b"mine", {"tinystore-fence": fence40(4)})
+    with pytest.raises(tinystore.Stale) as caught:
+        guard_s3.put(Paused(s3, bucket, "k", after=0, fence=0), bucket, "k", "L", 101)
+    assert caught.value.largest == 103
+    found = guard_s3.get(s3, bucket, "k")
+    assert found is not None and (found.body, found.fence) == (b"X", 103)
 
 
-def test_a_put_overtaken_every_time_gives_up_with_limit(s3: Any, bucket: str) -> None:
-    s3.put_object(Bucket=bucket, Key="k", Body=b"old", Metadata={"tinystore-fence": fence40(1)})
-    racing = Racing(s3, bucket, "k", lambda n: {"tinystore-fence": fence40(2)})
-    with pytest.raises(tinystore.Limit) as caught:
-        guard_s3.put(racing, bucket, "k", b"mine", 3)
-    assert f"{bucket}/k" in str(caught.value) and "412" in str(caught.value)
-    assert racing.heads == guard_s3.MAX_TRIES == len(racing.puts)
-    body, meta = read(s3, bucket, "k") or (b"", {})
-    assert body.startswith(b"intruder") and meta["tinystore-fence"] == fence40(2)
+def test_the_same_body_under_a_later_fence_is_written(s3: Any, bucket: str) -> None:
+    guard_s3.put(s3, bucket, "k", "same", 1)
+    guard_s3.put(s3, bucket, "k", "same", 2)
+    found = guard_s3.get(s3, bucket, "k")
+    assert found is not None and (found.body, found.fence) == (b"same", 2)
 
 
 def test_delete_leaves_a_tombstone_that_keeps_the_fence(s3: Any, bucket: str) -> None:
     guard_s3.put(s3, bucket, "k", "summary", 5, metadata={"owner": "chat-7"})
-    assert read(s3, bucket, "k") == (b"summary", {"owner": "chat-7", "tinystore-fence": fence40(5)})
+    assert guard_s3.get(s3, bucket, "k") == guard_s3.Found(b"summary", 5, {"owner": "chat-7"})
+    assert read(s3, bucket, "k" + PREFIX + fence40(5)) == (b"summary", {"owner": "chat-7", "tinystore-fence": fence40(5)})
     with pytest.raises(tinystore.Stale):
         guard_s3.delete(s3, bucket, "k", 4)
     guard_s3.delete(s3, bucket, "k", 6)
-    assert read(s3, bucket, "k") == (b"", {"tinystore-deleted": "true", "tinystore-fence": fence40(6)})
+    assert guard_s3.get(s3, bucket, "k") is None
+    assert read(s3, bucket, "k" + PREFIX + fence40(6)) == (b"", {"tinystore-deleted": "true", "tinystore-fence": fence40(6)})
     with pytest.raises(tinystore.Stale) as caught:  # the late holder cannot bring it back
         guard_s3.put(s3, bucket, "k", "late", 5)
     assert caught.value.largest == 6
-    with pytest.raises(tinystore.Invalid, match="ETag"):  # deleting a tombstone keeps its ETag
-        guard_s3.delete(s3, bucket, "k", 7)
-    guard_s3.put(s3, bucket, "k", "again", 7)
-    assert read(s3, bucket, "k") == (b"again", {"tinystore-fence": fence40(7)})
+    guard_s3.delete(s3, bucket, "k", 6)  # deleting again is fine
+    guard_s3.delete(s3, bucket, "k", 7)
+    assert fences(s3, bucket, "k") == [fence40(7)]
+    guard_s3.put(s3, bucket, "k", "again", 8)
+    assert guard_s3.get(s3, bucket, "k") == guard_s3.Found(b"again", 8, {})
+
+
+def test_get_of_nothing_and_of_a_stray_object(s3: Any, bucket: str) -> None:
+    assert guard_s3.get(s3, bucket, "never") is None
+    s3.put_object(Bucket=bucket, Key="k", Body=b"plain")  # not the guard's: not read
+    assert guard_s3.get(s3, bucket, "k") is None
+    s3.put_object(Bucket=bucket, Key="k" + PREFIX + "notes.txt", Body=b"by hand")
+    with pytest.raises(tinystore.Corrupt, match="notes.txt") as caught:
+        guard_s3.get(s3, bucket, "k")
+    assert f'"{bucket}/k"' in str(caught.value)
+
+
+class Deleting:
+    """The real client; after each of the first ``times`` listings, a later
+    writer's tidying deletes the largest fence's object it listed."""
+
+    def __init__(self, real: Any, times: int) -> None:
+        self.real, self.times, self.lists = real, times, 0
+
+    def list_objects_v2(self, **kwargs: Any) -> Any:
+        page = self.real.list_objects_v2(**kwargs)
+        self.lists += 1
+        if self.lists <= self.times:
+            largest = max(str(o["Key"]) for o in page["Contents"])
+            self.real.delete_object(Bucket=kwargs["Bucket"], Key=largest)
+        return page
+
+    def get_object(self, **kwargs: Any) -> Any:
+        return self.real.get_object(**kwargs)
+
+
+def test_a_reader_whose_object_is_deleted_under_it_lists_again_then_gives_up(s3: Any, bucket: str) -> None:
+    for n in range(1, guard_s3.MAX_TRIES + 2):
+        s3.put_object(Bucket=bucket, Key="k" + PREFIX + fence40(n), Body=f"v{n}".encode())
+    reader = Deleting(s3, times=1)
+    found = guard_s3.get(reader, bucket, "k")
+    assert reader.lists == 2 and found is not None and (found.body, found.fence) == (b"v5", 5)
+    reader = Deleting(s3, times=guard_s3.MAX_TRIES)
+    with pytest.raises(tinystore.Limit, match=f'"{bucket}/k"'):
+        guard_s3.get(reader, bucket, "k")
+    assert reader.lists == guard_s3.MAX_TRIES
 
 
 def test_the_etag_is_the_bodys_md5(s3: Any, bucket: str) -> None:
@@ -250,12 +321,28 @@ def test_the_etag_is_the_bodys_md5(s3: Any, bucket: str) -> None:
     assert got["ETag"].strip('"') == hashlib.md5("héllo".encode()).hexdigest()
 
 
+def test_an_unreachable_store_is_boto3s_own_error(bucket: str) -> None:
+    dead = client(f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(botocore.exceptions.EndpointConnectionError) as caught:
+        guard_s3.put(dead, bucket, "k", "x", 1)
+    assert not isinstance(caught.value, tinystore.Error)
+    assert not tinystore.guard.is_serialization_failure(caught.value)
+    with pytest.raises(botocore.exceptions.EndpointConnectionError):
+        guard_s3.get(dead, bucket, "k")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("", "k", b"x", 1, None), "bucket is empty"),
-        (("b", "", b"x", 1, None), "key is empty"),
+        (("", "k", b"x", 1, None), 'it was given bucket "" and key "k"'),
+        (("b", "", b"x", 1, None), 'it was given bucket "b" and key ""'),
         ((None, "k", b"x", 1, None), "bucket must be a str, not NoneType"),
+        (("b", b"k", b"x", 1, None), "key must be a str, not bytes"),
+        (("b", "chats/\ud800", b"x", 1, None), "lone surrogate"),
+        (("b", "a\0b", b"x", 1, None), "NUL"),
+        (("b", "a/tinystore-fence/b", b"x", 1, None), "choose another key"),
+        (("b", "k" * 1000, b"x", 1, None), "a guarded key is at most"),
+        (("b", "k", "\ud800", 1, None), "lone surrogate"),
         (("b", "k", 42, 1, None), "body must be bytes or a str, not int"),
         (("b", "k", b"x", -1, None), "fence -1 is not from 0 to 2^128-1"),
         (("b", "k", b"x", 2**128, None), "is not from 0 to 2^128-1"),
@@ -264,6 +351,7 @@ def test_the_etag_is_the_bodys_md5(s3: Any, bucket: str) -> None:
         (("b", "k", b"x", 1, {"Tinystore-Fence": "9"}), "the guard's own"),
         (("b", "k", b"x", 1, {"a": 1}), "must map str to str"),
         (("b", "k", b"x", 1, ["a"]), "must be a mapping"),
+        (("b", "k", b"x", 1, {"a": "\udc00"}), "lone surrogate"),
     ],
 )
 def test_bad_arguments_are_invalid_before_any_request(args: tuple[Any, ...], message: str) -> None:
@@ -275,15 +363,22 @@ def test_bad_arguments_are_invalid_before_any_request(args: tuple[Any, ...], mes
     with pytest.raises(tinystore.Invalid) as caught:
         guard_s3.put(NoRequests(), bucket, key, body, fence, metadata=metadata)
     assert message in str(caught.value)
+    if body == b"x" and metadata is None:  # the same bucket, key and fence to delete and get
+        with pytest.raises(tinystore.Invalid, match=message.replace("^", r"\^")):
+            guard_s3.delete(NoRequests(), bucket, key, fence)
+        if isinstance(fence, int) and 0 <= fence < 2**128 and not isinstance(fence, bool):
+            with pytest.raises(tinystore.Invalid, match=message.replace("^", r"\^")):
+                guard_s3.get(NoRequests(), bucket, key)
 
 
-def test_a_write_with_no_right_to_read_metadata_is_unauthorized(tmp_path: Path) -> None:
-    """A second moto server that enforces IAM: a user allowed s3:* but
-    denied s3:GetObject (which covers HEAD) cannot use the guard."""
+def test_a_writer_the_store_refuses_gets_boto3s_own_403_with_nothing_written(tmp_path: Path) -> None:
+    """A second moto server that enforces IAM: a writer denied
+    s3:ListBucket (the guard's listing), or s3:PutObject, gets boto3's own
+    ClientError (403 AccessDenied), and nothing is written."""
     server = os.environ.get("MOTO_SERVER", "moto_server")
     port = free_port()
-    # The first three requests (the IAM set-up) are let through unsigned.
-    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="3")
+    # The IAM set-up's requests (three users: 3 each) are let through unsigned.
+    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="9")
     proc = subprocess.Popen(
         [server, "-H", "127.0.0.1", "-p", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -293,28 +388,26 @@ def test_a_write_with_no_right_to_read_metadata_is_unauthorized(tmp_path: Path) 
         iam = boto3.client(
             "iam", endpoint_url=url, region_name="us-east-1", aws_access_key_id="test", aws_secret_access_key="test"
         )
-        iam.create_user(UserName="writer")
-        policy = {
-            "Version": "2012-10-17",
-            "Statement": [
-                {"Effect": "Allow", "Action": ["s3:*"], "Resource": "*"},
-                {"Effect": "Deny", "Action": ["s3:GetObject"], "Resource": "*"},
-            ],
-        }
-        iam.put_user_policy(UserName="writer", PolicyName="no-read", PolicyDocument=json.dumps(policy))
-        made = iam.create_access_key(UserName="writer")["AccessKey"]
-        writer = client(url, key=made["AccessKeyId"], secret=made["SecretAccessKey"])
-        writer.create_bucket(Bucket="no-read")
-        for existing in (False, True):
-            if existing:
-                writer.put_object(Bucket="no-read", Key="k", Body=b"old")
-            with pytest.raises(tinystore.Unauthorized) as caught:
-                guard_s3.put(writer, "no-read", "k", b"new", 7)
-            message = str(caught.value)
-            assert '"no-read/k"' in message and "403" in message and "metadata" in message, message
-            assert "nothing was written" in message
-            keys = writer.list_objects_v2(Bucket="no-read").get("Contents", [])
-            assert [(o["Key"], o["Size"]) for o in keys] == ([("k", 3)] if existing else [])
+
+        def user(name: str, denied: list[str]) -> Any:
+            iam.create_user(UserName=name)
+            statements: list[dict[str, Any]] = [{"Effect": "Allow", "Action": ["s3:*"], "Resource": "*"}]
+            if denied:
+                statements.append({"Effect": "Deny", "Action": denied, "Resource": "*"})
+            policy = {"Version": "2012-10-17", "Statement": statements}
+            iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=json.dumps(policy))
+            made = iam.create_access_key(UserName=name)["AccessKey"]
+            return client(url, key=made["AccessKeyId"], secret=made["SecretAccessKey"])
+
+        admin = user("admin", [])
+        writers = [user("no-list", ["s3:ListBucket"]), user("no-put", ["s3:PutObject"])]
+        admin.create_bucket(Bucket="refused")
+        for writer in writers:
+            with pytest.raises(botocore.exceptions.ClientError) as caught:
+                guard_s3.put(writer, "refused", "k", b"new", 7)
+            assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+            assert caught.value.response["Error"]["Code"] == "AccessDenied"
+            assert admin.list_objects_v2(Bucket="refused").get("Contents", []) == []
     finally:
         proc.terminate()
         proc.wait(10)
