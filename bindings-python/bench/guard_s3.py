@@ -1,5 +1,7 @@
 """What tinystore.guard.s3 costs per put in Python: a plain put_object
-against a guarded put (a HEAD, then a conditional PUT) of the same object,
+against a guarded put (a listing of the key's fences, the put of its
+fence's object, a listing again, and the delete of the previous fence's
+object) of the same key,
 on moto's S3 server at $TINYSTORE_S3_URL (loopback), through one boto3
 client. The two run in turn, sample by sample, so that a noisy machine
 weighs on each alike. Prints the median µs per put of each and the ratio.
@@ -23,8 +25,7 @@ PUTS = 100
 
 
 def sample(s3: Any, bucket: str, guarded: bool, state: list[int]) -> float:
-    """µs per put of `PUTS` puts, each a new body (a guarded put of the
-    object's own body is refused: it would keep the ETag)."""
+    """µs per put of `PUTS` puts, each with a new fence and body."""
     start = time.perf_counter()
     for _ in range(PUTS):
         state[0] += 1
@@ -57,7 +58,7 @@ def main() -> int:
     print("| each put | µs per put |")
     print("| --- | ---: |")
     print(f"| plain `put_object` | {p:.0f} |")
-    print(f"| `tinystore.guard.s3.put` (HEAD, then a conditional PUT) | {g:.0f} |")
+    print(f"| `tinystore.guard.s3.put` (list, put, list, delete the previous fence's object) | {g:.0f} |")
     print(f"guarded / plain: {g / p:.2f}x (+{g - p:.0f} µs)")
     return 0
 

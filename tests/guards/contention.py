@@ -8,9 +8,15 @@ README.md beside this file.
 Checked after, per store: the log's fences rise in commit order (no fence
 twice, none lower than one before it); the register holds the largest
 logged fence; no refused write left a row; every accepted write left one;
-and at least one late write was refused. On S3 the log is the versions of
-the object (the bucket has versioning on), read oldest first, and the
-register is the latest version's tinystore-fence metadata.
+and at least one late write was refused. On S3 a guarded object is one
+object per fence under the key, and a write deletes the smaller fences'
+objects, so there is no log to read back in order: the log is the accepted
+writes in the order their ACCEPTED lines reached this driver (a write is
+accepted before its line is sent, and the next holder writes only after
+it), and the register is the fence the guarded read gives. Checked also:
+every version of every fence object (the bucket has versioning on) holds
+the body its key names, every accepted fence has one, and the fences
+listed at the end are accepted ones (a refused write removed its own).
 
 Usage: python contention.py [--seconds S] [--languages rust,python,node,go]
        [--dbs sqlite,postgres,s3] [--out DIR]
@@ -58,8 +64,9 @@ STOP_CHANCE = 0.25
 class Writer:
     """One worker process and what it said."""
 
-    def __init__(self, name: str, cmd: list[str], log: Path) -> None:
+    def __init__(self, name: str, cmd: list[str], log: Path, order: list[tuple[int, str]]) -> None:
         self.name = name
+        self.order = order  # every writer's accepted writes, as their lines arrive
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
         self.accepted: list[int] = []
         self.refused: list[tuple[int, int]] = []
@@ -77,6 +84,7 @@ class Writer:
                 self.stop_for(STOP_S)
             elif word == "ACCEPTED":
                 self.accepted.append(int(rest[0]))
+                self.order.append((int(rest[0]), self.name))
             elif word == "REFUSED":
                 self.refused.append((int(rest[0]), int(rest[1])))
             elif word == "ERROR":
@@ -134,30 +142,45 @@ def prepare_s3(name: str) -> str:
     return f"s3://{name}/{S3_KEY}"
 
 
-def read_back_s3(db: str) -> tuple[list[tuple[int, str]], str | None]:
-    """Every version of the object, oldest first: (fence, writer) from its
-    body, checked against its metadata; and the latest version's fence."""
+def read_back_s3(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], str | None, list[str]]:
+    """The accepted writes in the order their lines arrived, the fence the
+    guarded read gives (40 digits), and what the fence objects' versions
+    and the last listing contradict."""
+    import tinystore.guard.s3
+
     bucket = db.removeprefix("s3://").split("/", 1)[0]
+    prefix = f"{S3_KEY}/tinystore-fence/"
     s3 = s3_client()
-    versions = []
-    for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=S3_KEY):
-        versions.extend(v for v in page.get("Versions", []) if v["Key"] == S3_KEY)
-    log = []
-    for v in reversed(versions):  # S3 lists the newest first
-        got = s3.get_object(Bucket=bucket, Key=S3_KEY, VersionId=v["VersionId"])
-        body = json.loads(got["Body"].read())
-        meta = got["Metadata"].get("tinystore-fence")
-        if meta != f"{int(body['fence']):040d}":
-            raise RuntimeError(f"version {v['VersionId']}: metadata fence {meta} is not its body's {body['fence']}")
-        log.append((int(body["fence"]), str(body["writer"])))
-    latest = s3.head_object(Bucket=bucket, Key=S3_KEY)["Metadata"].get("tinystore-fence") if versions else None
-    return log, latest
+    problems: list[str] = []
+    versions: dict[int, list[str]] = {}
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=prefix):
+        for v in page.get("Versions", []):
+            got = s3.get_object(Bucket=bucket, Key=v["Key"], VersionId=v["VersionId"])
+            body = json.loads(got["Body"].read())
+            named = int(v["Key"].removeprefix(prefix))
+            meta = got["Metadata"].get("tinystore-fence")
+            if int(body["fence"]) != named or meta != f"{named:040d}":
+                problems.append(f"{v['Key']} version {v['VersionId']} holds fence {body['fence']} (metadata {meta})")
+            versions.setdefault(named, []).append(str(body["writer"]))
+    for fence, writer in order:
+        if writer not in versions.get(fence, []):
+            problems.append(f"accepted fence {fence} of {writer} has no version of its object")
+    accepted = {f for f, _ in order}
+    listed = [o["Key"] for p in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix) for o in p.get("Contents", [])]
+    for key in listed:
+        if int(key.removeprefix(prefix)) not in accepted:
+            problems.append(f"{key} is listed, but no writer's write of that fence was accepted")
+    found = tinystore.guard.s3.get(s3, bucket, S3_KEY)
+    if found is not None and json.loads(found.body)["fence"] != str(found.fence):
+        problems.append(f"the guarded read gives fence {found.fence} with the body {found.body!r}")
+    return list(order), None if found is None else f"{found.fence:040d}", problems
 
 
-def read_back(db: str) -> tuple[list[tuple[int, str]], str | None]:
-    """The log in commit order, and the register's text for the resource."""
+def read_back(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], str | None, list[str]]:
+    """The log in commit order, the register's text for the resource, and
+    what else the store contradicts."""
     if db.startswith("s3://"):
-        return read_back_s3(db)
+        return read_back_s3(db, order)
     if db.startswith("postgres"):
         import psycopg
 
@@ -169,16 +192,16 @@ def read_back(db: str) -> tuple[list[tuple[int, str]], str | None]:
         log = [(int(f), w) for f, w in conn.execute("select fence, writer from guard_log order by seq")]
         row = conn.execute("select fence from tinystore_fences where resource = 'contention/1'").fetchone()
         conn.close()
-    return log, (row[0] if row else None)
+    return log, (row[0] if row else None), []
 
 
-def check(db: str, writers: list[Writer]) -> dict[str, Any]:
-    log, register = read_back(db)
+def check(db: str, writers: list[Writer], order: list[tuple[int, str]]) -> dict[str, Any]:
+    log, register, problems = read_back(db, order)
     fences = [f for f, _ in log]
     writer_of = dict(log)
     accepted = sorted(f for w in writers for f in w.accepted)
     refused = [r for w in writers for r in w.refused]
-    violations: list[str] = []
+    violations: list[str] = list(problems)
     for before, after in zip(fences, fences[1:]):
         if after <= before:
             violations.append(
@@ -232,12 +255,13 @@ def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str
         else:
             db = prepare_sqlite(out / "guarded.db")
         writers = []
+        order: list[tuple[int, str]] = []
         for lang in languages:
             for i in range(2):
                 name = f"{lang}-{i}"
                 cmd = WORKERS[lang] + ["--store", f"unix:{sock}", "--db", db, "--name", name,
                                        "--seconds", str(seconds), "--ttl-ms", str(TTL_MS)]
-                writers.append(Writer(name, cmd, out / f"{name}-{db_kind}.log"))
+                writers.append(Writer(name, cmd, out / f"{name}-{db_kind}.log", order))
         for w in writers:
             try:
                 w.proc.wait(timeout=seconds + 60)
@@ -247,7 +271,7 @@ def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str
         failed = [w.name for w in writers if w.proc.returncode != 0 or not w.done]
         if failed:
             raise RuntimeError(f"writers {failed} did not finish cleanly; see their logs in {out}")
-        report = check(db, writers)
+        report = check(db, writers, order)
         missing = set(f"{l}-{i}" for l in languages for i in range(2)) - set(report["writers"])
         if missing:
             report["violations"].append(f"writers {sorted(missing)} never wrote")
