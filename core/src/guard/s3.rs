@@ -99,55 +99,24 @@ pub async fn delete(client: &Client, bucket: &str, key: &str, fence: Fence) -> R
 /// or `None` when there is none (never written, or deleted).
 pub async fn get(client: &Client, bucket: &str, key: &str) -> Result<Option<Found>> {
     let mut machine = ObjectRead::new(bucket, key);
+    let mut steps = Steps::new(client, bucket, b"");
     let mut step = machine.start();
-    let mut read = None;
     loop {
-        let (observed, cause) = match step {
-            ObjectStep::List { prefix } => listed(client, bucket, &prefix).await,
-            ObjectStep::Get { key } => {
-                match client.get_object().bucket(bucket).key(&key).send().await {
-                    Ok(out) => {
-                        let metadata = out.metadata().cloned().unwrap_or_default();
-                        match out.body.collect().await {
-                            Ok(body) => {
-                                let observed = ObjectObserved::Got {
-                                    metadata: metadata.clone().into_iter().collect(),
-                                };
-                                read = Some((body.into_bytes().to_vec(), metadata));
-                                (observed, None)
-                            }
-                            Err(err) => failed(
-                                DriverFailure {
-                                    error_code: Some("connection".into()),
-                                    ..DriverFailure::new(err.to_string())
-                                },
-                                err,
-                            ),
-                        }
+        if let ObjectStep::Done(verdict) = step {
+            steps.finish(verdict)?;
+            return Ok(machine
+                .found()
+                .zip(steps.read)
+                .map(|(fence, (body, mut metadata))| {
+                    metadata.retain(|k, _| !is_guards_own(k));
+                    Found {
+                        body,
+                        fence,
+                        metadata,
                     }
-                    Err(err) => sdk_failed(err),
-                }
-            }
-            ObjectStep::Done(verdict) => {
-                verdict.into_result()?;
-                return Ok(machine
-                    .found()
-                    .zip(read)
-                    .map(|(fence, (body, mut metadata))| {
-                        metadata.retain(|k, _| !is_guards_own(k));
-                        Found {
-                            body,
-                            fence,
-                            metadata,
-                        }
-                    }));
-            }
-            other => return Err(unexpected(&other)),
-        };
-        step = machine.observe(observed);
-        if let (ObjectStep::Done(Verdict::Driver(err)), Some(cause)) = (&step, cause) {
-            return Err(err.clone().with_shared_cause(cause));
+                }));
         }
+        step = machine.observe(steps.make(step).await);
     }
 }
 
@@ -157,21 +126,74 @@ async fn write(
     mut machine: ObjectWrite,
     body: &[u8],
 ) -> Result<Written> {
+    let mut steps = Steps::new(client, bucket, body);
     let mut step = machine.start();
-    let mut written = None;
     loop {
+        if let ObjectStep::Done(verdict) = step {
+            steps.finish(verdict)?;
+            return steps.written.ok_or_else(|| {
+                Error::new(
+                    crate::Code::Internal,
+                    "a guarded write was accepted without a put",
+                )
+            });
+        }
+        step = machine.observe(steps.make(step).await);
+    }
+}
+
+/// The requests of a guard's machine, made on one bucket with the AWS
+/// SDK: what [`put`], [`delete`] and [`get`] drive their machines with,
+/// public so that a caller can drive an [`ObjectWrite`] or [`ObjectRead`]
+/// step by step (a test that puts another writer between two steps).
+pub struct Steps<'a> {
+    client: &'a Client,
+    bucket: &'a str,
+    body: &'a [u8],
+    /// What the last put wrote.
+    pub written: Option<Written>,
+    /// What the last get read: its body and metadata.
+    pub read: Option<(Vec<u8>, HashMap<String, String>)>,
+    cause: Option<crate::Cause>,
+}
+
+impl<'a> Steps<'a> {
+    /// Steps on `bucket` through `client`; a put writes `body`, or nothing
+    /// for a tombstone.
+    pub fn new(client: &'a Client, bucket: &'a str, body: &'a [u8]) -> Steps<'a> {
+        Steps {
+            client,
+            bucket,
+            body,
+            written: None,
+            read: None,
+            cause: None,
+        }
+    }
+
+    /// Makes the request `step` names, and gives what the store answered.
+    pub async fn make(&mut self, step: ObjectStep) -> ObjectObserved {
+        let (client, bucket) = (self.client, self.bucket);
         let (observed, cause) = match step {
             ObjectStep::List { prefix } => listed(client, bucket, &prefix).await,
             ObjectStep::Put { key, metadata } => {
+                let tombstone = metadata
+                    .iter()
+                    .any(|(k, _)| k == super::object::TOMBSTONE_KEY);
+                let body = if tombstone {
+                    Vec::new()
+                } else {
+                    self.body.to_vec()
+                };
                 let request = client
                     .put_object()
                     .bucket(bucket)
                     .key(&key)
-                    .body(ByteStream::from(body.to_vec()))
+                    .body(ByteStream::from(body))
                     .set_metadata(Some(metadata.into_iter().collect()));
                 match request.send().await {
                     Ok(out) => {
-                        written = Some(Written {
+                        self.written = Some(Written {
                             key,
                             etag: out.e_tag().map(str::to_string),
                             version_id: out.version_id().map(str::to_string),
@@ -187,20 +209,48 @@ async fn write(
                     Err(err) => sdk_failed(err),
                 }
             }
-            ObjectStep::Done(verdict) => {
-                verdict.into_result()?;
-                return written.ok_or_else(|| {
-                    Error::new(
-                        crate::Code::Internal,
-                        "a guarded write was accepted without a put",
-                    )
-                });
+            ObjectStep::Get { key } => {
+                match client.get_object().bucket(bucket).key(&key).send().await {
+                    Ok(out) => {
+                        let metadata = out.metadata().cloned().unwrap_or_default();
+                        match out.body.collect().await {
+                            Ok(body) => {
+                                let observed = ObjectObserved::Got {
+                                    metadata: metadata.clone().into_iter().collect(),
+                                };
+                                self.read = Some((body.into_bytes().to_vec(), metadata));
+                                (observed, None)
+                            }
+                            Err(err) => failed(
+                                DriverFailure {
+                                    error_code: Some("connection".into()),
+                                    ..DriverFailure::new(err.to_string())
+                                },
+                                err,
+                            ),
+                        }
+                    }
+                    Err(err) => sdk_failed(err),
+                }
             }
-            other => return Err(unexpected(&other)),
+            ObjectStep::Done(_) => {
+                let message = "the S3 guard was asked to make a step that is the end".to_string();
+                (ObjectObserved::Failed(DriverFailure::new(message)), None)
+            }
         };
-        step = machine.observe(observed);
-        if let (ObjectStep::Done(Verdict::Driver(err)), Some(cause)) = (&step, cause) {
-            return Err(err.clone().with_shared_cause(cause));
+        self.cause = cause;
+        observed
+    }
+
+    /// The verdict as a result: a driver's failure with the SDK's error (of
+    /// the step that failed) as its cause.
+    pub fn finish(&mut self, verdict: Verdict) -> Result<()> {
+        match verdict {
+            Verdict::Driver(err) => Err(match self.cause.take() {
+                Some(cause) => err.with_shared_cause(cause),
+                None => err,
+            }),
+            other => other.into_result(),
         }
     }
 }
@@ -257,13 +307,6 @@ fn failed(
     (
         ObjectObserved::Failed(failure),
         Some(std::sync::Arc::new(cause)),
-    )
-}
-
-fn unexpected(step: &ObjectStep) -> Error {
-    Error::new(
-        crate::Code::Internal,
-        format!("the S3 guard was given a step it does not make: {step:?}"),
     )
 }
 
