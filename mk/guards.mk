@@ -27,6 +27,7 @@ test-guards-rust: deps-rust s3-deps
 	  --test guard_sqlite --test guard_postgres --lib guard::
 	$(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(CARGO) test -p tinystore --features $(GUARD_S3_FEATURES) \
 	  --test guard_s3 --test guard_http
+	$(CARGO) test -p tinystore --test guard_model
 
 # Writers in four languages on one served key, some stopped past their TTL,
 # through the guard on SQLite, on PostgreSQL and on S3 (moto, a versioned
@@ -35,7 +36,18 @@ test-guards-contention: python-install node-deps guard-worker-go s3-deps
 	$(CARGO) build -q -p tinystore-cli -p chat-summaries
 	$(WITH_S3) $(WITH_PG) $(PY) tests/guards/contention.py --seconds 10 --dbs sqlite,postgres,s3
 
-test-guards: test-guards-rust test-guards-contention
+# The conformance matrix (vectors/guards.json): every language's runner on
+# every backend, a table of language x backend x scenario; fails on any
+# cell (tests/guards/matrix.py). Each binding's mk file adds its runner to
+# GUARD_MATRIX_RUNNERS (LANGUAGE='COMMAND') and its build as a
+# prerequisite of test-guards-matrix.
+GUARD_MATRIX_RUNNERS := rust='$(CARGO) test -q -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --test guard_conformance -- --nocapture'
+.PHONY: test-guards-matrix
+test-guards-matrix: deps-rust s3-deps
+	$(CARGO) test -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --test guard_conformance --no-run
+	$(WITH_S3) $(WITH_PG) python3 tests/guards/matrix.py $(GUARD_MATRIX_RUNNERS)
+
+test-guards: test-guards-rust test-guards-contention test-guards-matrix
 
 # The guard's cost per write, in Rust (core/benches/guard.rs), on a SQLite
 # file and on the throwaway PostgreSQL; each binding adds its own

@@ -66,3 +66,7 @@ bench-guards-python: python-install
 .PHONY: bench-guards-s3-python
 bench-guards-s3-python: python-install s3-deps
 	cd bindings-python && $(PY_WITH_S3) $(PY) bench/guard_s3.py
+
+# Python's column of the guard's conformance matrix (mk/guards.mk).
+GUARD_MATRIX_RUNNERS += python='$(PY) bindings-python/tests/guard_conformance.py'
+test-guards-matrix: python-install
