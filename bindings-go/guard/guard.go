@@ -30,6 +30,12 @@
 // row's lock until the first commits; at REPEATABLE READ and SERIALIZABLE
 // the second fails with SQLSTATE 40001 instead (IsSerializationFailure):
 // retry the whole transaction. The package imports no driver.
+//
+// The check's protocol is tinystore's core's, written once for every
+// language as a machine that does no I/O: this package runs the
+// statements it gives on the caller's *sql.Tx and reports what they did;
+// the core decides, classifies the driver's errors, and words every
+// message.
 package guard
 
 import (
@@ -37,9 +43,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
+	"tinystore.dev/go/internal/guardio"
 	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 )
@@ -61,33 +67,30 @@ var (
 // String is the dialect's name.
 func (d Dialect) String() string { return d.name }
 
-type statements struct {
-	migration, check, read string
-}
+var migrations sync.Map // Dialect -> string
 
-var cache sync.Map // Dialect -> *statements
-
-func statementsOf(d Dialect) (*statements, error) {
-	if s, ok := cache.Load(d); ok {
-		return s.(*statements), nil
+// migrationOf is the core's migration of d, read once.
+func migrationOf(d Dialect) (string, error) {
+	if s, ok := migrations.Load(d); ok {
+		return s.(string), nil
 	}
-	migration, check, read, err := native.GuardStatements(d.name, d.placeholders)
+	migration, _, _, err := native.GuardStatements(d.name, d.placeholders)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	s, _ := cache.LoadOrStore(d, &statements{migration, check, read})
-	return s.(*statements), nil
+	migrations.Store(d, migration)
+	return migration, nil
 }
 
 // Migration is the statement that makes the register table
 // tinystore_fences if it is missing, for a migrations folder. An unknown
 // Dialect (the zero value) gives "".
 func Migration(dialect Dialect) string {
-	s, err := statementsOf(dialect)
+	migration, err := migrationOf(dialect)
 	if err != nil {
 		return ""
 	}
-	return s.migration
+	return migration
 }
 
 // Execer is what Ensure runs its statement on: a *sql.DB, *sql.Conn or
@@ -97,17 +100,18 @@ type Execer interface {
 }
 
 // Ensure makes the register table tinystore_fences if it is missing; it
-// is safe to run again.
+// is safe to run again. A driver's error is returned as Check returns
+// one: of the code the core classifies it as, wrapping it.
 func Ensure(ctx context.Context, db Execer, dialect Dialect) error {
-	s, err := statementsOf(dialect)
+	migration, err := migrationOf(dialect)
 	if err != nil {
 		return err
 	}
 	if db == nil {
 		return &locks.Error{Code: locks.CodeInvalid, Message: "guard.Ensure was given a nil database handle"}
 	}
-	if _, err := db.ExecContext(ctx, s.migration); err != nil {
-		return dbError(fmt.Sprintf("making tinystore_fences on %s", dialect), err)
+	if _, err := db.ExecContext(ctx, migration); err != nil {
+		return guardio.DriverError(fmt.Sprintf("making tinystore_fences on %s", dialect), err)
 	}
 	return nil
 }
@@ -115,119 +119,70 @@ func Ensure(ctx context.Context, db Execer, dialect Dialect) error {
 // Check checks fence against the largest fence recorded for resource and
 // records it, inside tx. Accepted: nil, and the caller's own writes in tx
 // commit with the record. Refused: a *tinystore.StaleError with the
-// resource and both fences; the caller rolls tx back. Other errors: an
-// invalid resource (1 to 1024 bytes of UTF-8, no NUL) or dialect, a
-// missing table (invalid, saying how to make it), a register row whose
-// fence is not 40 digits (corrupt, naming the resource), or the driver's
-// error as an io error that wraps it (errors.As reaches the driver's).
+// resource and both fences; the caller rolls tx back.
+//
+// Other errors, each a *tinystore.Error: invalid for a resource that is
+// empty, over 1,024 bytes, holds a NUL or is not UTF-8, for a nil tx (a
+// check outside a transaction) and for the zero Dialect; invalid for a
+// missing tinystore_fences, saying how to make it, with the driver's
+// error inside; corrupt, naming the resource, for a register row whose
+// fence is not 40 digits. A driver's own error is returned as an error of
+// the code the core classifies it as (io; unavailable for a lost
+// connection; unauthorized for a refused permission) that wraps it:
+// errors.As reaches the driver's type, and IsSerializationFailure tells
+// a serialization failure.
+//
+// The statements, their order and every decision are the core's (its
+// SqlCheck machine); Check runs them on tx and reports what they did.
 func Check(ctx context.Context, tx *sql.Tx, dialect Dialect, resource string, fence locks.Fence) error {
-	if err := native.GuardCheckResource(resource); err != nil {
-		return err
-	}
-	s, err := statementsOf(dialect)
+	m, err := native.NewSQLCheck(dialect.name, dialect.placeholders, resource, fence.Epoch, fence.Count, tx != nil)
 	if err != nil {
 		return err
 	}
-	if tx == nil {
-		return native.GuardNotInTransaction(resource)
-	}
-	result, err := tx.ExecContext(ctx, s.check, resource, fmt.Sprintf("%040s", fence))
-	if err != nil {
-		return statementError(resource, err)
-	}
-	changed, err := result.RowsAffected()
-	if err != nil {
-		return dbError(fmt.Sprintf("guarding %q: counting the rows changed", resource), err)
-	}
-	if changed > 0 {
-		return nil
-	}
-	var recorded sql.NullString
-	err = tx.QueryRowContext(ctx, s.read, resource).Scan(&recorded)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return statementError(resource, err)
-	}
-	var text *string
-	if err == nil {
-		text = &recorded.String
-	}
-	epoch, count, err := native.GuardRefused(resource, fence.Epoch, fence.Count, text)
-	var refusal *locks.Error
-	if errors.As(err, &refusal) && refusal.Code == locks.CodeStale {
-		return &locks.StaleError{
-			Resource: resource,
-			Fence:    fence,
-			Largest:  locks.Fence{Epoch: epoch, Count: count},
-			Message:  refusal.Message,
-		}
-	}
-	return err
+	defer m.Free()
+	return guardio.Run(m, func(step native.Step) (native.Observed, error) {
+		return run(ctx, tx, step)
+	})
 }
 
-// IsSerializationFailure reports whether err is (or wraps) a driver's
-// serialization failure, SQLSTATE 40001: at REPEATABLE READ or
-// SERIALIZABLE on PostgreSQL, a concurrent transaction wrote first. Roll
-// back and run the whole transaction again (take the fence anew only if
-// the lease was lost); the retry is then decided by the rule.
+// run runs one of the check's statements on tx.
+func run(ctx context.Context, tx *sql.Tx, step native.Step) (native.Observed, error) {
+	params := make([]any, len(step.Params))
+	for i, p := range step.Params {
+		params[i] = p
+	}
+	switch step.Kind {
+	case native.StepExecute:
+		result, err := tx.ExecContext(ctx, step.Text, params...)
+		if err != nil {
+			return guardio.Failed(err)
+		}
+		changed, err := result.RowsAffected()
+		if err != nil {
+			return guardio.Failed(err)
+		}
+		return native.Observed{Kind: native.ObservedChanged, Changed: uint64(changed)}, nil
+	case native.StepQuery:
+		var recorded string
+		err := tx.QueryRowContext(ctx, step.Text, params...).Scan(&recorded)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return native.Observed{Kind: native.ObservedNoRow}, nil
+		case err != nil:
+			return guardio.Failed(err)
+		}
+		return native.Observed{Kind: native.ObservedRow, Row: recorded}, nil
+	}
+	return native.Observed{}, nil // not a SQL step: the machine says so
+}
+
+// IsSerializationFailure reports whether err is, or wraps, a driver's
+// serialization failure as the core classifies it: SQLSTATE 40001 or
+// 40P01 (PostgreSQL at REPEATABLE READ or SERIALIZABLE: a concurrent
+// transaction wrote first), SQLite busy or locked. It reads the driver's
+// error whether Check wrapped it or not (a failed Commit). Roll back and
+// run the whole transaction again (take the fence anew only if the lease
+// was lost); the retry is then decided by the rule.
 func IsSerializationFailure(err error) bool {
-	return sqlState(err) == "40001"
+	return guardio.IsSerializationFailure(err)
 }
-
-// sqlState is the SQLSTATE of a driver's error: by its SQLState() method
-// (pgx's *pgconn.PgError, lib/pq's *pq.Error), else from "(SQLSTATE x)"
-// in its message (pgx's wording); "" when it has none.
-func sqlState(err error) string {
-	var coded interface{ SQLState() string }
-	if errors.As(err, &coded) {
-		return coded.SQLState()
-	}
-	if err == nil {
-		return ""
-	}
-	message := err.Error()
-	if i := strings.LastIndex(message, "(SQLSTATE "); i >= 0 {
-		if j := strings.IndexByte(message[i:], ')'); j > 0 {
-			return message[i+len("(SQLSTATE ") : i+j]
-		}
-	}
-	return ""
-}
-
-// missingTable tells a driver's "no such table" from its message or
-// SQLSTATE, without importing the driver.
-func missingTable(err error) bool {
-	if sqlState(err) == "42P01" {
-		return true
-	}
-	message := err.Error()
-	return strings.Contains(message, "no such table: tinystore_fences") ||
-		strings.Contains(message, `"tinystore_fences" does not exist`)
-}
-
-func statementError(resource string, err error) error {
-	if missingTable(err) {
-		return native.GuardMissingTable(resource)
-	}
-	doing := fmt.Sprintf("guarding %q", resource)
-	if IsSerializationFailure(err) {
-		doing += ": a concurrent transaction wrote it first (serialization failure, SQLSTATE 40001): retry the whole transaction"
-	}
-	return dbError(doing, err)
-}
-
-// driverError is an io error that wraps the driver's, so that errors.Is
-// matches tinystore.ErrIO and errors.As reaches the driver's own type.
-type driverError struct {
-	io     *locks.Error
-	driver error
-}
-
-func dbError(doing string, err error) error {
-	return &driverError{
-		io:     &locks.Error{Code: locks.CodeIO, Message: doing + ": " + err.Error()},
-		driver: err,
-	}
-}
-
-func (e *driverError) Error() string   { return e.io.Error() }
-func (e *driverError) Unwrap() []error { return []error{e.io, e.driver} }

@@ -26,6 +26,31 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+// `TsObserved.kind`: the rows an `Execute` changed (`changed`).
+#define TS_OBSERVED_CHANGED 1
+
+// `TsObserved.kind`: a `Query` read a row, whose first column is `row`.
+#define TS_OBSERVED_ROW 2
+
+// `TsObserved.kind`: a `Query` read no row.
+#define TS_OBSERVED_NO_ROW 3
+
+// `TsObserved.kind`: a `List` found `keys`.
+#define TS_OBSERVED_LISTED 4
+
+// `TsObserved.kind`: a `Put` succeeded.
+#define TS_OBSERVED_WRITTEN 5
+
+// `TsObserved.kind`: a `Delete` succeeded.
+#define TS_OBSERVED_DELETED 6
+
+// `TsObserved.kind`: a `Get` found the object, with `metadata`.
+#define TS_OBSERVED_GOT 7
+
+// `TsObserved.kind`: the step failed in the driver, as `failure` says (a
+// `Get` that found nothing too: HTTP 404).
+#define TS_OBSERVED_FAILED 8
+
 // An error code: `Ok`, or one per tinystore error code, whose value is
 // the core's number for it (`Code::number`; a test checks each), whose
 // name `ts_code_name` gives.
@@ -65,6 +90,56 @@ typedef enum TsGroupKind {
   TS_GROUP_KIND_RW_WRITE = 4,
 } TsGroupKind;
 
+// What a step asks for.
+typedef enum TsStepKind {
+  // The machine ended: see `verdict`.
+  TS_STEP_KIND_DONE = 0,
+  // SQL: run `text` with `params` and observe the rows it changed.
+  TS_STEP_KIND_EXECUTE = 1,
+  // SQL: run `text` with `params` and observe its first row's first
+  // column as text, or no row.
+  TS_STEP_KIND_QUERY = 2,
+  // Objects: list every key under the prefix `text` (all pages).
+  TS_STEP_KIND_LIST = 3,
+  // Objects: put the body (empty for a tombstone) at the key `text`
+  // with `metadata`, unconditionally.
+  TS_STEP_KIND_PUT = 4,
+  // Objects: delete the key `text`.
+  TS_STEP_KIND_DELETE = 5,
+  // Objects: get the key `text` (its body, kept by the caller, and its
+  // metadata).
+  TS_STEP_KIND_GET = 6,
+} TsStepKind;
+
+// How a machine ended.
+typedef enum TsVerdictKind {
+  // Not ended (the step is not `TS_STEP_KIND_DONE`).
+  TS_VERDICT_KIND_PENDING = 0,
+  // The write is accepted (or the read found what it reports).
+  TS_VERDICT_KIND_ACCEPTED = 1,
+  // The guard's own error, in `error` (`stale` with `stale_*` set): the
+  // tinystore error, with the driver's last error as its cause, if any.
+  TS_VERDICT_KIND_REFUSED = 2,
+  // The driver's own failure, classified: `error` has its code (`io`,
+  // `unavailable`, `unauthorized`) and message; the driver's error is
+  // its cause.
+  TS_VERDICT_KIND_DRIVER = 3,
+} TsVerdictKind;
+
+// The class of a driver's failure, the core's.
+typedef enum TsDriverClass {
+  // The register table does not exist.
+  TS_DRIVER_CLASS_MISSING_TABLE = 0,
+  // A concurrent transaction came first: retry the whole transaction.
+  TS_DRIVER_CLASS_SERIALIZATION = 1,
+  // The database or store refused the caller.
+  TS_DRIVER_CLASS_PERMISSION = 2,
+  // The server could not be reached or went away.
+  TS_DRIVER_CLASS_UNAVAILABLE = 3,
+  // Any other failure.
+  TS_DRIVER_CLASS_OTHER = 4,
+} TsDriverClass;
+
 // An acquire under way (the core's `Acquiring`), to wait on or give up.
 // It grants a list: one lease for a key or a campaign, a lease per key for
 // several keys at once.
@@ -73,6 +148,10 @@ typedef struct TsAcquire TsAcquire;
 // A group of exclusive locks or of semaphores, the read or write side of
 // a group of read-write locks, or an election.
 typedef struct TsGroup TsGroup;
+
+// A guard's machine; its calls are serialized by a lock, so the handle
+// may be used from any thread.
+typedef struct TsGuardMachine TsGuardMachine;
 
 // A held lease or permit, and the callback that reports its loss.
 typedef struct TsHeld TsHeld;
@@ -156,8 +235,8 @@ typedef struct TsLeader {
 typedef struct TsGuardStatements {
   // Makes the register table `tinystore_fences` if it is missing.
   char *migration;
-  // Checks and records: parameters (resource, fence as 40 digits); one
-  // row changed is accepted, none means: read, then `ts_guard_refused`.
+  // Checks and records: parameters (resource, fence as 40 digits). The
+  // check itself is `ts_guard_sql_check_new`'s machine.
   char *check;
   // Reads the recorded fence: parameter (resource); one row or none.
   char *read;
@@ -174,13 +253,102 @@ typedef struct TsGuardNames {
   const char *fence_header;
   // The response header of a 409 with the largest fence.
   const char *largest_header;
-  // How many times a guarded put reads and tries in all.
+  // How many times a guarded read lists and gets in all.
   uint32_t max_tries;
   // The status of a refused (`stale`) request.
   uint16_t conflict;
   // The status of a request whose fence header is malformed.
   uint16_t bad_request;
 } TsGuardNames;
+
+// Text the caller lends for the call: `len` bytes at `ptr` (NULL when
+// `len` is 0).
+typedef struct TsText {
+  const uint8_t *ptr;
+  size_t len;
+} TsText;
+
+// A metadata entry the caller lends.
+typedef struct TsPair {
+  struct TsText key;
+  struct TsText value;
+} TsPair;
+
+// Text this library made: `len` bytes of UTF-8 at `ptr` (not
+// NUL-terminated; NULL when empty), freed by `ts_guard_step_clear`.
+typedef struct TsOwnedText {
+  uint8_t *ptr;
+  size_t len;
+} TsOwnedText;
+
+// A metadata entry this library made.
+typedef struct TsOwnedPair {
+  struct TsOwnedText key;
+  struct TsOwnedText value;
+} TsOwnedPair;
+
+// The end of a machine.
+typedef struct TsVerdict {
+  enum TsVerdictKind kind;
+  // The error of `Refused` and `Driver` (code `TS_CODE_OK` otherwise).
+  struct TsError error;
+  // Whether `error` is `stale`: then the three below are its resource,
+  // the refused write's fence and the largest recorded fence.
+  bool stale;
+  struct TsOwnedText stale_resource;
+  struct TsFence stale_fence;
+  struct TsFence stale_largest;
+} TsVerdict;
+
+// One step: what to do next, or the end.
+typedef struct TsGuardStep {
+  enum TsStepKind kind;
+  // The statement (`Execute`, `Query`), the prefix (`List`) or the key
+  // (`Put`, `Delete`, `Get`); empty for `Done`.
+  struct TsOwnedText text;
+  // The statement's parameters, in order (`Execute`, `Query`).
+  struct TsOwnedText *params;
+  size_t params_len;
+  // The metadata of a `Put`.
+  struct TsOwnedPair *metadata;
+  size_t metadata_len;
+  // How it ended, for `Done`.
+  struct TsVerdict verdict;
+} TsGuardStep;
+
+// A driver's or an SDK's failure, as the driver reports it; each `has_*`
+// says whether the field beside it is set. The texts need not be UTF-8
+// (they are read lossily).
+typedef struct TsDriverFailure {
+  // The SQLSTATE (PostgreSQL), such as "40001".
+  bool has_sqlstate;
+  struct TsText sqlstate;
+  // SQLite's result code, primary or extended.
+  bool has_sqlite_code;
+  int32_t sqlite_code;
+  // The HTTP status of an object store's answer.
+  bool has_http_status;
+  uint16_t http_status;
+  // A named code: a service's ("AccessDenied"), a driver's, a socket's
+  // ("ECONNREFUSED"), or "connection" for a connection lost without one.
+  bool has_error_code;
+  struct TsText error_code;
+  // The driver's own text.
+  struct TsText message;
+} TsDriverFailure;
+
+// What the caller observed of the step it ran: `kind` (a
+// `TS_OBSERVED_*`) says which of the other fields is meant.
+typedef struct TsObserved {
+  uint32_t kind;
+  uint64_t changed;
+  struct TsText row;
+  const struct TsText *keys;
+  size_t keys_len;
+  const struct TsPair *metadata;
+  size_t metadata_len;
+  struct TsDriverFailure failure;
+} TsObserved;
 
 // JSON text the caller owns until `ts_status_clear`: `len` bytes of UTF-8
 // at `json` (NULL when empty).
@@ -494,106 +662,11 @@ bool ts_guard_statements(const uint8_t *dialect,
 // `statements` is NULL, zeroed, or written by `ts_guard_statements`.
 void ts_guard_statements_clear(struct TsGuardStatements *statements);
 
-// Checks a guard's resource (1 to 1024 bytes of UTF-8, no NUL); an
-// `invalid` error names what is wrong.
-//
-// # Safety
-// `resource` points to `resource_len` readable bytes; `err` is writable.
-bool ts_guard_check_resource(const uint8_t *resource, size_t resource_len, struct TsError *err);
-
-// Decides a write of `fence` to `resource` whose check changed no row,
-// from the fence recorded for it as read back (`has_recorded` false: no
-// row). True: accepted (an equal fence). Otherwise `err` says why:
-// `TS_CODE_STALE` (and `*largest` is the larger recorded fence),
-// `TS_CODE_CORRUPT` naming the resource, or `TS_CODE_INTERNAL`.
-//
-// # Safety
-// The texts point to their lengths' readable bytes; `largest` and `err`
-// are writable.
-bool ts_guard_refused(const uint8_t *resource,
-                      size_t resource_len,
-                      struct TsFence fence,
-                      bool has_recorded,
-                      const uint8_t *recorded,
-                      size_t recorded_len,
-                      struct TsFence *largest,
-                      struct TsError *err);
-
-// Fills `err` with the `invalid` error of a guard on `resource` whose
-// register table does not exist, saying how to make it.
-//
-// # Safety
-// `resource` points to `resource_len` readable bytes; `err` is writable.
-void ts_guard_missing_table(const uint8_t *resource, size_t resource_len, struct TsError *err);
-
-// Fills `err` with the `invalid` error of a guard on `resource` called
-// outside a transaction.
-//
-// # Safety
-// `resource` points to `resource_len` readable bytes; `err` is writable.
-void ts_guard_not_in_transaction(const uint8_t *resource, size_t resource_len, struct TsError *err);
-
 // Writes the object-storage and HTTP guards' names to `*out`.
 //
 // # Safety
 // `out` is writable.
 void ts_guard_names(struct TsGuardNames *out);
-
-// Decides a guarded put of `fence` to object `resource` (`bucket/key`)
-// over what a HEAD read (`has_stored` false: no object; else its `etag`
-// and, when `has_fence`, its `tinystore-fence` metadata `stored_fence`),
-// for a body whose hex MD5 is `body_md5`. True: write, with `If-Match` on
-// the ETag read when `*replace`, else with `If-None-Match: *`. Otherwise
-// `err` says why: `TS_CODE_STALE` (and `*largest` is the stored fence),
-// `TS_CODE_CORRUPT` naming the object's metadata, `TS_CODE_INVALID` (a
-// body that keeps the ETag, or a bad resource).
-//
-// # Safety
-// The texts point to their lengths' readable bytes; `replace`, `largest`
-// and `err` are writable.
-bool ts_guard_decide_put(const uint8_t *resource,
-                         size_t resource_len,
-                         struct TsFence fence,
-                         bool has_stored,
-                         const uint8_t *etag,
-                         size_t etag_len,
-                         bool has_fence,
-                         const uint8_t *stored_fence,
-                         size_t stored_fence_len,
-                         const uint8_t *body_md5,
-                         size_t body_md5_len,
-                         bool *replace,
-                         struct TsFence *largest,
-                         struct TsError *err);
-
-// Fills `err` with the `limit` error of a guarded put of object
-// `resource` that met another writer on every one of its tries.
-//
-// # Safety
-// `resource` points to `resource_len` readable bytes; `err` is writable.
-void ts_guard_too_many_races(const uint8_t *resource, size_t resource_len, struct TsError *err);
-
-// Checks one key of the caller's own metadata for a guarded put of
-// object `resource`: true when the guard may write it beside its own;
-// false with `TS_CODE_INVALID` for one of the guard's own keys.
-//
-// # Safety
-// The texts point to their lengths' readable bytes; `err` is writable.
-bool ts_guard_check_metadata_key(const uint8_t *resource,
-                                 size_t resource_len,
-                                 const uint8_t *key,
-                                 size_t key_len,
-                                 struct TsError *err);
-
-// Fills `err` with the `unauthorized` error of a guarded put whose HEAD
-// of object `resource` was refused with HTTP `status` (403).
-//
-// # Safety
-// `resource` points to `resource_len` readable bytes; `err` is writable.
-void ts_guard_head_refused(const uint8_t *resource,
-                           size_t resource_len,
-                           uint16_t status,
-                           struct TsError *err);
 
 // Reads a request's `Tinystore-Fence` header (`has_value` false: no
 // header; a header sent twice is given joined by commas). True: `*present`
@@ -609,6 +682,144 @@ bool ts_fence_header_parse(bool has_value,
                            bool *present,
                            struct TsFence *out,
                            struct TsError *err);
+
+// Makes the SQL check-and-record of `fence` for `resource` in `dialect`
+// (`"sqlite"`, `"postgres"`) with `placeholders` (`"?"`, `"$1"`, `"%s"`);
+// `in_transaction` is whether the caller's handle has a transaction open.
+// Fails with `TS_CODE_INVALID` for an unknown dialect or style, or a
+// resource that is not UTF-8 (naming it); the machine's first step checks
+// the rest.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `out` and `err` are
+// writable.
+bool ts_guard_sql_check_new(const uint8_t *dialect,
+                            size_t dialect_len,
+                            const uint8_t *placeholders,
+                            size_t placeholders_len,
+                            const uint8_t *resource,
+                            size_t resource_len,
+                            struct TsFence fence,
+                            bool in_transaction,
+                            struct TsGuardMachine **out,
+                            struct TsError *err);
+
+// Makes a guarded put of `fence` to `bucket`/`key` with the caller's own
+// `metadata` (`metadata_len` entries) beside the fence; the caller keeps
+// the body and puts it at each `TS_STEP_KIND_PUT`. A bucket, key or
+// metadata key that is not UTF-8 is `TS_CODE_INVALID`, naming it.
+//
+// # Safety
+// The texts and `metadata` point to their lengths' readable values; `out`
+// and `err` are writable.
+bool ts_guard_object_put_new(const uint8_t *bucket,
+                             size_t bucket_len,
+                             const uint8_t *key,
+                             size_t key_len,
+                             struct TsFence fence,
+                             const struct TsPair *metadata,
+                             size_t metadata_len,
+                             struct TsGuardMachine **out,
+                             struct TsError *err);
+
+// Makes a guarded delete of `bucket`/`key` with `fence`: the put of an
+// empty tombstone that keeps the fence.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `out` and `err` are
+// writable.
+bool ts_guard_object_delete_new(const uint8_t *bucket,
+                                size_t bucket_len,
+                                const uint8_t *key,
+                                size_t key_len,
+                                struct TsFence fence,
+                                struct TsGuardMachine **out,
+                                struct TsError *err);
+
+// Makes a guarded read of `bucket`/`key`: the object of the largest
+// fence; `ts_guard_read_found` gives its fence once accepted.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `out` and `err` are
+// writable.
+bool ts_guard_object_read_new(const uint8_t *bucket,
+                              size_t bucket_len,
+                              const uint8_t *key,
+                              size_t key_len,
+                              struct TsGuardMachine **out,
+                              struct TsError *err);
+
+// Writes the machine's first step to `*step` (`TS_STEP_KIND_DONE` at
+// once for bad input: its verdict says why). Fails only for a NULL
+// argument.
+//
+// # Safety
+// `machine` is NULL or a live handle; `step` and `err` are writable; the
+// caller clears the step with `ts_guard_step_clear`.
+bool ts_guard_start(const struct TsGuardMachine *machine,
+                    struct TsGuardStep *step,
+                    struct TsError *err);
+
+// Hands the machine what was observed of the step it last gave and
+// writes the next step to `*step`. Fails with `TS_CODE_INVALID` for a
+// NULL argument or an observation kind the machine does not take.
+//
+// # Safety
+// `machine` is NULL or a live handle; `observed` is NULL or readable, its
+// texts and arrays pointing to their lengths' readable values; `step` and
+// `err` are writable; the caller clears the step with
+// `ts_guard_step_clear`.
+bool ts_guard_observe(const struct TsGuardMachine *machine,
+                      const struct TsObserved *observed,
+                      struct TsGuardStep *step,
+                      struct TsError *err);
+
+// After a read's accepted verdict: `*present` says whether there is an
+// object (false: none listed, or a tombstone), and `*fence` is the fence
+// it was written with. `TS_CODE_INVALID` for a machine that is no read.
+//
+// # Safety
+// `machine` is NULL or a live handle; `present`, `fence` and `err` are
+// writable.
+bool ts_guard_read_found(const struct TsGuardMachine *machine,
+                         bool *present,
+                         struct TsFence *fence,
+                         struct TsError *err);
+
+// Frees a machine; NULL is ignored.
+//
+// # Safety
+// `machine` is NULL or a live handle not used again, and no other call on
+// it is running.
+void ts_guard_free(struct TsGuardMachine *machine);
+
+// Classifies a driver's failure as the core does (what
+// `guard.IsSerializationFailure` asks) and writes the class to `*class`
+// and, when `error` is not NULL, the core's error of that failure while
+// `doing` (such as "making tinystore_fences") to `*error`: the class's
+// code and a message naming what was done and the driver's text (the
+// caller clears it with `ts_error_clear`).
+//
+// # Safety
+// `described` is NULL (`invalid`) or a readable `TsDriverFailure` whose
+// texts point to their lengths' readable bytes; `doing` points to
+// `doing_len` readable bytes; `class` and `err` are writable; `error` is
+// NULL or writable.
+bool ts_guard_classify(const struct TsDriverFailure *described,
+                       const uint8_t *doing,
+                       size_t doing_len,
+                       enum TsDriverClass *class_,
+                       struct TsError *error,
+                       struct TsError *err);
+
+// Frees what a step written by this library owns (its texts, arrays and
+// error message) and leaves it empty. NULL, a zeroed step, or a step
+// cleared already, are ignored.
+//
+// # Safety
+// `step` is NULL, zeroed, or was written by `ts_guard_start` or
+// `ts_guard_observe`.
+void ts_guard_step_clear(struct TsGuardStep *step);
 
 // Whether it is still held: false once released, run out, or lost with
 // its store or connection. When it was lost, `err` (when not NULL) gets

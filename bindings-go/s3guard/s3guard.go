@@ -1,65 +1,72 @@
 // Package s3guard is the fence's guard on S3 and S3-compatible object
 // storage, on the aws-sdk-go-v2 client the caller already made: a put
-// that a late lock holder cannot land over a later holder's write.
+// that a late lock holder cannot land over a later holder's write, and
+// the read that sees the latest.
 //
-//	out, err := s3guard.Put(ctx, client, "reports", "chats/42.json", body, lease.Fence)
+//	_, err := s3guard.Put(ctx, client, "reports", "chats/42.json", body, lease.Fence)
 //	var stale *tinystore.StaleError
 //	if errors.As(err, &stale) { ... } // a later holder wrote the object
+//	obj, err := s3guard.Get(ctx, client, "reports", "chats/42.json")
+//	// obj.Body, obj.Fence; nil when there is none
 //
-// The fence lives in the object's own metadata, tinystore-fence, as 40
-// digits. Put reads the object (a HEAD: its ETag and stored fence), asks
-// tinystore's core what to do, and writes with the condition it gives:
-// If-Match on the ETag it read, or If-None-Match: * when there was no
-// object. A stored fence above the put's is a *tinystore.StaleError
-// (resource "bucket/key", both fences), nothing written. A 412
-// Precondition Failed (or 409 ConditionalRequestConflict) means another
-// writer came in between: Put reads and decides again, a bounded number
-// of times (the core's MAX_TRIES, 5), then fails with limit. Since S3
-// compares ETags and a single-part object's ETag is its body's MD5, a put
-// of the object's own body is refused as invalid: it would leave the ETag
-// as it is, and a late writer could overwrite it unseen.
+// A guarded object is one object per fence under its key:
+// KEY/tinystore-fence/<the fence as 40 digits>, read back by the largest
+// (Get). A put lists the key's fences (a larger one: a
+// *tinystore.StaleError, nothing written), puts its own fence's object
+// (unconditionally: only a writer of that fence writes it), and lists
+// again: a larger fence now refuses it (its object is deleted, and no
+// reader ever took it for the latest); otherwise it is accepted and the
+// smaller fences' objects are deleted. No interleaving lets a smaller
+// fence become the one a reader sees, whatever bodies repeat; writing the
+// same body again under a later fence is a write like any other.
 //
-// Delete is a guarded put of an empty tombstone whose metadata
-// tinystore-deleted is "true", so that the fence stays and a late holder
-// cannot bring the object back.
+// Delete writes an empty tombstone under its fence, so that the fence
+// stays and a late holder cannot bring the object back; Get reads it as
+// no object.
 //
-// The package lives in its own module, tinystore.dev/go/s3guard, so that
+// The protocol is tinystore's core's (its ObjectWrite and ObjectRead
+// machines, the same in every language): this package makes the requests
+// they ask for on the caller's client and reports what S3 answered. The
+// package lives in its own module, tinystore.dev/go/s3guard, so that
 // tinystore.dev/go itself needs nothing but the standard library.
 package s3guard
 
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"encoding/hex"
-	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
 
-	"tinystore.dev/go/guard"
+	"tinystore.dev/go/internal/guardio"
+	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 )
 
-// The metadata keys and the bound on tries, the core's.
+var names = native.GuardNamesOf()
+
+// The metadata keys and the bound on a read's tries, the core's.
 var (
-	// MetadataKey holds an object's fence as 40 digits ("tinystore-fence";
-	// S3 sends it as x-amz-meta-tinystore-fence).
-	MetadataKey = guard.ObjectNames().MetadataKey
+	// MetadataKey holds the fence of a fence's object as 40 digits
+	// ("tinystore-fence"; S3 sends it as x-amz-meta-tinystore-fence).
+	MetadataKey = names.MetadataKey
 	// TombstoneKey marks the object a guarded delete leaves
 	// ("tinystore-deleted", value "true").
-	TombstoneKey = guard.ObjectNames().TombstoneKey
-	// MaxTries is how many times Put reads and tries in all.
-	MaxTries = guard.ObjectNames().MaxTries
+	TombstoneKey = names.TombstoneKey
+	// MaxTries is how many times Get lists and gets in all when a later
+	// writer deletes the object it listed before it could get it.
+	MaxTries = names.MaxTries
 )
 
-// Client is what the guard calls: *s3.Client has both methods.
+// Client is what the guard calls: *s3.Client has every method.
 type Client interface {
-	HeadObject(ctx context.Context, in *s3.HeadObjectInput, optFns ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
+	ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, optFns ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
 	PutObject(ctx context.Context, in *s3.PutObjectInput, optFns ...func(*s3.Options)) (*s3.PutObjectOutput, error)
+	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, optFns ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+	GetObject(ctx context.Context, in *s3.GetObjectInput, optFns ...func(*s3.Options)) (*s3.GetObjectOutput, error)
 }
 
 // An Option adds to the guarded put.
@@ -87,140 +94,160 @@ func ContentType(contentType string) Option {
 }
 
 // Put writes body to bucket/key with fence through the guard, and gives
-// S3's answer to the write that landed. Errors: a *tinystore.StaleError
-// when a larger fence is stored; corrupt when the object's tinystore-fence
-// metadata is not 40 digits; invalid for a body equal to the object's, a
-// nil client, an empty bucket or key, or metadata naming the guard's own
-// keys; unauthorized when the HEAD is refused (the guard must read the
-// object's metadata); limit after MaxTries writers in between; any other
-// error of the client as an io error that wraps it (errors.As reaches the
-// SDK's). Nothing is written on any error.
+// S3's answer to the put of its fence's object. Errors: a
+// *tinystore.StaleError (resource "bucket/key", both fences) when a
+// larger fence is stored, before or after the put; corrupt when an object
+// under KEY/tinystore-fence/ is not named by 40 digits (a hand edit);
+// invalid for a nil client, an empty bucket or key, a bucket or key that
+// is not UTF-8 or a key holding "/tinystore-fence/", or metadata naming
+// the guard's own keys. An error of the client is returned as an error of
+// the code the core classifies it as (unauthorized for a 403,
+// unavailable for an unreachable store or a 5xx, io otherwise) that
+// wraps the SDK's: errors.As still reaches smithy.APIError.
 func Put(ctx context.Context, client Client, bucket, key string, body []byte, fence locks.Fence, opts ...Option) (*s3.PutObjectOutput, error) {
-	return put(ctx, client, bucket, key, body, fence, false, opts)
-}
-
-// Delete is the guarded delete of bucket/key: a guarded put of an empty
-// object whose metadata tinystore-deleted is "true", so that its fence
-// stays. Its errors are Put's; deleting a tombstone again is invalid (its
-// body would keep the ETag).
-func Delete(ctx context.Context, client Client, bucket, key string, fence locks.Fence, opts ...Option) (*s3.PutObjectOutput, error) {
-	return put(ctx, client, bucket, key, nil, fence, true, opts)
-}
-
-func put(ctx context.Context, client Client, bucket, key string, body []byte, fence locks.Fence, tombstone bool, opts []Option) (*s3.PutObjectOutput, error) {
-	resource := bucket + "/" + key
 	s := settings{metadata: map[string]string{}}
 	for _, opt := range opts {
 		opt(&s)
 	}
-	if err := check(client, bucket, key, s.metadata); err != nil {
+	if err := present(client, bucket, key); err != nil {
 		return nil, err
 	}
-	s.metadata[MetadataKey] = fmt.Sprintf("%040s", fence)
-	if tombstone {
-		s.metadata[TombstoneKey] = "true"
+	m, err := native.NewObjectPut(bucket, key, fence.Epoch, fence.Count, s.metadata)
+	if err != nil {
+		return nil, err
 	}
-	sum := md5.Sum(body)
-	bodyMD5 := hex.EncodeToString(sum[:])
-	for try := 0; try < MaxTries; try++ {
-		stored, err := head(ctx, client, bucket, key, resource)
-		if err != nil {
-			return nil, err
+	return write(ctx, client, bucket, m, body, s.contentType)
+}
+
+// Delete is the guarded delete of bucket/key with fence: the put of an
+// empty tombstone under its fence, which keeps the fence, so that a late
+// holder's put is still refused; Get reads it as no object. Deleting
+// again is fine. Its errors are Put's.
+func Delete(ctx context.Context, client Client, bucket, key string, fence locks.Fence) (*s3.PutObjectOutput, error) {
+	if err := present(client, bucket, key); err != nil {
+		return nil, err
+	}
+	m, err := native.NewObjectDelete(bucket, key, fence.Epoch, fence.Count)
+	if err != nil {
+		return nil, err
+	}
+	return write(ctx, client, bucket, m, nil, nil)
+}
+
+// An Object is what Get read: the body of the largest fence's object, its
+// fence, and the caller's own metadata written with it.
+type Object struct {
+	Body     []byte
+	Fence    locks.Fence
+	Metadata map[string]string
+}
+
+// Get reads bucket/key as the guard keeps it: the object of the largest
+// fence, or nil when there is none (never written through the guard, or
+// deleted by Delete). A later writer that deletes the object Get listed
+// before Get could read it makes Get list again, MaxTries times in all,
+// then limit. Its other errors are Put's.
+func Get(ctx context.Context, client Client, bucket, key string) (*Object, error) {
+	if err := present(client, bucket, key); err != nil {
+		return nil, err
+	}
+	m, err := native.NewObjectRead(bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Free()
+	var read Object
+	err = guardio.Run(m, func(step native.Step) (native.Observed, error) {
+		if step.Kind != native.StepGet {
+			return request(ctx, client, bucket, step, nil, nil, nil)
 		}
-		replace, err := guard.DecidePut(resource, fence, stored, bodyMD5)
+		out, err := client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(step.Text)})
 		if err != nil {
-			return nil, err
+			return guardio.Failed(err)
 		}
-		in := &s3.PutObjectInput{
+		defer func() { _ = out.Body.Close() }()
+		body, err := io.ReadAll(out.Body)
+		if err != nil {
+			return guardio.Failed(err)
+		}
+		read = Object{Body: body, Metadata: map[string]string{}}
+		for k, v := range out.Metadata {
+			if !strings.EqualFold(k, MetadataKey) && !strings.EqualFold(k, TombstoneKey) {
+				read.Metadata[k] = v
+			}
+		}
+		return native.Observed{Kind: native.ObservedGot, Metadata: out.Metadata}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	found, epoch, count, err := m.Found()
+	if err != nil || !found {
+		return nil, err
+	}
+	read.Fence = locks.Fence{Epoch: epoch, Count: count}
+	return &read, nil
+}
+
+// present refuses a nil client (the guard has nothing to call) before
+// the core checks the rest.
+func present(client Client, bucket, key string) error {
+	if client == nil {
+		return &locks.Error{Code: locks.CodeInvalid, Message: fmt.Sprintf("s3guard was given a nil S3 client for object %q", bucket+"/"+key)}
+	}
+	return nil
+}
+
+// write drives a guarded put or delete on client.
+func write(ctx context.Context, client Client, bucket string, m *native.Machine, body []byte, contentType *string) (*s3.PutObjectOutput, error) {
+	defer m.Free()
+	var written *s3.PutObjectOutput
+	err := guardio.Run(m, func(step native.Step) (native.Observed, error) {
+		return request(ctx, client, bucket, step, body, contentType, &written)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return written, nil
+}
+
+// request makes the List, Put or Delete a step asks for.
+func request(ctx context.Context, client Client, bucket string, step native.Step, body []byte, contentType *string, written **s3.PutObjectOutput) (native.Observed, error) {
+	switch step.Kind {
+	case native.StepList:
+		var keys []string
+		pages := s3.NewListObjectsV2Paginator(client, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(step.Text)})
+		for pages.HasMorePages() {
+			page, err := pages.NextPage(ctx)
+			if err != nil {
+				return guardio.Failed(err)
+			}
+			for _, o := range page.Contents {
+				keys = append(keys, aws.ToString(o.Key))
+			}
+		}
+		return native.Observed{Kind: native.ObservedListed, Keys: keys}, nil
+	case native.StepPut:
+		out, err := client.PutObject(ctx, &s3.PutObjectInput{
 			Bucket:      aws.String(bucket),
-			Key:         aws.String(key),
+			Key:         aws.String(step.Text),
 			Body:        bytes.NewReader(body),
-			Metadata:    s.metadata,
-			ContentType: s.contentType,
+			Metadata:    step.Metadata,
+			ContentType: contentType,
+		})
+		if err != nil {
+			return guardio.Failed(err)
 		}
-		if replace {
-			in.IfMatch = aws.String(stored.ETag)
-		} else {
-			in.IfNoneMatch = aws.String("*")
+		if written != nil {
+			*written = out
 		}
-		out, err := client.PutObject(ctx, in)
-		if err == nil {
-			return out, nil
+		return native.Observed{Kind: native.ObservedWritten}, nil
+	case native.StepDelete:
+		_, err := client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(step.Text)})
+		if err != nil {
+			return guardio.Failed(err)
 		}
-		if !overtaken(err) {
-			return nil, sdkError(fmt.Sprintf("the guarded write of object %q", resource), err)
-		}
+		return native.Observed{Kind: native.ObservedDeleted}, nil
 	}
-	return nil, guard.TooManyRaces(resource)
+	return native.Observed{}, nil // a step of no object machine: the machine says so
 }
-
-// check refuses what the guard cannot write: invalid, naming what is
-// wrong.
-func check(client Client, bucket, key string, metadata map[string]string) error {
-	invalid := func(format string, args ...any) error {
-		return &locks.Error{Code: locks.CodeInvalid, Message: fmt.Sprintf(format, args...)}
-	}
-	switch {
-	case client == nil:
-		return invalid("s3guard was given a nil S3 client for object %q", bucket+"/"+key)
-	case bucket == "" || key == "":
-		return invalid("s3guard needs a bucket and a key; it was given bucket %q and key %q", bucket, key)
-	}
-	return guard.CheckMetadata(bucket+"/"+key, metadata)
-}
-
-// head reads the object's ETag and fence; nil when there is none.
-func head(ctx context.Context, client Client, bucket, key, resource string) (*guard.Stored, error) {
-	out, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	switch {
-	case err == nil:
-	case status(err) == 404:
-		return nil, nil
-	case status(err) == 403:
-		return nil, guard.HeadRefused(resource, 403)
-	default:
-		return nil, sdkError(fmt.Sprintf("reading object %q for the guard", resource), err)
-	}
-	stored := &guard.Stored{ETag: aws.ToString(out.ETag)}
-	for k, v := range out.Metadata {
-		if strings.EqualFold(k, MetadataKey) {
-			stored.Fence = &v
-		}
-	}
-	return stored, nil
-}
-
-// status is the HTTP status of an SDK error; 0 when it has none.
-func status(err error) int {
-	var answered interface{ HTTPStatusCode() int }
-	if errors.As(err, &answered) {
-		return answered.HTTPStatusCode()
-	}
-	return 0
-}
-
-// overtaken tells a write that lost its condition to another writer:
-// 412 PreconditionFailed, or 409 ConditionalRequestConflict (a
-// conditional write racing another on the same key).
-func overtaken(err error) bool {
-	if status(err) == 412 {
-		return true
-	}
-	var api smithy.APIError
-	return errors.As(err, &api) &&
-		(api.ErrorCode() == "PreconditionFailed" || api.ErrorCode() == "ConditionalRequestConflict")
-}
-
-// ioError is an io error that wraps the SDK's, so that errors.Is matches
-// tinystore.ErrIO and errors.As reaches the SDK's own types.
-type ioError struct {
-	io  *locks.Error
-	sdk error
-}
-
-func sdkError(doing string, err error) error {
-	return &ioError{io: &locks.Error{Code: locks.CodeIO, Message: doing + ": " + err.Error()}, sdk: err}
-}
-
-func (e *ioError) Error() string   { return e.io.Error() }
-func (e *ioError) Unwrap() []error { return []error{e.io, e.sdk} }

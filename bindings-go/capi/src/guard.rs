@@ -1,13 +1,14 @@
-//! The SQL guard's statements and decisions (the core's `guard`), for the
-//! Go package `tinystore.dev/go/guard`, which runs the statements on the
-//! caller's own `*sql.Tx` and asks here what their outcome means.
+//! The guards' fixed texts from the core: the SQL register's migration
+//! (and statements), the object-storage and HTTP guards' names, and the
+//! `Tinystore-Fence` header's parser. The guards' protocols themselves are
+//! the core's machines ([`crate::guard_machine`]).
 
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
 use crate::text::{bytes, put, utf8};
 use std::ffi::{c_char, CString};
 use std::sync::OnceLock;
-use tinystore::guard::{self, http, object, sql::Statements, Dialect, Placeholders};
+use tinystore::guard::{http, object, sql::Statements, Dialect, Placeholders};
 use tinystore::Fence;
 
 /// The guard's three statements for one dialect and placeholder style, as
@@ -16,8 +17,8 @@ use tinystore::Fence;
 pub struct TsGuardStatements {
     /// Makes the register table `tinystore_fences` if it is missing.
     pub migration: *mut c_char,
-    /// Checks and records: parameters (resource, fence as 40 digits); one
-    /// row changed is accepted, none means: read, then `ts_guard_refused`.
+    /// Checks and records: parameters (resource, fence as 40 digits). The
+    /// check itself is `ts_guard_sql_check_new`'s machine.
     pub check: *mut c_char,
     /// Reads the recorded fence: parameter (resource); one row or none.
     pub read: *mut c_char,
@@ -86,124 +87,6 @@ pub unsafe extern "C" fn ts_guard_statements_clear(statements: *mut TsGuardState
     })
 }
 
-/// Checks a guard's resource (1 to 1024 bytes of UTF-8, no NUL); an
-/// `invalid` error names what is wrong.
-///
-/// # Safety
-/// `resource` points to `resource_len` readable bytes; `err` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_check_resource(
-    resource: *const u8,
-    resource_len: usize,
-    err: *mut TsError,
-) -> bool {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        call(err, || {
-            guard::check_resource(utf8(resource, resource_len, "guard resource")?)?;
-            Ok(())
-        })
-    }
-}
-
-/// Decides a write of `fence` to `resource` whose check changed no row,
-/// from the fence recorded for it as read back (`has_recorded` false: no
-/// row). True: accepted (an equal fence). Otherwise `err` says why:
-/// `TS_CODE_STALE` (and `*largest` is the larger recorded fence),
-/// `TS_CODE_CORRUPT` naming the resource, or `TS_CODE_INTERNAL`.
-///
-/// # Safety
-/// The texts point to their lengths' readable bytes; `largest` and `err`
-/// are writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_refused(
-    resource: *const u8,
-    resource_len: usize,
-    fence: TsFence,
-    has_recorded: bool,
-    recorded: *const u8,
-    recorded_len: usize,
-    largest: *mut TsFence,
-    err: *mut TsError,
-) -> bool {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        call(err, || {
-            let resource = utf8(resource, resource_len, "guard resource")?;
-            let text = String::from_utf8_lossy(bytes(recorded, recorded_len));
-            let recorded = has_recorded.then_some(text.as_ref());
-            let Err(refusal) = guard::refused(resource, Fence::from(fence), recorded) else {
-                return Ok(());
-            };
-            Err(with_largest(refusal, largest))
-        })
-    }
-}
-
-/// A guard's refusal as a failure; a stale one writes its largest fence
-/// to `largest` first (a failure to write it is the failure instead).
-///
-/// # Safety
-/// `largest` is NULL or writable.
-unsafe fn with_largest(refusal: tinystore::Error, largest: *mut TsFence) -> Failure {
-    if let Some(stale) = refusal.stale_detail() {
-        // SAFETY: promised by the caller.
-        let written = unsafe { put(largest, Fence::from_u128(stale.largest).into(), "largest") };
-        if let Err(failure) = written {
-            return failure;
-        }
-    }
-    refusal.into()
-}
-
-/// Fills `err` with the `invalid` error of a guard on `resource` whose
-/// register table does not exist, saying how to make it.
-///
-/// # Safety
-/// `resource` points to `resource_len` readable bytes; `err` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_missing_table(
-    resource: *const u8,
-    resource_len: usize,
-    err: *mut TsError,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe { fill_with(resource, resource_len, err, guard::missing_table) }
-}
-
-/// Fills `err` with the `invalid` error of a guard on `resource` called
-/// outside a transaction.
-///
-/// # Safety
-/// `resource` points to `resource_len` readable bytes; `err` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_not_in_transaction(
-    resource: *const u8,
-    resource_len: usize,
-    err: *mut TsError,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe { fill_with(resource, resource_len, err, guard::not_in_transaction) }
-}
-
-/// Fills `err` with the core's error `make` gives for the resource.
-///
-/// # Safety
-/// As for the exports that call it.
-unsafe fn fill_with(
-    resource: *const u8,
-    resource_len: usize,
-    err: *mut TsError,
-    make: fn(&str) -> tinystore::Error,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        call(err, || {
-            Err(make(&String::from_utf8_lossy(bytes(resource, resource_len))).into())
-        })
-    };
-}
-
 /// The names the object-storage and HTTP guards use, from the core, as
 /// NUL-terminated UTF-8 that lives as long as the library (never freed).
 #[repr(C)]
@@ -216,7 +99,7 @@ pub struct TsGuardNames {
     pub fence_header: *const c_char,
     /// The response header of a 409 with the largest fence.
     pub largest_header: *const c_char,
-    /// How many times a guarded put reads and tries in all.
+    /// How many times a guarded read lists and gets in all.
     pub max_tries: u32,
     /// The status of a refused (`stale`) request.
     pub conflict: u16,
@@ -253,118 +136,6 @@ pub unsafe extern "C" fn ts_guard_names(out: *mut TsGuardNames) {
         // SAFETY: promised by the caller.
         let _ = unsafe { put(out, value, "names") };
     })
-}
-
-/// Decides a guarded put of `fence` to object `resource` (`bucket/key`)
-/// over what a HEAD read (`has_stored` false: no object; else its `etag`
-/// and, when `has_fence`, its `tinystore-fence` metadata `stored_fence`),
-/// for a body whose hex MD5 is `body_md5`. True: write, with `If-Match` on
-/// the ETag read when `*replace`, else with `If-None-Match: *`. Otherwise
-/// `err` says why: `TS_CODE_STALE` (and `*largest` is the stored fence),
-/// `TS_CODE_CORRUPT` naming the object's metadata, `TS_CODE_INVALID` (a
-/// body that keeps the ETag, or a bad resource).
-///
-/// # Safety
-/// The texts point to their lengths' readable bytes; `replace`, `largest`
-/// and `err` are writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_decide_put(
-    resource: *const u8,
-    resource_len: usize,
-    fence: TsFence,
-    has_stored: bool,
-    etag: *const u8,
-    etag_len: usize,
-    has_fence: bool,
-    stored_fence: *const u8,
-    stored_fence_len: usize,
-    body_md5: *const u8,
-    body_md5_len: usize,
-    replace: *mut bool,
-    largest: *mut TsFence,
-    err: *mut TsError,
-) -> bool {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        call(err, || {
-            let resource = utf8(resource, resource_len, "guard resource")?;
-            let etag = String::from_utf8_lossy(bytes(etag, etag_len));
-            let text = String::from_utf8_lossy(bytes(stored_fence, stored_fence_len));
-            let md5 = String::from_utf8_lossy(bytes(body_md5, body_md5_len));
-            let stored = has_stored.then(|| object::Stored {
-                etag: etag.as_ref(),
-                fence: has_fence.then_some(text.as_ref()),
-            });
-            match object::decide_put(resource, Fence::from(fence), stored, &md5) {
-                Ok(condition) => put(
-                    replace,
-                    matches!(condition, object::Condition::Replace(_)),
-                    "replace",
-                ),
-                Err(refusal) => Err(with_largest(refusal, largest)),
-            }
-        })
-    }
-}
-
-/// Fills `err` with the `limit` error of a guarded put of object
-/// `resource` that met another writer on every one of its tries.
-///
-/// # Safety
-/// `resource` points to `resource_len` readable bytes; `err` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_too_many_races(
-    resource: *const u8,
-    resource_len: usize,
-    err: *mut TsError,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe { fill_with(resource, resource_len, err, object::too_many_races) }
-}
-
-/// Checks one key of the caller's own metadata for a guarded put of
-/// object `resource`: true when the guard may write it beside its own;
-/// false with `TS_CODE_INVALID` for one of the guard's own keys.
-///
-/// # Safety
-/// The texts point to their lengths' readable bytes; `err` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_check_metadata_key(
-    resource: *const u8,
-    resource_len: usize,
-    key: *const u8,
-    key_len: usize,
-    err: *mut TsError,
-) -> bool {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        call(err, || {
-            let resource = String::from_utf8_lossy(bytes(resource, resource_len));
-            let key = utf8(key, key_len, "metadata key")?;
-            Ok(object::check_metadata(&resource, [key])?)
-        })
-    }
-}
-
-/// Fills `err` with the `unauthorized` error of a guarded put whose HEAD
-/// of object `resource` was refused with HTTP `status` (403).
-///
-/// # Safety
-/// `resource` points to `resource_len` readable bytes; `err` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_head_refused(
-    resource: *const u8,
-    resource_len: usize,
-    status: u16,
-    err: *mut TsError,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        call(err, || {
-            let resource = String::from_utf8_lossy(bytes(resource, resource_len));
-            Err(object::head_refused(&resource, status).into())
-        })
-    };
 }
 
 /// Reads a request's `Tinystore-Fence` header (`has_value` false: no
@@ -449,71 +220,10 @@ mod tests {
     }
 
     #[test]
-    fn a_larger_recorded_fence_is_stale_with_the_largest() {
-        let (mut largest, mut err) = (TsFence::default(), error());
-        let recorded = Fence::new(1, 0).text();
-        let fence = TsFence {
-            epoch: 0,
-            count: u64::MAX,
-        };
-        // SAFETY: the texts are live slices; largest and err are writable.
-        let ok = unsafe {
-            ts_guard_refused(
-                "chats/42".as_ptr(),
-                8,
-                fence,
-                true,
-                recorded.as_ptr(),
-                recorded.len(),
-                &mut largest,
-                &mut err,
-            )
-        };
-        assert!(!ok);
-        assert_eq!(err.code, TsCode::Stale);
-        assert_eq!(largest, TsFence { epoch: 1, count: 0 });
-        assert!(message(&err).contains("chats/42"), "{}", message(&err));
-        // SAFETY: filled by this library.
-        unsafe { ts_error_clear(&mut err) };
-    }
-
-    #[test]
-    fn decide_put_is_the_cores_and_a_header_is_parsed_by_it() {
-        let (mut replace, mut largest, mut err) = (false, TsFence::default(), error());
-        let (etag, stored) = ("\"e1\"", Fence::from_u128(9).text());
-        let md5 = "0cc175b9c0f1b6a831c399e269772661";
-        let mut decide = |count: u64| {
-            // SAFETY: the texts are live slices; the out-parameters are writable.
-            unsafe {
-                ts_guard_decide_put(
-                    "b/k".as_ptr(),
-                    3,
-                    TsFence { epoch: 0, count },
-                    true,
-                    etag.as_ptr(),
-                    etag.len(),
-                    true,
-                    stored.as_ptr(),
-                    stored.len(),
-                    md5.as_ptr(),
-                    md5.len(),
-                    &mut replace,
-                    &mut largest,
-                    &mut err,
-                )
-            }
-        };
-        assert!(!decide(7));
-        assert!(decide(9));
-        assert!(replace);
-        assert_eq!(
-            (err.code, largest),
-            (TsCode::Stale, TsFence { epoch: 0, count: 9 })
-        );
-        // SAFETY: filled by this library.
-        unsafe { ts_error_clear(&mut err) };
+    fn a_header_is_parsed_by_the_core() {
+        let mut err = error();
         let (mut present, mut fence) = (true, TsFence::default());
-        // SAFETY: as above.
+        // SAFETY: no text is read (length 0); the out-parameters are writable.
         assert!(unsafe {
             ts_fence_header_parse(
                 false,
@@ -525,7 +235,7 @@ mod tests {
             )
         });
         assert!(!present);
-        // SAFETY: as above.
+        // SAFETY: the text is a live slice; the out-parameters are writable.
         assert!(!unsafe {
             ts_fence_header_parse(true, "+4".as_ptr(), 2, &mut present, &mut fence, &mut err)
         });

@@ -26,8 +26,14 @@
 //! - [`lost`]: how a held lease tells its loss (the core's `on_lost`): a
 //!   token in a queue that one caller thread drains.
 //! - [`fence`]: `TsFence` and the core's fence parser and printer.
-//! - [`guard`]: the SQL guard's statements and decisions, for the Go
-//!   package that runs them on the caller's own `*sql.Tx`.
+//! - [`guard`]: the guards' fixed texts: the SQL register's migration,
+//!   the object-storage and HTTP names, the fence header's parser.
+//! - [`guard_machine`]: `TsGuardMachine`, the core's guard protocols as
+//!   machines that do no I/O (the SQL check, an object's guarded write and
+//!   read): the Go side does each step's I/O on the caller's own driver.
+//! - [`guard_step`]: a machine's step and verdict as C structs.
+//! - [`guard_observed`]: what was observed of a step, and a driver's
+//!   failure as it reports it, which the core classifies.
 //! - [`status`]: `ts_store_status`, the core's `Status` as JSON text.
 //! - [`server`]: `TsServer`, a store served from inside the program.
 //! - [`cli`]: `ts_cli_main`, the `tinystore` command line as a function.
@@ -44,6 +50,9 @@ pub mod error;
 pub mod fence;
 pub mod group;
 pub mod guard;
+pub mod guard_machine;
+pub mod guard_observed;
+pub mod guard_step;
 pub mod held;
 pub mod lost;
 pub mod runtime;
