@@ -95,6 +95,14 @@ guard-worker-go: go-tools go-lib
 	rm -f $(CARGO_TARGET_DIR)/guard-worker-go
 	cd $(GO_GUARD_TOOLS) && $(GO) build -o $(CARGO_TARGET_DIR)/guard-worker-go ./worker
 
+# The guard's conformance matrix in Go (vectors/guards.json; the runner is
+# tests/guards/go/conformance): run it under tests/guards/with-postgres.sh
+# and tests/guards/with-s3.sh.
+.PHONY: guard-conformance-go
+guard-conformance-go: go-tools go-lib
+	rm -f $(CARGO_TARGET_DIR)/guard-conformance-go
+	cd $(GO_GUARD_TOOLS) && $(GO) vet ./conformance && $(GO) build -o $(CARGO_TARGET_DIR)/guard-conformance-go ./conformance
+
 # The fenced-service example's Go worker (examples/fenced-service/README.md),
 # its own module so that the example's needs stay out of the binding's.
 GO_FENCED_SERVICE := examples/fenced-service/go
