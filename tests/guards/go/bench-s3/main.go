@@ -1,9 +1,11 @@
 // Command bench-s3 measures the object-storage guard's cost per write on
 // the S3-compatible server at $TINYSTORE_S3_URL (moto's, on loopback, from
-// tests/guards/with-s3.sh): a plain PutObject against s3guard.Put (a HEAD,
-// the core's decision, a conditional PUT) of the same key and body size,
-// taking turns write by write so that both see the same machine. It
-// prints the median µs per write of each and the guarded one's ratio.
+// tests/guards/with-s3.sh): a plain PutObject against s3guard.Put (a
+// listing of the key's fences, the put of its own fence's object, a
+// listing again, and the delete of the previous fence's object) of the
+// same body size, taking turns write by write so that both see the same
+// machine. It prints the median µs per write of each and the guarded
+// one's ratio.
 //
 //	make bench-guards-s3-go
 //	go run ./bench-s3 (in tests/guards/go, under with-s3.sh) --writes 500
@@ -55,8 +57,7 @@ func run(writes int) error {
 		return err
 	}
 	var plain, guarded []time.Duration
-	// Each write's body differs from the last (a guarded put of the
-	// object's own body is refused); both kinds write bodies of one size.
+	// Both kinds write bodies of one size, each write under a larger fence.
 	body := func(i int) []byte { return fmt.Appendf(nil, `{"summary": "write %08d"}`, i) }
 	for i := -20; i < writes; i++ { // 20 rounds of warm-up, not counted
 		start := time.Now()

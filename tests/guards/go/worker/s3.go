@@ -52,8 +52,9 @@ func newObjectWriter(dsn, name string) (*objectWriter, error) {
 	return &objectWriter{client: client, bucket: bucket, key: key, name: name}, nil
 }
 
-// write puts {"fence": ..., "writer": NAME} through the guard: ACCEPTED
-// when written, REFUSED when stale.
+// write puts {"fence": ..., "writer": NAME} through the guard (the object
+// of its fence, under KEY/tinystore-fence/; s3guard.Get reads the
+// largest): ACCEPTED when written, REFUSED when stale.
 func (w *objectWriter) write(ctx context.Context, fence locks.Fence) {
 	body, err := json.Marshal(map[string]string{"fence": fence.String(), "writer": w.name})
 	if err != nil {
