@@ -447,12 +447,20 @@ export interface GuardPgHandle {
 
 /**
  * Guards: the fence compared where the write lands (docs/guards.md). Per
- * resource (a name such as "chats/42", 1 to 1024 bytes) the table
+ * resource (a name such as "chats/42", 1 to 1024 bytes of UTF-8) the table
  * `tinystore_fences` keeps the largest fence that wrote to it; a check with
  * fence `f` is accepted when no fence above `f` was recorded (equal is
  * accepted: one lease may write many times) and records `f`; otherwise it
  * fails with StaleError. It runs in the caller's own transaction, beside
  * the write it guards, so a refusal rolls the write back with it.
+ *
+ * Errors, one policy for every guard: the guard's own outcomes are
+ * TinystoreErrors (StaleError, CorruptError, InvalidError); an error the
+ * driver raised is rethrown as it was (better-sqlite3's SqliteError, pg's
+ * DatabaseError with its SQLSTATE in `code`, the S3 SDK's), so the handler
+ * you have for your driver keeps working, and `isSerializationFailure`
+ * tells a serialization failure. The one exception is a missing register
+ * table: InvalidError saying how to make it, the driver's error its `cause`.
  */
 export declare namespace guard {
   /**
@@ -460,9 +468,12 @@ export declare namespace guard {
    * on a better-sqlite3 `db` (call it inside `db.transaction(...)`; else
    * InvalidError). Returns when accepted; throws StaleError when refused
    * (the transaction function then rolls back), CorruptError when the
-   * recorded fence is not 40 digits, InvalidError for a bad resource, a
-   * fence that is not a bigint from 0 to 2^128-1, or a missing table.
-   * better-sqlite3's own errors (SQLITE_BUSY, say) pass through as they are.
+   * recorded fence is not 40 digits, InvalidError for a resource that is
+   * not a string, is empty, over 1,024 bytes, holds a NUL or a lone UTF-16
+   * surrogate (it has no UTF-8 form), a fence that is not a bigint from 0
+   * to 2^128-1, or a missing table (its `cause` the SqliteError).
+   * better-sqlite3's own errors (SQLITE_BUSY, SQLITE_READONLY) are thrown
+   * as they are.
    */
   function check(db: GuardSqliteHandle, resource: string, fence: bigint): void
   /**
@@ -472,8 +483,9 @@ export declare namespace guard {
    * transaction: after a missing table (InvalidError) roll back. At READ
    * COMMITTED a second writer of the resource waits for the first's commit,
    * then the rule decides; at REPEATABLE READ and SERIALIZABLE it fails with
-   * pg's own error, code '40001' (a serialization failure): retry the whole
-   * transaction. The driver's other errors pass through as they are.
+   * pg's own error, code '40001' (`isSerializationFailure` is true): retry
+   * the whole transaction. pg's other errors (a lost connection, 42501
+   * permission denied) are rejected with as they are.
    */
   function check(client: GuardPgHandle, resource: string, fence: bigint): Promise<void>
   /** Makes the table tinystore_fences if it is missing (SQLite: at once). */
@@ -482,17 +494,26 @@ export declare namespace guard {
   function ensure(client: GuardPgHandle): Promise<void>
   /** The migration that makes tinystore_fences, for your migration tool. */
   function migration(dialect: GuardDialect): string
+  /**
+   * Whether `err`, a driver's own error a guard let through, is a
+   * serialization failure: pg's SQLSTATE 40001 or 40P01, SQLite busy or
+   * locked (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED). A concurrent
+   * transaction came first: roll back and run the whole transaction again.
+   * The driver's error is described to the core, which classifies it.
+   */
+  function isSerializationFailure(err: unknown): boolean
 }
 
 /**
  * An `S3Client` of `@aws-sdk/client-s3` (v3), as the S3 guard uses it: it
- * sends `HeadObjectCommand` and `PutObjectCommand` through `send`.
+ * sends `ListObjectsV2Command`, `PutObjectCommand`, `DeleteObjectCommand`
+ * and `GetObjectCommand` through `send`.
  */
 export interface GuardS3Client {
   send(command: any, options?: any): Promise<any>
 }
 
-/** What a guarded put or delete gives back: the SDK's PutObject output. */
+/** What a guarded put or delete gives back: the SDK's PutObject output of its fence's object. */
 export interface GuardS3PutOutput {
   readonly ETag?: string
   readonly VersionId?: string
@@ -503,7 +524,7 @@ export interface GuardS3PutOutput {
 export interface GuardS3PutOptions {
   bucket: string
   key: string
-  /** The body: a string is written as UTF-8 (hashed whole: S3's ETag is its MD5, so no streams). */
+  /** The body: a string is written as UTF-8. */
   body: string | Uint8Array
   /** The lease's fence, a bigint from 0 to 2^128-1. */
   fence: bigint
@@ -522,45 +543,67 @@ export interface GuardS3DeleteOptions {
   fence: bigint
 }
 
+/** What `guard.s3.get` reads: the largest fence's object. */
+export interface GuardS3Object {
+  /** Its body. */
+  readonly body: Uint8Array
+  /** The fence it was written with. */
+  readonly fence: bigint
+  /** Your own metadata written with it (the guard's keys left out). */
+  readonly metadata: Record<string, string>
+}
+
 /**
  * The guard on S3 and S3-compatible object storage (docs/guards.md), on
  * your own `S3Client` (`@aws-sdk/client-s3`, an optional peer dependency,
- * required on the first call). The fence lives in the object's metadata
- * (`tinystore-fence`, 40 digits). A put reads the object's fence and ETag
- * (a HEAD), refuses with StaleError (resource "BUCKET/KEY") when a larger
- * fence is stored, and otherwise writes with `If-Match` on that ETag, or
- * `If-None-Match: *` when there is no object yet; on 412 Precondition
- * Failed (or 409 ConditionalRequestConflict: another writer came in
- * between) it reads and decides again, MAX_TRIES times in all, then
- * LimitError.
+ * required on the first call). A guarded object is one object per fence
+ * under its key, `KEY/tinystore-fence/<fence as 40 digits>`, and what a
+ * reader sees is the largest fence's: read it with `get`. A write lists
+ * the key's fences (a larger one: StaleError, nothing written), puts its
+ * own fence's object, and lists again: a larger fence now refuses it
+ * (StaleError; its object is deleted, and no reader saw it), else it is
+ * accepted and the smaller fences' objects are deleted. No interleaving of
+ * writers lets a smaller fence be read over a larger one, whatever bodies
+ * repeat; the same body again under a later fence is written like any
+ * other. The refusal's resource is "BUCKET/KEY".
  */
 export declare namespace guard.s3 {
   /** The metadata key holding an object's fence: "tinystore-fence". */
   export const METADATA_KEY: string
   /** The metadata key of the tombstone a delete leaves: "tinystore-deleted". */
   export const TOMBSTONE_KEY: string
-  /** How many times a put reads and tries in all. */
+  /** How many times a read lists in all when later writers delete what it listed before its get. */
   export const MAX_TRIES: number
   /**
    * Writes `body` to `bucket/key` with `fence`, unless a larger fence is
-   * stored there. Rejects, writing nothing, with StaleError (a larger
-   * fence is stored); CorruptError (the object's tinystore-fence metadata
-   * is not 40 digits: edited by hand); InvalidError (a bad bucket, key,
-   * body, metadata or fence, or a body equal to the object's, which would
-   * keep its ETag: S3 compares ETags only, so a late writer could
-   * overwrite it unseen); UnauthorizedError (the HEAD was refused: the
-   * guard needs to read the object's metadata, s3:GetObject); LimitError
-   * (overtaken MAX_TRIES times). The SDK's other errors pass through.
+   * stored there. Rejects with StaleError (a larger fence is stored:
+   * nothing of this write is left); CorruptError (an object under
+   * KEY/tinystore-fence/ whose name is not 40 digits: put there by hand);
+   * InvalidError (a client without `send`; a bucket or key that is not a
+   * non-empty string, holds a lone UTF-16 surrogate, holds
+   * "/tinystore-fence/", or is too long for its fences' objects to fit
+   * S3's 1,024 bytes; a body of another kind; metadata whose values are not
+   * strings or whose keys are the guard's own, in any case; a fence that is
+   * not a bigint from 0 to 2^128-1). The SDK's own errors (AccessDenied, a
+   * refused connection) are rejected with as they are.
    */
   export function put(client: GuardS3Client, options: GuardS3PutOptions): Promise<GuardS3PutOutput>
   /**
-   * Deletes `bucket/key` under `fence`: writes an empty tombstone whose
-   * metadata keeps the fence (and tinystore-deleted: "true"), so that a
-   * late holder's put is still refused. Rejects as `put`; deleting a
-   * tombstone again is InvalidError (it would keep its ETag).
+   * Deletes `bucket/key` under `fence`: a guarded write of an empty
+   * tombstone (metadata tinystore-deleted: "true") that keeps the fence,
+   * so that a late holder's put is still refused; `get` then reads none.
+   * Deleting again is fine. Rejects as `put`.
    */
   function delete_(client: GuardS3Client, options: GuardS3DeleteOptions): Promise<GuardS3PutOutput>
   export { delete_ as delete }
+  /**
+   * Reads `bucket/key` as the guard keeps it: the largest fence's object,
+   * or null when there is none (never written, or deleted). Rejects with
+   * CorruptError and InvalidError as `put`, LimitError when later writers
+   * deleted the object it listed before its get MAX_TRIES times in a row,
+   * and the SDK's own errors as they are.
+   */
+  export function get(client: GuardS3Client, bucket: string, key: string): Promise<GuardS3Object | null>
 }
 
 /** A request as the HTTP helpers read it (node:http's IncomingMessage, Express's Request). */

@@ -18,6 +18,24 @@ export interface NativeCode {
   className: string
 }
 
+/** A driver's or an SDK's error as it reports itself; core classifies it. */
+export interface NativeDriverFailure {
+  /** pg's `code` (a SQLSTATE such as `40001`). */
+  sqlstate?: string
+  /** SQLite's numeric result code, when the driver gives one. */
+  sqliteCode?: number
+  /** An S3 answer's HTTP status. */
+  httpStatus?: number
+  /**
+   * A named code: better-sqlite3's (`SQLITE_BUSY`), the S3 service's
+   * (`AccessDenied`), a socket's (`ECONNREFUSED`), or `connection` for a
+   * connection lost without one.
+   */
+  errorCode?: string
+  /** The driver's own message. */
+  message: string
+}
+
 /** The election called `name` of a store. */
 export declare class NativeElection {
   /** The election's name. */
@@ -58,17 +76,43 @@ export interface NativeFenceHeader {
   fence?: bigint
 }
 
-/**
- * The guard's statements for one dialect, with its drivers' placeholders
- * (`?` for SQLite, `$1` for PostgreSQL).
- */
-export interface NativeGuardStatements {
-  /** Makes `tinystore_fences` if it is missing. */
-  migration: string
-  /** Checks and records: (resource, fence text); one row changed is accepted. */
-  check: string
-  /** Reads the recorded fence: (resource). */
-  read: string
+/** What the JS layer observed of the step it took. */
+export interface NativeGuardObserved {
+  /** `changed`, `row`, `listed`, `written`, `deleted`, `got` or `failed`. */
+  kind: string
+  /** The rows an `execute` changed. */
+  changed?: number
+  /** A `query`'s first row's first column as text; absent: no row. */
+  row?: string
+  /** The keys a `list` found (every page). */
+  keys?: Array<string>
+  /** The metadata of the object a `get` found. */
+  metadata?: Record<string, string>
+  /** The driver's error, described. */
+  failure?: NativeDriverFailure
+}
+
+/** What the JS layer does next, or the protocol's end. */
+export interface NativeGuardStep {
+  /** `execute`, `query`, `list`, `put`, `delete`, `get` or `done`. */
+  kind: string
+  /** The statement of `execute` and `query`. */
+  sql?: string
+  /** Its parameters, as text. */
+  params?: Array<string>
+  /** What `list` lists. */
+  prefix?: string
+  /** The object `put`, `delete` and `get` act on. */
+  key?: string
+  /** The metadata `put` writes. */
+  metadata?: Record<string, string>
+  /**
+   * The end of `done`: `accepted`, `refused` (the guard's own error) or
+   * `driver` (the driver's error, classified).
+   */
+  verdict?: string
+  /** The error of a `refused` or `driver` verdict. */
+  error?: NativeError
 }
 
 /** One held lease. */
@@ -274,16 +318,6 @@ export declare class NativeLocks {
 }
 
 /**
- * The core's decision for a guarded put: `error` when refused; otherwise
- * `create` (send `If-None-Match: *`) or the ETag to send in `If-Match`.
- */
-export interface NativeObjectDecision {
-  error?: NativeError
-  create: boolean
-  ifMatch?: string
-}
-
-/**
  * The object-storage guard's names and bound, from the core
  * (`tinystore::guard::object`).
  */
@@ -292,8 +326,40 @@ export interface NativeObjectGuardConstants {
   metadataKey: string
   /** The metadata key of a guarded delete's tombstone: `tinystore-deleted`. */
   tombstoneKey: string
-  /** How many times a guarded put reads and tries in all. */
+  /**
+   * How many times a guarded read lists in all when the object it
+   * lists is deleted before its get.
+   */
   maxTries: number
+}
+
+/** One guarded read of a bucket's key: the largest fence's object. */
+export declare class NativeObjectRead {
+  /** A read of `bucket`/`key`. */
+  constructor(bucket: string, key: string)
+  /** The first step (a listing), or the end for a bad bucket or key. */
+  start(): NativeGuardStep
+  /** The step after `observed`, the answer to the step last given. */
+  observe(observed: NativeGuardObserved): NativeGuardStep
+  /**
+   * After an accepted end: the fence of the object the last get read,
+   * or `null` when there is none (none listed, or a tombstone).
+   */
+  found(): bigint | null
+}
+
+/** One guarded write of a fence to a bucket's key. */
+export declare class NativeObjectWrite {
+  /**
+   * A guarded put of `fence` to `bucket`/`key` with the caller's own
+   * `metadata`, or with `tombstone` a guarded delete (an empty
+   * tombstone that keeps the fence).
+   */
+  constructor(bucket: string, key: string, fence: bigint, metadata: Record<string, string> | undefined | null, tombstone: boolean)
+  /** The first step (a listing), or the end for bad input. */
+  start(): NativeGuardStep
+  /** The step after `observed`, the answer to the step last given. */
+  observe(observed: NativeGuardObserved): NativeGuardStep
 }
 
 /** Every change of an election's leader, in order. */
@@ -431,6 +497,23 @@ export declare class NativeServer {
   close(): Promise<void>
 }
 
+/** One check of a fence for a resource, in the caller's transaction. */
+export declare class NativeSqlCheck {
+  /**
+   * A check of `fence` for `resource` in `dialect` (`"sqlite"`: `?`
+   * placeholders; `"postgres"`: `$1`); `in_transaction` is whether the
+   * handle has a transaction open.
+   */
+  constructor(dialect: string, resource: string, fence: bigint, inTransaction: boolean)
+  /**
+   * The first step: the check's statement, or the end (a bad resource,
+   * no transaction open).
+   */
+  start(): NativeGuardStep
+  /** The step after `observed`, what came of the step last given. */
+  observe(observed: NativeGuardObserved): NativeGuardStep
+}
+
 /** What a `stale` error is about. */
 export interface NativeStale {
   resource: string
@@ -483,15 +566,6 @@ export declare class NativeStore {
   close(): Promise<void>
 }
 
-/**
- * An object as a HEAD read it: its ETag (quotes included) and its
- * `tinystore-fence` metadata, if any.
- */
-export interface NativeStoredObject {
-  etag: string
-  fence?: string
-}
-
 /** A key with callers waiting for it. */
 export interface NativeWaitingStatus {
   /** The group's name. */
@@ -537,8 +611,11 @@ export declare function errorThrow(code: string, message: string, stale?: Native
  */
 export declare function fenceText(fence: bigint): string
 
-/** The `invalid` error of a bad resource name, or `null`. */
-export declare function guardCheckResource(resource: string): NativeError | null
+/**
+ * The class core gives a driver's error: `missing_table`,
+ * `serialization`, `permission`, `unavailable` or `other`.
+ */
+export declare function guardFailureClass(failure: NativeDriverFailure): string
 
 /** The HTTP helpers' header names and statuses. */
 export declare function guardHttpConstants(): NativeHttpGuardConstants
@@ -555,45 +632,14 @@ export declare function guardHttpStatus(code: string): number | null
 /** The header value that carries `fence`. */
 export declare function guardHttpValue(fence: bigint): string
 
-/** The `invalid` error of a guard whose table `tinystore_fences` is missing. */
-export declare function guardMissingTable(resource: string): NativeError
-
-/** The `invalid` error of a guard called outside a transaction. */
-export declare function guardNotInTransaction(resource: string): NativeError
-
 /**
- * The `invalid` error for the caller's own metadata keys of a guarded
- * put when one is the guard's own; `null` when they may be written.
+ * The statement that makes `tinystore_fences` if it is missing, for
+ * `dialect` (`"sqlite"` or `"postgres"`).
  */
-export declare function guardObjectCheckMetadata(resource: string, keys: Array<string>): NativeError | null
+export declare function guardMigration(dialect: string): string
 
 /** The object-storage guard's names and bound. */
 export declare function guardObjectConstants(): NativeObjectGuardConstants
-
-/**
- * Decides a guarded put of `fence` to `resource` (`bucket/key`) over what
- * a HEAD read (`null`: no object); `body_md5` is the hex MD5 of the body.
- */
-export declare function guardObjectDecide(resource: string, fence: bigint, stored: NativeStoredObject | undefined | null, bodyMd5: string): NativeObjectDecision
-
-/**
- * The `unauthorized` error of a guarded put whose HEAD of `resource` was
- * refused with HTTP `status` (403).
- */
-export declare function guardObjectHeadRefused(resource: string, status: number): NativeError
-
-/** The `limit` error of a guarded put overtaken on every try. */
-export declare function guardObjectTooManyRaces(resource: string): NativeError
-
-/**
- * Decides a check that changed no row from the fence recorded for
- * `resource` (`null`: no row): `null` when accepted (an equal fence),
- * else `stale`, `corrupt` or `internal`.
- */
-export declare function guardRefused(resource: string, fence: bigint, recorded?: string | undefined | null): NativeError | null
-
-/** The guard's statements for `dialect` (`"sqlite"` or `"postgres"`). */
-export declare function guardStatements(dialect: string): NativeGuardStatements
 
 /** Opens the store directory `dir`, making it if missing. */
 export declare function openStore(dir: string): Promise<NativeStore>

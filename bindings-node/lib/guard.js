@@ -1,38 +1,23 @@
 'use strict'
 // The SQL guard on the handles users already have: a better-sqlite3
-// Database (sync) or a pg Client / PoolClient (async). The statements and
-// every decision come from the core through the addon; this file runs them
-// on the handle. The driver's own errors pass through as they are (a
-// serialization failure is pg's error with code '40001'), but for a missing
-// register table, which is the core's InvalidError. Neither driver is imported:
-// the handle is told apart by its shape (`prepare` and `inTransaction`, or
-// `query`), so both stay optional peer dependencies.
+// Database (sync) or a pg Client / PoolClient (async). The check is the
+// core's machine (NativeSqlCheck): it gives each statement, this file runs
+// it on the handle and reports the rows changed, the row read or the
+// driver's error; the machine decides. Its end follows the one policy of
+// lib/guard_driver.js. Neither driver is imported: the handle is told apart
+// by its shape (`prepare` and `inTransaction`, or `query`), so both stay
+// optional peer dependencies.
 const native = require('./native')
-const { describe, fenceText } = require('./convert')
-const { InvalidError, fromNativeValue, mappedSync } = require('./errors')
+const { describe } = require('./convert')
+const { InvalidError, mappedSync } = require('./errors')
+const { text, fenceOf } = require('./guard_input')
+const { failureOf, pgFailureOf, isSerializationFailure, concluded } = require('./guard_driver')
 const { s3 } = require('./s3')
 
-/** @typedef {import('../native').NativeGuardStatements} Statements */
-
-/** @type {Map<string, Statements>} */
-const statementsOf = new Map()
-
 /**
- * The core's statements for `dialect`, made once per dialect.
- * @param {string} dialect
- * @returns {Statements}
- */
-function statements(dialect) {
-  let made = statementsOf.get(dialect)
-  if (!made) {
-    made = mappedSync(() => native.guardStatements(dialect))
-    statementsOf.set(dialect, made)
-  }
-  return made
-}
-
-/**
- * @typedef {{ run(...params: unknown[]): { changes: number }, get(...params: unknown[]): unknown }} SqliteStatement
+ * @typedef {import('../native').NativeGuardStep} Step
+ * @typedef {import('../native').NativeGuardObserved} Observed
+ * @typedef {{ run(...params: unknown[]): { changes: number }, get(...params: unknown[]): unknown, pluck(on?: boolean): SqliteStatement }} SqliteStatement
  * @typedef {{ prepare(source: string): SqliteStatement, exec(source: string): unknown, readonly inTransaction: boolean }} SqliteHandle
  * @typedef {{ query(text: string, values?: unknown[]): Promise<{ rowCount: number | null, rows: any[] }>, getTransactionStatus?: () => string | null }} PgHandle
  */
@@ -66,104 +51,102 @@ function kindOf(handle, where) {
 }
 
 /**
- * The resource's name and the fence's 40-digit text, checked by the core.
+ * The core's check of `fence` for `resource`, its arguments checked.
+ * @param {string} dialect
  * @param {unknown} resource
  * @param {unknown} fence
- * @returns {string}
+ * @param {boolean} inTransaction
+ * @returns {import('../native').NativeSqlCheck}
  */
-function checkedText(resource, fence) {
-  if (typeof resource !== 'string') throw new InvalidError(`guard resource must be a string, not ${describe(resource)}`)
-  const bad = native.guardCheckResource(resource)
-  if (bad) throw fromNativeValue(bad)
-  return fenceText(/** @type {bigint} */ (fence))
+function machine(dialect, resource, fence, inTransaction) {
+  const name = text(resource, 'resource', 'guard.check')
+  const f = fenceOf(fence, 'guard.check')
+  return mappedSync(() => new native.NativeSqlCheck(dialect, name, f, inTransaction))
 }
 
 /**
- * Decides a check that changed no row from what is recorded now; throws
- * unless an equal fence is recorded.
- * @param {string} resource
- * @param {bigint} fence
- * @param {unknown} recorded
+ * A column's value as the text the machine reads (null: no row).
+ * @param {unknown} value
+ * @returns {string | undefined}
  */
-function decide(resource, fence, recorded) {
-  const text = recorded === undefined || recorded === null ? null : String(recorded)
-  const refusal = mappedSync(() => native.guardRefused(resource, fence, text))
-  if (refusal) throw fromNativeValue(refusal)
-}
+const textOf = value => (value === undefined || value === null ? undefined : String(value))
 
-/** @type {WeakMap<object, { check: SqliteStatement, read: SqliteStatement }>} */
-const prepared = new WeakMap()
+/** @type {WeakMap<object, Map<string, SqliteStatement>>} */
+const preparedOf = new WeakMap()
 
 /**
+ * `sql` prepared on `db`, once per handle.
  * @param {SqliteHandle} db
- * @param {string} resource
- * @param {bigint} fence
- * @param {string} text
+ * @param {string} sql
  */
-function checkSqlite(db, resource, fence, text) {
-  if (!db.inTransaction) throw fromNativeValue(native.guardNotInTransaction(resource))
-  let row
-  try {
-    let ready = prepared.get(db)
-    if (!ready) {
-      const { check, read } = statements('sqlite')
-      ready = { check: db.prepare(check), read: db.prepare(read) }
-      prepared.set(db, ready)
+function prepared(db, sql) {
+  let statements = preparedOf.get(db)
+  if (!statements) preparedOf.set(db, (statements = new Map()))
+  let statement = statements.get(sql)
+  if (!statement) statements.set(sql, (statement = db.prepare(sql)))
+  return statement
+}
+
+/**
+ * Takes the check's steps on a better-sqlite3 handle.
+ * @param {SqliteHandle} db
+ * @param {unknown} resource
+ * @param {unknown} fence
+ * @returns {void}
+ */
+function checkSqlite(db, resource, fence) {
+  const check = machine('sqlite', resource, fence, db.inTransaction)
+  let step = check.start()
+  let failed
+  let didFail = false
+  while (step.kind !== 'done') {
+    const sql = /** @type {string} */ (step.sql)
+    const params = /** @type {string[]} */ (step.params)
+    /** @type {Observed} */
+    let observed
+    didFail = false
+    try {
+      observed =
+        step.kind === 'execute'
+          ? { kind: 'changed', changed: prepared(db, sql).run(...params).changes }
+          : { kind: 'row', row: textOf(prepared(db, sql).pluck(true).get(...params)) }
+    } catch (err) {
+      ;[failed, didFail] = [err, true]
+      observed = { kind: 'failed', failure: failureOf(err) }
     }
-    if (ready.check.run(resource, text).changes > 0) return
-    row = /** @type {{ fence: unknown } | undefined} */ (ready.read.get(resource))
-  } catch (err) {
-    throw sqliteError(resource, err)
+    step = mappedSync(() => check.observe(observed))
   }
-  decide(resource, fence, row?.fence)
+  concluded(step, failed, didFail)
 }
 
 /**
- * The core's error for a missing register table, else the driver's own.
- * @param {string} resource
- * @param {unknown} err
- */
-function sqliteError(resource, err) {
-  if (err instanceof Error && 'code' in err && /no such table: (\w+\.)?tinystore_fences\b/.test(err.message)) {
-    return fromNativeValue(native.guardMissingTable(resource))
-  }
-  return err
-}
-
-/**
+ * Takes the check's steps on a pg client.
  * @param {PgHandle} client
- * @param {string} resource
- * @param {bigint} fence
- * @param {string} text
+ * @param {import('../native').NativeSqlCheck} check
  * @returns {Promise<void>}
  */
-async function checkPg(client, resource, fence, text) {
-  // pg knows the status the server last reported: 'I' is idle, outside a
-  // transaction (await the BEGIN before the check).
-  if (typeof client.getTransactionStatus === 'function' && client.getTransactionStatus() === 'I') {
-    throw fromNativeValue(native.guardNotInTransaction(resource))
+async function checkPg(client, check) {
+  let step = check.start()
+  let failed
+  let didFail = false
+  while (step.kind !== 'done') {
+    /** @type {Observed} */
+    let observed
+    didFail = false
+    try {
+      const result = await client.query(/** @type {string} */ (step.sql), step.params)
+      const row = result.rows[0]
+      observed =
+        step.kind === 'execute'
+          ? { kind: 'changed', changed: result.rowCount ?? 0 }
+          : { kind: 'row', row: textOf(row === undefined ? undefined : Object.values(row)[0]) }
+    } catch (err) {
+      ;[failed, didFail] = [err, true]
+      observed = { kind: 'failed', failure: pgFailureOf(err) }
+    }
+    step = mappedSync(() => check.observe(observed))
   }
-  const { check, read } = statements('postgres')
-  let recorded
-  try {
-    const changed = await client.query(check, [resource, text])
-    if ((changed.rowCount ?? 0) > 0) return
-    recorded = (await client.query(read, [resource])).rows[0]?.fence
-  } catch (err) {
-    throw pgError(resource, err)
-  }
-  decide(resource, fence, recorded)
-}
-
-/**
- * The core's error for a missing register table (SQLSTATE 42P01), else
- * the driver's own.
- * @param {string} resource
- * @param {unknown} err
- */
-function pgError(resource, err) {
-  const code = err instanceof Error && 'code' in err ? err.code : undefined
-  return code === '42P01' ? fromNativeValue(native.guardMissingTable(resource)) : err
+  concluded(step, failed, didFail)
 }
 
 /**
@@ -176,17 +159,15 @@ function pgError(resource, err) {
  */
 function check(handle, resource, fence) {
   const kind = kindOf(handle, 'guard.check')
-  if ('sqlite' in kind) {
-    const text = checkedText(resource, fence)
-    return checkSqlite(kind.sqlite, /** @type {string} */ (resource), /** @type {bigint} */ (fence), text)
-  }
-  let text
+  if ('sqlite' in kind) return checkSqlite(kind.sqlite, resource, fence)
+  // pg knows the status the server last reported: 'I' is idle, outside a
+  // transaction (await the BEGIN before the check).
+  const status = typeof kind.pg.getTransactionStatus === 'function' ? kind.pg.getTransactionStatus() : undefined
   try {
-    text = checkedText(resource, fence)
+    return checkPg(kind.pg, machine('postgres', resource, fence, status !== 'I'))
   } catch (err) {
     return Promise.reject(err)
   }
-  return checkPg(kind.pg, /** @type {string} */ (resource), /** @type {bigint} */ (fence), text)
 }
 
 /**
@@ -197,10 +178,10 @@ function check(handle, resource, fence) {
 function ensure(handle) {
   const kind = kindOf(handle, 'guard.ensure')
   if ('sqlite' in kind) {
-    kind.sqlite.exec(statements('sqlite').migration)
+    kind.sqlite.exec(migration('sqlite'))
     return
   }
-  return kind.pg.query(statements('postgres').migration).then(() => undefined)
+  return kind.pg.query(migration('postgres')).then(() => undefined)
 }
 
 /**
@@ -210,9 +191,9 @@ function ensure(handle) {
  */
 function migration(dialect) {
   if (typeof dialect !== 'string') throw new InvalidError(`guard dialect must be "sqlite" or "postgres", not ${describe(dialect)}`)
-  return statements(dialect).migration
+  return mappedSync(() => native.guardMigration(dialect))
 }
 
-const guard = Object.freeze({ check, ensure, migration, s3 })
+const guard = Object.freeze({ check, ensure, migration, isSerializationFailure, s3 })
 
 module.exports = { guard }

@@ -1,27 +1,31 @@
 'use strict'
 // The guard on S3 and S3-compatible object storage, on the user's own
-// @aws-sdk/client-s3 S3Client. The fence lives in the object's metadata
-// (tinystore-fence, 40 digits). A put reads the object's fence and ETag (a
-// HEAD), asks the core to decide, and writes with the condition it gives
-// (If-None-Match: * or If-Match on the ETag read); a 412 (or 409
-// ConditionalRequestConflict) means another writer came in between: read
-// and decide again, the core's MAX_TRIES in all. A delete is a put of an
-// empty tombstone (tinystore-deleted: true), so the fence stays.
+// @aws-sdk/client-s3 S3Client. A guarded object is one object per fence
+// under its key (KEY/tinystore-fence/<40 digits>), read back by the
+// largest. The protocol is the core's machines (NativeObjectWrite for a
+// put or a delete's tombstone, NativeObjectRead for a read): each gives a
+// request (list, put, delete, get), this file makes it and reports the
+// answer or the SDK's error; the machine decides. Its end follows the one
+// policy of lib/guard_driver.js.
 //
 // @aws-sdk/client-s3 is an optional peer dependency: this file requires it
-// only on the first guarded put, for its HeadObjectCommand and
-// PutObjectCommand classes, which it sends through the client's own
-// `send` (so any S3Client works, whichever copy of the SDK made it).
-const { createHash } = require('node:crypto')
+// only on the first guarded call, for its command classes, which it sends
+// through the client's own `send` (so any S3Client works, whichever copy
+// of the SDK made it, with its endpoint, credentials and middleware).
 const native = require('./native')
-const { describe, fenceText } = require('./convert')
-const { InvalidError, fromNativeValue, mappedSync } = require('./errors')
+const { describe } = require('./convert')
+const { InvalidError, TinystoreInternalError, mappedSync } = require('./errors')
+const { text, fenceOf } = require('./guard_input')
+const { failureOf, concluded } = require('./guard_driver')
 
 const { metadataKey: METADATA_KEY, tombstoneKey: TOMBSTONE_KEY, maxTries: MAX_TRIES } = native.guardObjectConstants()
 
 /**
+ * @typedef {import('../native').NativeGuardStep} Step
+ * @typedef {import('../native').NativeGuardObserved} Observed
  * @typedef {{ send(command: unknown, options?: unknown): Promise<any> }} S3ClientLike
- * @typedef {{ HeadObjectCommand: new (input: object) => unknown, PutObjectCommand: new (input: object) => unknown }} Commands
+ * @typedef {new (input: object) => unknown} Command
+ * @typedef {{ ListObjectsV2Command: Command, PutObjectCommand: Command, DeleteObjectCommand: Command, GetObjectCommand: Command }} Commands
  */
 
 /** @type {Commands | undefined} */
@@ -43,53 +47,25 @@ function sdk() {
 }
 
 /**
- * The SDK error's name and HTTP status, as text (empty for anything else).
- * @param {unknown} err
- * @returns {Set<string>}
- */
-function errorCodes(err) {
-  const codes = new Set()
-  if (err !== null && typeof err === 'object') {
-    const e = /** @type {{ name?: unknown, Code?: unknown, $metadata?: { httpStatusCode?: unknown } }} */ (err)
-    if (typeof e.name === 'string') codes.add(e.name)
-    if (typeof e.Code === 'string') codes.add(e.Code)
-    const status = e.$metadata?.httpStatusCode
-    if (typeof status === 'number') codes.add(String(status))
-  }
-  return codes
-}
-
-/** @param {Set<string>} codes @param {string[]} any */
-const hasAny = (codes, any) => any.some(c => codes.has(c))
-
-/** The answers of a conditional PUT whose condition another writer broke. */
-const RACED = ['PreconditionFailed', 'ConditionalRequestConflict', '412', '409']
-
-/**
- * The checked client, bucket, key and fence; the resource "bucket/key".
+ * The checked client, bucket and key of `options`.
  * @param {unknown} client
  * @param {unknown} options
  * @param {string} where
  */
-function checked(client, options, where) {
+function target(client, options, where) {
   if (client === null || typeof client !== 'object' || typeof (/** @type {any} */ (client).send) !== 'function') {
     throw new InvalidError(`${where} takes an S3Client of @aws-sdk/client-s3 (with a send method), not ${describe(client)}`)
   }
   if (options === null || typeof options !== 'object') {
-    throw new InvalidError(`${where} takes { bucket, key, ..., fence }, not ${describe(options)}`)
+    throw new InvalidError(`${where} takes { bucket, key, ... }, not ${describe(options)}`)
   }
   const o = /** @type {Record<string, unknown>} */ (options)
-  for (const name of ['bucket', 'key']) {
-    if (typeof o[name] !== 'string') throw new InvalidError(`${where}: ${name} must be a string, not ${describe(o[name])}`)
-    if (o[name] === '') throw new InvalidError(`${where}: ${name} is empty`)
+  return {
+    client: /** @type {S3ClientLike} */ (client),
+    bucket: text(o.bucket, 'bucket', where),
+    key: text(o.key, 'key', where),
+    o,
   }
-  const bucket = /** @type {string} */ (o.bucket)
-  const key = /** @type {string} */ (o.key)
-  const resource = `${bucket}/${key}`
-  const bad = native.guardCheckResource(resource)
-  if (bad) throw fromNativeValue(bad)
-  const text = fenceText(/** @type {bigint} */ (o.fence)) // InvalidError for a non-bigint or one out of range
-  return { client: /** @type {S3ClientLike} */ (client), bucket, key, resource, fence: /** @type {bigint} */ (o.fence), text }
 }
 
 /**
@@ -98,21 +74,17 @@ function checked(client, options, where) {
  * @returns {Uint8Array}
  */
 function bytesOf(body) {
-  if (typeof body === 'string') return Buffer.from(body, 'utf8')
+  if (typeof body === 'string') return Buffer.from(text(body, 'body', 'guard.s3.put'), 'utf8')
   if (body instanceof Uint8Array) return body
-  throw new InvalidError(
-    `guard.s3.put: body must be a string or a Uint8Array (the guard hashes it whole: S3's ETag is its MD5), not ${describe(body)}`,
-  )
+  throw new InvalidError(`guard.s3.put: body must be a string or a Uint8Array, not ${describe(body)}`)
 }
 
 /**
- * The user's own metadata for a guarded put of `resource`; the core
- * refuses one of the guard's own keys.
- * @param {string} resource
+ * The caller's own metadata (the core refuses the guard's own keys).
  * @param {unknown} metadata
  * @returns {Record<string, string>}
  */
-function ownMetadata(resource, metadata) {
+function ownMetadata(metadata) {
   if (metadata === undefined || metadata === null) return {}
   if (typeof metadata !== 'object' || Array.isArray(metadata)) {
     throw new InvalidError(`guard.s3.put: metadata must be an object of string values, not ${describe(metadata)}`)
@@ -120,104 +92,173 @@ function ownMetadata(resource, metadata) {
   /** @type {Record<string, string>} */
   const out = {}
   for (const [k, v] of Object.entries(metadata)) {
+    text(k, 'a metadata key', 'guard.s3.put')
     if (typeof v !== 'string') throw new InvalidError(`guard.s3.put: metadata ${JSON.stringify(k)} must be a string, not ${describe(v)}`)
-    out[k] = v
+    out[k] = text(v, `metadata ${JSON.stringify(k)}`, 'guard.s3.put')
   }
-  const refused = native.guardObjectCheckMetadata(resource, Object.keys(out))
-  if (refused) throw fromNativeValue(refused)
   return out
-}
-
-/**
- * The object's ETag and tinystore-fence metadata, or null when there is none.
- * @param {S3ClientLike} client
- * @param {string} bucket
- * @param {string} key
- * @param {string} resource
- * @returns {Promise<import('../native').NativeStoredObject | null>}
- */
-async function head(client, bucket, key, resource) {
-  let got
-  try {
-    got = await client.send(new (sdk().HeadObjectCommand)({ Bucket: bucket, Key: key }))
-  } catch (err) {
-    const codes = errorCodes(err)
-    if (hasAny(codes, ['404', 'NotFound', 'NoSuchKey'])) return null
-    if (hasAny(codes, ['403', 'Forbidden', 'AccessDenied'])) {
-      const refused = fromNativeValue(native.guardObjectHeadRefused(resource, 403))
-      refused.cause = err
-      throw refused
-    }
-    throw err
-  }
-  /** @type {Record<string, string>} */
-  const stored = got?.Metadata ?? {}
-  const found = Object.entries(stored).find(([k]) => k.toLowerCase() === METADATA_KEY)
-  return { etag: String(got?.ETag), fence: found ? found[1] : undefined }
-}
-
-/**
- * The guarded put itself: read, decide, write; again on a race.
- * @param {ReturnType<typeof checked>} c
- * @param {Uint8Array} body
- * @param {Record<string, string>} extra
- * @param {Record<string, unknown>} params
- */
-async function guardedPut(c, body, extra, params) {
-  const md5 = createHash('md5').update(body).digest('hex')
-  const Metadata = { ...extra, [METADATA_KEY]: c.text }
-  for (let tries = 0; tries < MAX_TRIES; tries++) {
-    const stored = await head(c.client, c.bucket, c.key, c.resource)
-    const decision = mappedSync(() => native.guardObjectDecide(c.resource, c.fence, stored, md5))
-    if (decision.error) throw fromNativeValue(decision.error)
-    const condition = decision.create ? { IfNoneMatch: '*' } : { IfMatch: decision.ifMatch }
-    try {
-      return await c.client.send(
-        new (sdk().PutObjectCommand)({ ...params, Bucket: c.bucket, Key: c.key, Body: body, Metadata, ...condition }),
-      )
-    } catch (err) {
-      if (hasAny(errorCodes(err), RACED)) continue // another writer came in between: read and decide again
-      throw err
-    }
-  }
-  throw fromNativeValue(native.guardObjectTooManyRaces(c.resource))
 }
 
 /** The PutObject parameters a caller may add (the guard sets the others). */
 const PASSED = ['contentType', 'cacheControl', 'contentDisposition', 'contentEncoding']
 
 /**
- * Writes `body` to `bucket/key` with `fence` unless a larger fence is
+ * @param {Record<string, unknown>} o
+ * @returns {Record<string, string>}
+ */
+function passed(o) {
+  /** @type {Record<string, string>} */
+  const params = {}
+  for (const name of PASSED) {
+    if (o[name] === undefined) continue
+    if (typeof o[name] !== 'string') throw new InvalidError(`guard.s3.put: ${name} must be a string, not ${describe(o[name])}`)
+    params[name[0].toUpperCase() + name.slice(1)] = /** @type {string} */ (o[name])
+  }
+  return params
+}
+
+/**
+ * Every key under `prefix`, all pages.
+ * @param {S3ClientLike} client
+ * @param {string} bucket
+ * @param {string} prefix
+ * @returns {Promise<string[]>}
+ */
+async function listed(client, bucket, prefix) {
+  /** @type {string[]} */
+  const keys = []
+  /** @type {string | undefined} */
+  let token
+  do {
+    const page = await client.send(new (sdk().ListObjectsV2Command)({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }))
+    for (const object of page?.Contents ?? []) if (typeof object?.Key === 'string') keys.push(object.Key)
+    token = page?.IsTruncated ? page.NextContinuationToken : undefined
+  } while (token)
+  return keys
+}
+
+/**
+ * Drives `machine`, making each request it gives with `requests[kind]`;
+ * resolves when it ends accepted, else rejects as the policy says.
+ * @param {{ start(): Step, observe(observed: Observed): Step }} machine
+ * @param {Record<string, (step: Step) => Promise<Observed>>} requests
+ * @returns {Promise<void>}
+ */
+async function drive(machine, requests) {
+  let step = mappedSync(() => machine.start())
+  let failed
+  let didFail = false
+  while (step.kind !== 'done') {
+    const request = requests[step.kind]
+    if (!request) throw new TinystoreInternalError(`the S3 guard was given a step it does not make: ${step.kind}`)
+    /** @type {Observed} */
+    let observed
+    didFail = false
+    try {
+      observed = await request(step)
+    } catch (err) {
+      ;[failed, didFail] = [err, true]
+      observed = { kind: 'failed', failure: failureOf(err) }
+    }
+    step = mappedSync(() => machine.observe(observed))
+  }
+  concluded(step, failed, didFail)
+}
+
+/**
+ * A guarded write (`machine`: a put or a tombstone) of `body`; resolves to
+ * the SDK's PutObject output of its fence's object.
+ * @param {S3ClientLike} client
+ * @param {string} bucket
+ * @param {import('../native').NativeObjectWrite} machine
+ * @param {Uint8Array} body
+ * @param {Record<string, string>} params
+ */
+async function write(client, bucket, machine, body, params) {
+  /** @type {unknown} */
+  let output
+  await drive(machine, {
+    list: async step => ({ kind: 'listed', keys: await listed(client, bucket, /** @type {string} */ (step.prefix)) }),
+    put: async step => {
+      output = await client.send(new (sdk().PutObjectCommand)({ ...params, Bucket: bucket, Key: step.key, Body: body, Metadata: step.metadata }))
+      return { kind: 'written' }
+    },
+    delete: async step => {
+      await client.send(new (sdk().DeleteObjectCommand)({ Bucket: bucket, Key: step.key }))
+      return { kind: 'deleted' }
+    },
+  })
+  return output
+}
+
+/**
+ * Writes `body` with `fence` to `bucket/key` unless a larger fence is
  * stored there. See index.d.ts.
  * @param {unknown} client
  * @param {unknown} options
  */
 async function put(client, options) {
-  const c = checked(client, options, 'guard.s3.put')
-  const o = /** @type {Record<string, unknown>} */ (options)
-  const body = bytesOf(o.body)
-  const extra = ownMetadata(c.resource, o.metadata)
-  /** @type {Record<string, unknown>} */
-  const params = {}
-  for (const name of PASSED) {
-    if (o[name] === undefined) continue
-    if (typeof o[name] !== 'string') throw new InvalidError(`guard.s3.put: ${name} must be a string, not ${describe(o[name])}`)
-    params[name[0].toUpperCase() + name.slice(1)] = o[name]
-  }
-  return guardedPut(c, body, extra, params)
+  const t = target(client, options, 'guard.s3.put')
+  const body = bytesOf(t.o.body)
+  const fence = fenceOf(t.o.fence, 'guard.s3.put')
+  const metadata = ownMetadata(t.o.metadata)
+  const params = passed(t.o)
+  const machine = mappedSync(() => new native.NativeObjectWrite(t.bucket, t.key, fence, metadata, false))
+  return write(t.client, t.bucket, machine, body, params)
 }
 
 /**
- * Deletes `bucket/key` under `fence` by writing an empty tombstone that
- * keeps the fence. See index.d.ts.
+ * Deletes `bucket/key` with `fence` unless a larger fence is stored there:
+ * an empty tombstone that keeps the fence. See index.d.ts.
  * @param {unknown} client
  * @param {unknown} options
  */
 async function del(client, options) {
-  const c = checked(client, options, 'guard.s3.delete')
-  return guardedPut(c, new Uint8Array(0), { [TOMBSTONE_KEY]: 'true' }, {})
+  const t = target(client, options, 'guard.s3.delete')
+  const fence = fenceOf(t.o.fence, 'guard.s3.delete')
+  const machine = mappedSync(() => new native.NativeObjectWrite(t.bucket, t.key, fence, null, true))
+  return write(t.client, t.bucket, machine, new Uint8Array(0), {})
 }
 
-const s3 = Object.freeze({ put, delete: del, METADATA_KEY, TOMBSTONE_KEY, MAX_TRIES })
+/**
+ * Reads `bucket/key` as the guard keeps it: the largest fence's object, as
+ * `{ body, fence, metadata }`, or null when there is none. See index.d.ts.
+ * @param {unknown} client
+ * @param {unknown} bucket
+ * @param {unknown} key
+ * @returns {Promise<{ body: Uint8Array, fence: bigint, metadata: Record<string, string> } | null>}
+ */
+async function get(client, bucket, key) {
+  const t = target(client, { bucket, key }, 'guard.s3.get')
+  const machine = mappedSync(() => new native.NativeObjectRead(t.bucket, t.key))
+  /** @type {{ body: Uint8Array, metadata: Record<string, string> } | undefined} */
+  let read
+  await drive(machine, {
+    list: async step => ({ kind: 'listed', keys: await listed(t.client, t.bucket, /** @type {string} */ (step.prefix)) }),
+    get: async step => {
+      const got = await t.client.send(new (sdk().GetObjectCommand)({ Bucket: t.bucket, Key: step.key }))
+      /** @type {Record<string, string>} */
+      const metadata = got?.Metadata ?? {}
+      read = { body: await bodyOf(got?.Body), metadata }
+      return { kind: 'got', metadata }
+    },
+  })
+  const fence = machine.found()
+  if (fence === null || read === undefined) return null
+  const own = Object.entries(read.metadata).filter(([k]) => ![METADATA_KEY, TOMBSTONE_KEY].includes(k.toLowerCase()))
+  return { body: read.body, fence, metadata: Object.fromEntries(own) }
+}
+
+/**
+ * A GetObject body's bytes.
+ * @param {unknown} body
+ * @returns {Promise<Uint8Array>}
+ */
+async function bodyOf(body) {
+  const stream = /** @type {{ transformToByteArray?: () => Promise<Uint8Array> } | undefined} */ (body)
+  return typeof stream?.transformToByteArray === 'function' ? stream.transformToByteArray() : new Uint8Array(0)
+}
+
+const s3 = Object.freeze({ put, delete: del, get, METADATA_KEY, TOMBSTONE_KEY, MAX_TRIES })
 
 module.exports = { s3 }

@@ -11,7 +11,10 @@
 //! - [`lease`]: `NativeLease` (with a fence) and `NativePermit` (without).
 //! - [`election`]: `NativeElection`, `NativeLeadership`, `NativeObserver`.
 //! - [`fence`]: the strict decimal parser and the 40-digit text form.
-//! - [`guard`]: the SQL guard's statements and decisions, for lib/guard.js.
+//! - [`guard`]: a core error as a value and the guards' names, for
+//!   lib/guard.js and lib/s3.js; [`guard_sql`] and [`guard_object`]: the
+//!   core's guard machines, whose steps ([`guard_step`]) the JS layer
+//!   takes on its users' own handles; [`guard_http`]: the HTTP helpers'.
 //! - [`error`] and [`options`]: how errors and options cross the boundary;
 //!   [`throw`]: `errorThrow`, any core error thrown on request.
 //! - [`now`]: calls that return their value at once when it is ready.
@@ -27,6 +30,10 @@ pub mod error;
 pub mod fence;
 pub mod group;
 pub mod guard;
+pub mod guard_http;
+pub mod guard_object;
+pub mod guard_sql;
+pub mod guard_step;
 pub mod later;
 pub mod lease;
 pub mod now;

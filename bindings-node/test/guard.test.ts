@@ -2,8 +2,10 @@
 // PostgreSQL at $TINYSTORE_PG_URL, started by tests/guards/with-postgres.sh):
 // every guard case of vectors/behaviour.json, a refusal rolling back the
 // caller's own write, calls outside a transaction, handles of unknown kinds,
-// and two writers at READ COMMITTED and at SERIALIZABLE. Without the URL the
-// PostgreSQL tests skip, unless TINYSTORE_REQUIRE_PG=1 (make test-node).
+// resources that are not well-formed UTF-16, the missing table's cause, the
+// driver's own errors as they are, and two writers at READ COMMITTED and at
+// SERIALIZABLE (isSerializationFailure). Without the URL the PostgreSQL
+// tests skip, unless TINYSTORE_REQUIRE_PG=1 (make test-node).
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -182,10 +184,92 @@ test("better-sqlite3: the driver's own errors pass through as they are", () => {
   try {
     assert.throws(
       () => readonly.transaction(() => guard.check(readonly, 'chats/42', 7n))(),
-      (err: unknown) => err instanceof Database.SqliteError && err.code === 'SQLITE_READONLY' && !(err instanceof TinystoreError),
+      (err: unknown) =>
+        err instanceof Database.SqliteError &&
+        err.code === 'SQLITE_READONLY' &&
+        !(err instanceof TinystoreError) &&
+        !guard.isSerializationFailure(err),
     )
   } finally {
     readonly.close()
+    db.close()
+  }
+})
+
+test('better-sqlite3: a writer whose snapshot is stale gets SQLITE_BUSY_SNAPSHOT as it is, a serialization failure', () => {
+  const db = sqlite()
+  db.pragma('journal_mode = wal')
+  guard.ensure(db)
+  const other = new Database(db.name)
+  try {
+    db.exec('BEGIN')
+    db.prepare('select count(*) from tinystore_fences').get() // its snapshot
+    other.transaction(() => guard.check(other, 'chats/42', 9n))()
+    assert.throws(
+      () => guard.check(db, 'chats/42', 7n),
+      (err: unknown) =>
+        err instanceof Database.SqliteError && err.code === 'SQLITE_BUSY_SNAPSHOT' && guard.isSerializationFailure(err),
+    )
+    db.exec('ROLLBACK')
+    assert.equal(sqliteRegister(db, 'chats/42'), fenceText(9n))
+  } finally {
+    other.close()
+    db.close()
+  }
+})
+
+test('isSerializationFailure is false for what is not a serialization failure', () => {
+  for (const err of [
+    new StaleError('m', { resource: 'r', fence: 1n, largest: 2n }),
+    new InvalidError('m'),
+    new Error('could not serialize access'), // words are not what it reads
+    Object.assign(new Error('m'), { code: '23505', severity: 'ERROR' }),
+    Object.assign(new Error('m'), { code: 'SQLITE_CONSTRAINT' }),
+    null,
+    undefined,
+    '40001',
+  ]) {
+    assert.equal(guard.isSerializationFailure(err), false, String(err))
+  }
+  assert.equal(guard.isSerializationFailure(Object.assign(new Error('m'), { code: '40P01', severity: 'ERROR' })), true)
+  assert.equal(guard.isSerializationFailure(Object.assign(new Error('m'), { code: 'SQLITE_LOCKED' })), true)
+})
+
+test('better-sqlite3: a missing table is InvalidError saying how to make it, the SqliteError its cause', () => {
+  const db = sqlite()
+  try {
+    assert.throws(
+      () => db.transaction(() => guard.check(db, 'chats/42', 7n))(),
+      (err: unknown) =>
+        err instanceof InvalidError &&
+        /tinystore_fences/.test(err.message) &&
+        /ensure/.test(err.message) &&
+        err.cause instanceof Database.SqliteError &&
+        /no such table/.test(err.cause.message),
+    )
+  } finally {
+    db.close()
+  }
+})
+
+/** Resources a JS string holds that have no UTF-8 form: lone surrogates. */
+const NOT_UTF8 = ['chats/\ud800', 'chats/\udc00', '\udfff', 'a\ud800\ud800b']
+
+test('better-sqlite3: a resource that is not well-formed UTF-16 is InvalidError, and nothing is recorded', () => {
+  const db = sqlite()
+  try {
+    guard.ensure(db)
+    sqliteWrite(db, 'chats/\ufffd', 9n) // what a lone surrogate would become in UTF-8
+    for (const resource of NOT_UTF8) {
+      assert.throws(
+        () => sqliteWrite(db, resource, 7n),
+        (err: unknown) => err instanceof InvalidError && /lone surrogate/.test(err.message) && err.message.includes(JSON.stringify(resource)),
+        JSON.stringify(resource),
+      )
+    }
+    assert.equal((db.prepare('select count(*) as n from tinystore_fences').get() as { n: number }).n, 1)
+    assert.equal((db.prepare('select count(*) as n from notes').get() as { n: number }).n, 1)
+  } finally {
     db.close()
   }
 })
@@ -297,7 +381,12 @@ pgTest('pg: a pool client, a check outside BEGIN, and a missing table', async ()
       await client.query('BEGIN')
       await assert.rejects(
         guard.check(client, 'chats/42', 9n),
-        (err: unknown) => err instanceof InvalidError && /tinystore_fences/.test(err.message) && /ensure/.test(err.message),
+        (err: unknown) =>
+          err instanceof InvalidError &&
+          /tinystore_fences/.test(err.message) &&
+          /ensure/.test(err.message) &&
+          err.cause instanceof pg.DatabaseError &&
+          err.cause.code === '42P01',
       )
       // The failed statement aborted the caller's transaction.
       await assert.rejects(client.query('select 1'), /aborted/)
@@ -308,6 +397,47 @@ pgTest('pg: a pool client, a check outside BEGIN, and a missing table', async ()
   } finally {
     await pool.end()
     await setup.end()
+  }
+})
+
+pgTest('pg: a resource that is not well-formed UTF-16 is InvalidError before any statement is sent', async () => {
+  const client = await pgClient('node_guard_utf16')
+  try {
+    await guard.ensure(client)
+    await client.query('BEGIN')
+    await guard.check(client, 'chats/\ufffd', 9n)
+    const sent: string[] = []
+    const watched = { query: (text: string, values?: unknown[]) => (sent.push(text), client.query(text, values)) }
+    for (const resource of NOT_UTF8) {
+      await assert.rejects(guard.check(watched, resource, 7n), (err: unknown) => err instanceof InvalidError && /lone surrogate/.test(err.message))
+    }
+    assert.deepEqual(sent, [])
+    await client.query('COMMIT')
+    assert.deepEqual((await client.query('select resource from tinystore_fences')).rows, [{ resource: 'chats/\ufffd' }])
+  } finally {
+    await client.end()
+  }
+})
+
+pgTest("pg: a connection the server ended is pg's own error, as it is", async () => {
+  const admin = await pgClient('node_guard_gone')
+  const victim = await pgClient('node_guard_gone', false)
+  victim.on('error', () => {}) // the terminated backend's, also the failed query's
+  try {
+    await guard.ensure(admin)
+    const ended = new Promise(resolve => victim.once('end', resolve))
+    await victim.query('BEGIN')
+    const { pid } = (await victim.query('select pg_backend_pid() as pid')).rows[0]
+    await admin.query('select pg_terminate_backend($1)', [pid])
+    await ended
+    await assert.rejects(guard.check(victim, 'chats/42', 7n), (err: unknown) => {
+      assert.ok(err instanceof Error && !(err instanceof TinystoreError), String(err))
+      assert.match(err.message, /not queryable|terminat/)
+      assert.equal(guard.isSerializationFailure(err), false)
+      return true
+    })
+  } finally {
+    await admin.end()
   }
 })
 
@@ -371,8 +501,9 @@ pgTest('pg at SERIALIZABLE: the second writer fails with the driver error 40001,
     const retried = async (fence: bigint, beforeFirst: () => Promise<void>): Promise<{ tries: number; err: unknown }> => {
       for (let tries = 1; ; tries++) {
         const err = await write(fence, tries === 1 ? beforeFirst : undefined)
-        // pg's own error, as the driver gives it.
+        // pg's own error, as the driver gives it, told by isSerializationFailure.
         const serialization = err instanceof pg.DatabaseError && err.code === '40001'
+        assert.equal(guard.isSerializationFailure(err), serialization, String(err))
         if (!serialization) return { tries, err }
       }
     }

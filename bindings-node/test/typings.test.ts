@@ -14,6 +14,24 @@ const typings: { rendered(): string; committed: string } = require(path.join(pkg
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const native: Record<string, unknown> = require(path.join(pkg, 'tinystore.node'))
 
+/** The names a namespace's block declares: functions, constants and what it re-exports. */
+function namespaceMembers(node: ts.ModuleDeclaration): Set<string> {
+  const out = new Set<string>()
+  if (!node.body || !ts.isModuleBlock(node.body)) return out
+  for (const f of node.body.statements) {
+    const exported = ts.canHaveModifiers(f) && ts.getModifiers(f)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)
+    if (ts.isFunctionDeclaration(f) && f.name && exported) out.add(f.name.text)
+    if (ts.isVariableStatement(f)) for (const d of f.declarationList.declarations) if (ts.isIdentifier(d.name)) out.add(d.name.text)
+    if (ts.isExportDeclaration(f) && f.exportClause && ts.isNamedExports(f.exportClause)) {
+      for (const e of f.exportClause.elements) out.add(e.name.text)
+    }
+  }
+  return out
+}
+
+/** Inner namespaces (`namespace guard.s3`) by their dotted name, with their members. */
+const nested = new Map<string, Set<string>>()
+
 /** The exported names of a .d.ts, and each class's members. */
 function declared(file: string): Map<string, Set<string>> {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true)
@@ -39,6 +57,7 @@ function declared(file: string): Map<string, Set<string>> {
         }
       } else if (node.body && ts.isModuleDeclaration(node.body) && ts.isIdentifier(node.body.name)) {
         members.add(node.body.name.text)
+        nested.set(`${node.name.text}.${node.body.name.text}`, namespaceMembers(node.body))
       }
       out.set(node.name.text, members)
     } else if (ts.isVariableStatement(node)) {
@@ -94,4 +113,11 @@ test('index.d.ts declares exactly what the package exports', () => {
       assert.deepEqual(Object.keys(value).sort(), [...declaredMembers].sort(), `${name}'s functions`)
     }
   }
+})
+
+test("index.d.ts declares exactly what guard.s3 exports", () => {
+  declared(path.join(pkg, 'index.d.ts'))
+  const s3 = nested.get('guard.s3')
+  assert.ok(s3, 'namespace guard.s3 is declared')
+  assert.deepEqual(Object.keys(tinystore.guard.s3).sort(), [...s3].sort())
 })

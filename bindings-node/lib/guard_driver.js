@@ -1,0 +1,108 @@
+'use strict'
+// A driver's own errors, for the guards: each described by what the driver
+// reports (better-sqlite3's code name, pg's SQLSTATE, the S3 SDK's HTTP
+// status and error name, a socket's code), for the core to classify; and
+// the one policy of a guard's end:
+//
+// - accepted: return;
+// - refused: throw the guard's own TinystoreError (StaleError, CorruptError,
+//   InvalidError...), with the driver's error as its `cause` when the last
+//   step failed in the driver (a missing register table);
+// - driver: rethrow the driver's own error unchanged, so that
+//   `err.code === '40001'` and `instanceof SqliteError` keep working;
+//   isSerializationFailure(err) tells a serialization failure.
+const native = require('./native')
+const { fromNativeValue } = require('./errors')
+
+/**
+ * @typedef {import('../native').NativeDriverFailure} Failure
+ * @typedef {import('../native').NativeGuardStep} Step
+ * @typedef {{ code?: unknown, severity?: unknown, name?: unknown, Code?: unknown, $metadata?: { httpStatusCode?: unknown } }} Reported
+ */
+
+/**
+ * What `err` reports of itself, as the core reads a driver's failure.
+ * @param {unknown} err
+ * @returns {Failure}
+ */
+function failureOf(err) {
+  const message = err instanceof Error ? err.message : String(err)
+  /** @type {Failure} */
+  const failure = { message }
+  if (err === null || typeof err !== 'object') return failure
+  const e = /** @type {Reported} */ (err)
+  const code = typeof e.code === 'string' ? e.code : undefined
+  if (code !== undefined && 'severity' in e) failure.sqlstate = code // pg's DatabaseError: a SQLSTATE
+  else if (code !== undefined) failure.errorCode = code // better-sqlite3's SQLITE_BUSY, a socket's ECONNREFUSED
+  const status = e.$metadata?.httpStatusCode
+  if (typeof status === 'number') {
+    failure.httpStatus = status // an S3 service error: its status and name
+    if (failure.errorCode === undefined) {
+      const named = typeof e.Code === 'string' ? e.Code : e.name
+      if (typeof named === 'string') failure.errorCode = named
+    }
+  }
+  return failure
+}
+
+/**
+ * What a pg error reports: as failureOf, and a connection pg lost, which
+ * it reports as an Error without a code ('Connection terminated
+ * unexpectedly', '... is not queryable'), is error code "connection".
+ * @param {unknown} err
+ * @returns {Failure}
+ */
+function pgFailureOf(err) {
+  const failure = failureOf(err)
+  if (failure.sqlstate === undefined && failure.errorCode === undefined) failure.errorCode = 'connection'
+  return failure
+}
+
+/**
+ * The core's class of the driver's error `err`: "missing_table",
+ * "serialization", "permission", "unavailable" or "other".
+ * @param {unknown} err
+ * @returns {string}
+ */
+function failureClass(err) {
+  return native.guardFailureClass(failureOf(err))
+}
+
+/**
+ * Whether `err`, a driver's own error that a guard let through, is a
+ * serialization failure (pg's 40001 or 40P01, SQLite busy or locked): a
+ * concurrent transaction came first; roll back and run it all again.
+ * @param {unknown} err
+ * @returns {boolean}
+ */
+function isSerializationFailure(err) {
+  return failureClass(err) === 'serialization'
+}
+
+/**
+ * Gives `err` its cause, as `new Error(message, { cause })` does.
+ * @param {Error} err
+ * @param {unknown} cause
+ */
+function withCause(err, cause) {
+  Object.defineProperty(err, 'cause', { value: cause, writable: true, configurable: true, enumerable: false })
+  return err
+}
+
+/**
+ * Ends a guard as the policy above says: returns when accepted, else throws.
+ * @param {Step} done the machine's `done` step
+ * @param {unknown} failed the driver's error the last observation reported, if it failed
+ * @param {boolean} didFail whether it failed (an error may be any value)
+ * @returns {void}
+ */
+function concluded(done, failed, didFail) {
+  if (done.verdict === 'accepted') return
+  if (done.verdict === 'driver' && didFail) throw failed
+  const err = fromNativeValue(
+    done.error ?? { code: 'internal', message: `a guard ended with ${JSON.stringify(done.verdict)} and no error` },
+  )
+  throw didFail ? withCause(err, failed) : err
+}
+
+module.exports = { failureOf, pgFailureOf, failureClass, isSerializationFailure, concluded }

@@ -1,0 +1,42 @@
+'use strict'
+// The guards' text arguments (a resource, an S3 bucket, key or metadata):
+// strings that are well-formed UTF-16. A lone surrogate ('chats/\uD800')
+// has no UTF-8 form: passed on, it would become U+FFFD, so that two
+// resources the caller tells apart would share one register row. It is
+// InvalidError here, before any I/O, as Python and Go refuse it.
+const { describe } = require('./convert')
+const { InvalidError } = require('./errors')
+
+/** @type {(text: string) => boolean} String.prototype.isWellFormed, in Node 20 and later. */
+const wellFormed = text => /** @type {{ isWellFormed(): boolean }} */ (/** @type {unknown} */ (text)).isWellFormed()
+
+/**
+ * `value` as a string that has a UTF-8 form, or an InvalidError naming
+ * `what` and `where` it was given.
+ * @param {unknown} value
+ * @param {string} what e.g. "resource", "key"
+ * @param {string} where e.g. "guard.check"
+ * @returns {string}
+ */
+function text(value, what, where) {
+  if (typeof value !== 'string') throw new InvalidError(`${where}: ${what} must be a string, not ${describe(value)}`)
+  if (!wellFormed(value)) {
+    throw new InvalidError(
+      `${where}: ${what} ${JSON.stringify(value)} is not well-formed UTF-16 (it holds a lone surrogate), so it has no UTF-8 form`,
+    )
+  }
+  return value
+}
+
+/**
+ * `fence`, a bigint (the core checks its range), or an InvalidError.
+ * @param {unknown} fence
+ * @param {string} where
+ * @returns {bigint}
+ */
+function fenceOf(fence, where) {
+  if (typeof fence !== 'bigint') throw new InvalidError(`${where}: a fence is a bigint, not ${describe(fence)}`)
+  return fence
+}
+
+module.exports = { text, fenceOf }
