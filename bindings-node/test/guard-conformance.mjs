@@ -1,0 +1,487 @@
+#!/usr/bin/env node
+// The guard's conformance matrix for TypeScript: replays every scenario of
+// vectors/guards.json on every backend it names, through the package's
+// public guard API, against the real things:
+//
+//   sqlite    a SQLite file per scenario, through better-sqlite3
+//   postgres  the PostgreSQL at $TINYSTORE_PG_URL (tests/guards/with-postgres.sh),
+//             through pg, a schema per scenario
+//   s3        moto's S3 at $TINYSTORE_S3_URL (tests/guards/with-s3.sh), through
+//             @aws-sdk/client-s3 (path-style), a bucket per scenario
+//   http      a node:http server on loopback whose handler reads the fence with
+//             http.fenced and guards a SQLite file with it; the client attaches
+//             the fence with http.fetch
+//
+// A race pauses a write after its first request, answered, by a client whose
+// `send` lets a second, real writer write in between (no sleeps); a server
+// gone is an S3 client whose every later request goes to a port nothing
+// listens on, or a pg connection ended by pg_terminate_backend. Prints one
+// line per cell, `MATRIX typescript <backend> <scenario> ok|FAIL <why>|n/a
+// <why>`, and exits 1 on any FAIL. Run from the repository:
+//
+//   MOTO_SERVER=.venv-python/bin/moto_server bash tests/guards/with-postgres.sh \
+//     bash tests/guards/with-s3.sh node bindings-node/test/guard-conformance.mjs
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+
+const require = createRequire(import.meta.url)
+const here = path.dirname(new URL(import.meta.url).pathname)
+const { guard, http, parseFence, fenceText, TinystoreError, StaleError, CorruptError, InvalidError } = require('tinystore')
+// The driver errors' classification, as the guards describe them to the core.
+const native = require('../lib/native')
+const { failureOf, pgFailureOf } = require('../lib/guard_driver')
+const Database = require('better-sqlite3')
+const pg = require('pg')
+const { S3Client, CreateBucketCommand, ListObjectsV2Command, PutObjectCommand } = require('@aws-sdk/client-s3')
+
+const LANGUAGE = 'typescript'
+const spec = JSON.parse(readFileSync(path.join(here, '..', '..', 'vectors', 'guards.json'), 'utf8'))
+const notApplicable = spec.not_applicable?.[LANGUAGE] ?? {}
+
+/** A failed expectation: the cell's FAIL line gives its message. */
+class Mismatch extends Error {}
+
+/** @param {unknown} ok @param {string} why */
+function expect(ok, why) {
+  if (!ok) throw new Mismatch(why)
+}
+
+/** What `call` threw, or undefined when it returned. */
+async function outcome(call) {
+  try {
+    await call()
+    return undefined
+  } catch (err) {
+    return err
+  }
+}
+
+/** @param {unknown} err */
+const named = err => (err instanceof Error ? `${err.name}${err.code ? ` ${err.code}` : ''}: ${err.message}` : String(err))
+
+const unique = () => randomBytes(4).toString('hex')
+
+/** The resources a bad_resource step writes: the bad names a JS string can hold. */
+const BAD_RESOURCES = ['', 'x'.repeat(1025), 'a\u0000b', 'chats/\ud800']
+
+/**
+ * Checks a guard's error (undefined: accepted) against an expectation of
+ * vectors/guards.json. `resource` is what a refusal names; `classify`
+ * gives the core's class of a driver's own error, as the guard described it.
+ */
+function judge(expected, err, { resource, fence, classify }) {
+  if (expected === 'accepted') return expect(err === undefined, `expected accepted, got ${named(err)}`)
+  expect(err !== undefined, `expected ${JSON.stringify(expected)}, the write was accepted`)
+  if (typeof expected === 'object' && expected.stale) {
+    expect(err instanceof StaleError, `expected StaleError, got ${named(err)}`)
+    const want = [resource, fence, parseFence(expected.stale.largest)]
+    const got = [err.resource, err.fence, err.largest]
+    expect(got.every((v, i) => v === want[i]), `StaleError carries ${got.join(', ')}, not ${want.join(', ')}`)
+    return
+  }
+  const own = { corrupt: CorruptError, invalid: InvalidError, missing_register: InvalidError, not_in_transaction: InvalidError }
+  if (expected in own) {
+    expect(err instanceof own[expected], `expected ${own[expected].name}, got ${named(err)}`)
+    if (expected === 'corrupt') expect(err.message.includes(resource), `the message does not name ${resource}: ${err.message}`)
+    if (expected === 'not_in_transaction') expect(err.message.includes('outside a transaction'), `message: ${err.message}`)
+    if (expected === 'missing_register') {
+      expect(err.message.includes('ensure'), `the message does not say how to make the table: ${err.message}`)
+      expect(err.cause instanceof Error && !(err.cause instanceof TinystoreError), `its cause is not the driver's error: ${named(err.cause)}`)
+      expect(classify(err.cause) === 'missing_table', `its cause is classified ${classify(err.cause)}`)
+    }
+    return
+  }
+  const driver = { serialization: 'serialization', permission: 'permission', unavailable: 'unavailable' }
+  if (expected in driver) {
+    expect(err instanceof Error && !(err instanceof TinystoreError), `expected the driver's own error, got ${named(err)}`)
+    expect(classify(err) === driver[expected], `the driver's error ${named(err)} is classified ${classify(err)}`)
+    if (expected === 'serialization') expect(guard.isSerializationFailure(err), `isSerializationFailure is false for ${named(err)}`)
+    return
+  }
+  throw new Mismatch(`unknown expectation ${JSON.stringify(expected)}`)
+}
+
+// ---- SQL: better-sqlite3 and pg ------------------------------------------
+
+/** The SQL steps on one handle kind; `open` gives the scenario's database. */
+function sqlBackend(db) {
+  const judged = (step, err, fence) => judge(step.expect, err, { resource: db.resource, fence, classify: db.classify })
+  return {
+    async write(step) {
+      const fence = parseFence(step.write.fence)
+      judged(step, await outcome(() => db.write(db.resource, fence)), fence)
+    },
+    async recorded(step) {
+      const got = await db.recorded(db.resource)
+      expect(got === fenceText(parseFence(step.recorded.fence)), `recorded ${got}, not fence ${step.recorded.fence}`)
+    },
+    corrupt: () => db.sql('update tinystore_fences set fence = ? where resource = ?', ['not-a-fence', db.resource]),
+    drop_register: () => db.sql('drop table tinystore_fences', []),
+    async outside_transaction(step) {
+      const fence = parseFence(step.outside_transaction.fence)
+      judged(step, await outcome(() => guard.check(db.handle, db.resource, fence)), fence)
+      expect((await db.recorded(db.resource)) === undefined, 'a check outside a transaction recorded its fence')
+    },
+    async serialization(step) {
+      const fence = parseFence(step.serialization.fence)
+      judged(step, await db.serialization(fence, parseFence(step.serialization.between)), fence)
+    },
+    async permission(step) {
+      const fence = parseFence(step.permission.fence)
+      judged(step, await db.permission(fence), fence)
+    },
+    async server_gone(step) {
+      const fence = parseFence(step.server_gone.fence)
+      judged(step, await db.serverGone(fence), fence)
+    },
+    async bad_resource(step) {
+      const fence = parseFence(step.bad_resource.fence)
+      const before = await db.count()
+      for (const bad of BAD_RESOURCES) {
+        const err = await outcome(() => db.write(bad, fence))
+        expect(err instanceof InvalidError, `resource ${JSON.stringify(bad).slice(0, 40)}: expected InvalidError, got ${named(err)}`)
+      }
+      expect((await db.count()) === before, 'a bad resource was recorded')
+    },
+  }
+}
+
+/** A scenario's SQLite file, in WAL mode (so a reader keeps its snapshot). */
+function sqliteDb(dir, scenario) {
+  const file = path.join(dir, `${scenario}.db`)
+  const handle = new Database(file)
+  handle.pragma('journal_mode = wal')
+  guard.ensure(handle)
+  const write = (on, resource, fence) => on.transaction(() => guard.check(on, resource, fence))()
+  return {
+    handle,
+    resource: `${LANGUAGE}-${scenario}-${unique()}/r`,
+    classify: err => native.guardFailureClass(failureOf(err)),
+    write: (resource, fence) => write(handle, resource, fence),
+    sql: (text, params) => handle.prepare(text).run(...params),
+    recorded: resource => handle.prepare('select fence from tinystore_fences where resource = ?').pluck().get(resource),
+    count: () => handle.prepare('select count(*) from tinystore_fences').pluck().get(),
+    async serialization(fence, between) {
+      const other = new Database(file)
+      try {
+        handle.exec('BEGIN')
+        handle.prepare('select count(*) from tinystore_fences').pluck().get() // the snapshot
+        write(other, this.resource, between)
+        return await outcome(() => guard.check(handle, this.resource, fence))
+      } finally {
+        if (handle.inTransaction) handle.exec('ROLLBACK')
+        other.close()
+      }
+    },
+    async permission(fence) {
+      const readonly = new Database(file, { readonly: true })
+      try {
+        return await outcome(() => write(readonly, this.resource, fence))
+      } finally {
+        readonly.close()
+      }
+    },
+    close: () => handle.close(),
+  }
+}
+
+const READER = 'tinystore_guard_reader'
+
+/** A scenario's pg client, on a schema of its own with tinystore_fences. */
+async function pgDb(url, scenario) {
+  const schema = `${LANGUAGE}_${scenario}_${unique()}`
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: url })
+    client.on('error', () => {}) // a terminated backend's; the query that meets it fails too
+    await client.connect()
+    await client.query(`set search_path to ${schema}`)
+    return client
+  }
+  const handle = new pg.Client({ connectionString: url })
+  await handle.connect()
+  await handle.query(`create schema ${schema}; set search_path to ${schema}`)
+  await guard.ensure(handle)
+  const write = async (client, resource, fence) => {
+    await client.query('BEGIN')
+    try {
+      await guard.check(client, resource, fence)
+      await client.query('COMMIT')
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {})
+      throw err
+    }
+  }
+  const read = async (text, params) => (await handle.query(text, params)).rows[0]?.v
+  return {
+    handle,
+    resource: `${LANGUAGE}-${scenario}-${unique()}/r`,
+    classify: err => native.guardFailureClass(pgFailureOf(err)),
+    write: (resource, fence) => write(handle, resource, fence),
+    sql: (text, params) => handle.query(text.replace(/\?/g, (_, i) => `$${text.slice(0, i).split('?').length}`), params),
+    recorded: resource => read('select fence as v from tinystore_fences where resource = $1', [resource]),
+    count: () => read('select count(*)::int as v from tinystore_fences', []),
+    async serialization(fence, between) {
+      const other = await connect()
+      try {
+        await handle.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
+        await handle.query('select count(*) from tinystore_fences') // the snapshot
+        await write(other, this.resource, between)
+        return await outcome(() => guard.check(handle, this.resource, fence))
+      } finally {
+        await handle.query('ROLLBACK')
+        await other.end()
+      }
+    },
+    async permission(fence) {
+      await handle.query(
+        `do $$ begin create role ${READER} nologin; exception when duplicate_object or unique_violation then null; end $$`,
+      )
+      await handle.query(`grant usage on schema ${schema} to ${READER}; grant select on tinystore_fences to ${READER}`)
+      await handle.query('BEGIN')
+      try {
+        await handle.query(`set local role ${READER}`)
+        return await outcome(() => guard.check(handle, this.resource, fence))
+      } finally {
+        await handle.query('ROLLBACK')
+      }
+    },
+    async serverGone(fence) {
+      const victim = await connect()
+      const ended = new Promise(resolve => victim.once('end', resolve))
+      await victim.query('BEGIN')
+      const { pid } = (await victim.query('select pg_backend_pid() as pid')).rows[0]
+      await handle.query('select pg_terminate_backend($1)', [pid])
+      await ended // the server went away: the check is the next call
+      return outcome(() => guard.check(victim, this.resource, fence))
+    },
+    close: () => handle.end(),
+  }
+}
+
+// ---- S3 --------------------------------------------------------------------
+
+/** A client of moto's S3 at `endpoint`. */
+const s3Client = endpoint =>
+  new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  })
+
+/** A loopback address nothing listens on (a port just given up). */
+async function deadEndpoint() {
+  const server = createServer()
+  await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  await new Promise(resolve => server.close(resolve))
+  return `http://127.0.0.1:${port}`
+}
+
+async function s3Backend(url, scenario) {
+  const client = s3Client(url)
+  const Bucket = `ts-${scenario.replace(/_/g, '-')}-${unique()}`.slice(0, 63)
+  await client.send(new CreateBucketCommand({ Bucket }))
+  const resource = `${Bucket}/r`
+  const bodyOf = (w, fence) => w.body ?? `fence ${fence}`
+  const put = (on, w) => {
+    const fence = parseFence(w.fence)
+    return guard.s3.put(on, { bucket: Bucket, key: 'r', body: bodyOf(w, fence), fence })
+  }
+  const judged = (expected, err, fence) =>
+    judge(expected, err, { resource, fence, classify: e => native.guardFailureClass(failureOf(e)) })
+  /** A client that makes its first request on `first`, then calls `then()` once, and the rest on `rest`. */
+  const afterFirst = (first, then, rest = first) => {
+    let sent = 0
+    return {
+      async send(command, options) {
+        if (++sent > 1) return rest.send(command, options)
+        const answer = await first.send(command, options)
+        await then()
+        return answer
+      },
+    }
+  }
+  return {
+    async write(step) {
+      judged(step.expect, await outcome(() => put(client, step.write)), parseFence(step.write.fence))
+    },
+    async delete(step) {
+      const fence = parseFence(step.delete.fence)
+      judged(step.expect, await outcome(() => guard.s3.delete(client, { bucket: Bucket, key: 'r', fence })), fence)
+    },
+    async recorded(step) {
+      const want = step.recorded
+      const got = await guard.s3.get(client, Bucket, 'r')
+      if (want.fence === 'none') return expect(got === null, `read fence ${got?.fence}, not none`)
+      expect(got !== null && got.fence === parseFence(want.fence), `read fence ${got?.fence ?? 'none'}, not ${want.fence}`)
+      if (want.body !== undefined) {
+        const body = Buffer.from(got.body).toString('utf8')
+        expect(body === want.body, `read body ${JSON.stringify(body)}, not ${JSON.stringify(want.body)}`)
+      }
+    },
+    corrupt: () => client.send(new PutObjectCommand({ Bucket, Key: 'r/tinystore-fence/not-a-fence', Body: 'x' })),
+    async race(step) {
+      const other = s3Client(url)
+      /** @type {unknown[]} */
+      const between = []
+      try {
+        const paused = afterFirst(client, async () => {
+          for (const w of step.race.between) between.push(await outcome(() => put(other, w)))
+        })
+        const err = await outcome(() => put(paused, step.race))
+        expect(between.length === step.race.between.length, 'the writers in between did not all write')
+        between.forEach((e, i) => judged(step.expect_between, e, parseFence(step.race.between[i].fence)))
+        judged(step.expect, err, parseFence(step.race.fence))
+      } finally {
+        other.destroy()
+      }
+    },
+    async server_gone(step) {
+      const dead = s3Client(await deadEndpoint())
+      try {
+        const gone = afterFirst(client, async () => {}, dead)
+        judged(step.expect, await outcome(() => put(gone, step.server_gone)), parseFence(step.server_gone.fence))
+      } finally {
+        dead.destroy()
+      }
+    },
+    async bad_resource(step) {
+      const fence = parseFence(step.bad_resource.fence)
+      for (const key of BAD_RESOURCES) {
+        const err = await outcome(() => guard.s3.put(client, { bucket: Bucket, key, body: 'x', fence }))
+        expect(err instanceof InvalidError, `key ${JSON.stringify(key).slice(0, 40)}: expected InvalidError, got ${named(err)}`)
+      }
+      const listed = await client.send(new ListObjectsV2Command({ Bucket }))
+      expect((listed.KeyCount ?? 0) === 0, `a bad key was written: ${listed.Contents?.map(o => o.Key)}`)
+    },
+    close: () => client.destroy(),
+  }
+}
+
+// ---- HTTP ------------------------------------------------------------------
+
+async function httpBackend(dir, scenario) {
+  const db = sqliteDb(dir, `http-${scenario}`)
+  /** @type {unknown[]} */
+  const unanswered = []
+  const server = createServer(
+    http.fenced((req, res) => {
+      const fence = req.tinystoreFence
+      if (fence === undefined) {
+        res.statusCode = 428
+        res.end('Tinystore-Fence is required')
+        return
+      }
+      const resource = decodeURIComponent(new URL(req.url, 'http://loopback').pathname.slice('/write/'.length))
+      db.write(resource, fence) // the guard in the handler's own transaction
+      res.end('saved')
+    }, err => unanswered.push(err)),
+  )
+  await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${server.address().port}/write/${encodeURIComponent(db.resource)}`
+  const answer = async response => ({ status: response.status, headers: response.headers, body: await response.text() })
+  return {
+    async write(step) {
+      const w = step.write
+      if (w.fence_header !== undefined) {
+        const got = await answer(await fetch(url, { method: 'POST', headers: { [http.FENCE_HEADER]: w.fence_header } }))
+        expect(step.expect === 'bad_request', `unknown expectation ${JSON.stringify(step.expect)} for a raw header`)
+        expect(got.status === http.BAD_REQUEST, `header ${w.fence_header}: ${got.status}, not 400`)
+        expect(got.body.includes(http.FENCE_HEADER), `the 400's body does not name the header: ${got.body}`)
+        return
+      }
+      const fence = parseFence(w.fence)
+      unanswered.length = 0
+      const got = await answer(await http.fetch(url, fence, { method: 'POST' }))
+      const e = step.expect
+      if (e === 'accepted') return expect(got.status === 200, `${got.status} ${got.body}, not 200`)
+      if (typeof e === 'object' && e.stale) {
+        expect(got.status === http.CONFLICT, `${got.status} ${got.body}, not 409`)
+        const largest = got.headers.get(http.LARGEST_HEADER)
+        expect(largest === e.stale.largest, `${http.LARGEST_HEADER}: ${largest}, not ${e.stale.largest}`)
+        return
+      }
+      expect(got.status === 500 && unanswered.length === 1, `${got.status} ${got.body}, not a 500 with the handler's error`)
+      judge(e, unanswered[0], { resource: db.resource, fence, classify: db.classify })
+    },
+    recorded: sqlBackend(db).recorded,
+    corrupt: sqlBackend(db).corrupt,
+    async close() {
+      await new Promise(resolve => server.close(resolve))
+      db.close()
+    },
+  }
+}
+
+// ---- the matrix ------------------------------------------------------------
+
+async function backendFor(name, scenario, dir) {
+  if (name === 'sqlite') {
+    const db = sqliteDb(dir, scenario)
+    return { ...sqlBackend(db), close: db.close }
+  }
+  if (name === 'postgres') {
+    const url = process.env.TINYSTORE_PG_URL
+    if (!url) throw new Mismatch('TINYSTORE_PG_URL is unset: run under tests/guards/with-postgres.sh')
+    const db = await pgDb(url, scenario)
+    return { ...sqlBackend(db), close: db.close }
+  }
+  if (name === 's3') {
+    const url = process.env.TINYSTORE_S3_URL
+    if (!url) throw new Mismatch('TINYSTORE_S3_URL is unset: run under tests/guards/with-s3.sh')
+    return s3Backend(url, scenario)
+  }
+  if (name === 'http') return httpBackend(dir, scenario)
+  throw new Mismatch(`unknown backend ${name}`)
+}
+
+/** Runs one cell; gives its line's end: "ok", "FAIL why". */
+async function cell(backendName, scenario, dir) {
+  let backend
+  try {
+    backend = await backendFor(backendName, scenario.name, dir)
+    for (const [i, step] of scenario.steps.entries()) {
+      const action = Object.keys(step).find(k => k !== 'expect' && k !== 'expect_between')
+      const run = backend[action]
+      if (typeof run !== 'function') throw new Mismatch(`step ${i + 1}: ${action} cannot run on ${backendName}`)
+      try {
+        await run(step)
+      } catch (err) {
+        throw new Mismatch(`step ${i + 1} (${action}): ${err instanceof Mismatch ? err.message : named(err)}`)
+      }
+    }
+    return 'ok'
+  } catch (err) {
+    return `FAIL ${(err instanceof Mismatch ? err.message : named(err)).replace(/\s+/g, ' ')}`
+  } finally {
+    await backend?.close()
+  }
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tinystore-node-conformance-'))
+  let failed = 0
+  try {
+    for (const backend of Object.keys(spec.backends)) {
+      for (const scenario of spec.scenarios) {
+        if (!scenario.backends.includes(backend)) continue
+        const na = notApplicable[`${backend}/${scenario.name}`]
+        const result = na !== undefined ? `n/a ${na}` : await cell(backend, scenario, dir)
+        if (result.startsWith('FAIL')) failed++
+        console.log(`MATRIX ${LANGUAGE} ${backend} ${scenario.name} ${result}`)
+      }
+    }
+  } finally {
+    if (!failed) rmSync(dir, { recursive: true, force: true })
+    else console.error(`the scenarios' files are kept in ${dir}`)
+  }
+  process.exitCode = failed ? 1 : 0
+}
+
+await main()

@@ -1,0 +1,27 @@
+// Runs the guard's conformance matrix (guard-conformance.mjs) as a test:
+// every cell of vectors/guards.json that TypeScript runs must print its
+// MATRIX line, and none FAIL. It needs PostgreSQL and S3
+// ($TINYSTORE_PG_URL, $TINYSTORE_S3_URL: make test-node starts both); without
+// them it skips, unless TINYSTORE_REQUIRE_PG=1 or TINYSTORE_REQUIRE_S3=1.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { test } from 'node:test'
+
+const here = path.dirname(new URL(import.meta.url).pathname)
+const servers = process.env.TINYSTORE_PG_URL && process.env.TINYSTORE_S3_URL
+const required = process.env.TINYSTORE_REQUIRE_PG === '1' || process.env.TINYSTORE_REQUIRE_S3 === '1'
+
+test('the guard conformance matrix: every cell ok', { skip: !servers && !required && 'needs TINYSTORE_PG_URL and TINYSTORE_S3_URL' }, t => {
+  const run = spawnSync(process.execPath, [path.join(here, 'guard-conformance.mjs')], { encoding: 'utf8', timeout: 300_000 })
+  const lines = run.stdout.split('\n').filter(line => line.startsWith('MATRIX '))
+  for (const line of lines) t.diagnostic(line)
+  const spec = JSON.parse(readFileSync(path.join(here, '..', '..', 'vectors', 'guards.json'), 'utf8'))
+  const cells = Object.keys(spec.backends).flatMap(backend =>
+    spec.scenarios.filter(s => s.backends.includes(backend)).map(s => `MATRIX typescript ${backend} ${s.name} `),
+  )
+  for (const cell of cells) assert.ok(lines.some(line => line.startsWith(cell)), `no line for ${cell.trim()}\n${run.stderr}`)
+  assert.deepEqual(lines.filter(line => / FAIL /.test(line)), [], run.stderr)
+  assert.equal(run.status, 0, `the runner exited ${run.status}: ${run.stderr}`)
+})
