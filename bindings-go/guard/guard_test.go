@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"modernc.org/sqlite"
+
 	"tinystore.dev/go/guard"
 	"tinystore.dev/go/locks"
 	"tinystore.dev/go/tinystore"
@@ -203,5 +205,60 @@ func TestADriverErrorIsIOAndKeepsTheDriversError(t *testing.T) {
 	err := guard.Check(context.Background(), tx, guard.SQLite, "chats/42", locks.Fence{Count: 7})
 	if !errors.Is(err, tinystore.ErrIO) || !errors.Is(err, sql.ErrTxDone) || !strings.Contains(err.Error(), "chats/42") {
 		t.Errorf("a check on a finished transaction: %v; want io wrapping sql.ErrTxDone", err)
+	}
+}
+
+// A missing register table is the guard's invalid, saying how to make it,
+// with SQLite's own error inside.
+func TestAMissingTableIsInvalidWithTheDriversErrorInside(t *testing.T) {
+	db := openSQLite(t)
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	err = guard.Check(context.Background(), tx, guard.SQLite, "chats/42", locks.Fence{Count: 7})
+	var e *locks.Error
+	var driver *sqlite.Error
+	if !errors.As(err, &e) || e.Code != locks.CodeInvalid || !strings.Contains(e.Message, "ensure") || !errors.As(err, &driver) {
+		t.Fatalf("got %v; want invalid saying to run ensure, wrapping *sqlite.Error", err)
+	}
+	if guard.IsSerializationFailure(err) {
+		t.Errorf("a missing table taken for a serialization failure")
+	}
+}
+
+// A SQLite writer whose snapshot is older than another's commit (WAL) is
+// refused by SQLite as busy: io wrapping SQLite's error, and
+// IsSerializationFailure tells it wrapped or not, as the core classifies.
+func TestABusySnapshotIsASerializationFailureWrappedOrNot(t *testing.T) {
+	ctx := context.Background()
+	db, _ := sqliteTx(t)
+	exec(t, db, guard.SQLite, "pragma journal_mode=wal")
+	a, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = a.Rollback() }()
+	if _, err := a.ExecContext(ctx, "select count(*) from tinystore_fences"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := guard.Check(ctx, b, guard.SQLite, "chats/42", locks.Fence{Count: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	err = guard.Check(ctx, a, guard.SQLite, "chats/42", locks.Fence{Count: 8})
+	var driver *sqlite.Error
+	if !errors.Is(err, tinystore.ErrIO) || !errors.As(err, &driver) || !guard.IsSerializationFailure(err) {
+		t.Fatalf("got %v; want io wrapping SQLite's busy error, a serialization failure", err)
+	}
+	if !guard.IsSerializationFailure(driver) || guard.IsSerializationFailure(nil) || guard.IsSerializationFailure(errors.New("database is locked")) {
+		t.Errorf("IsSerializationFailure must read the driver's code, not its text")
 	}
 }

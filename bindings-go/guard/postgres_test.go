@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"tinystore.dev/go/guard"
 	"tinystore.dev/go/locks"
 	"tinystore.dev/go/tinystore"
@@ -169,5 +171,30 @@ func TestPostgresSerializableSecondWriterFailsThenItsRetryIsDecided(t *testing.T
 	}
 	if n := count(t, db, "notes"); n != 2 {
 		t.Errorf("%d notes; want the first's and the last retry's", n)
+	}
+}
+
+// A connection the server ends in the middle of a transaction (another
+// session's pg_terminate_backend) is unavailable, wrapping pgx's error;
+// nothing is recorded.
+func TestPostgresConnectionEndedIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	db := postgresWithRecorded(t)
+	tx := begin(t, db, sql.LevelReadCommitted, 7)
+	defer func() { _ = tx.Rollback() }()
+	var pid int
+	if err := tx.QueryRowContext(ctx, "select pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "select pg_terminate_backend($1, 10000)", pid); err != nil {
+		t.Fatal(err)
+	}
+	err := guard.Check(ctx, tx, guard.Postgres, "chats/42", locks.Fence{Count: 7})
+	var pg *pgconn.PgError
+	if !errors.Is(err, tinystore.ErrUnavailable) || !errors.As(err, &pg) || guard.IsSerializationFailure(err) {
+		t.Fatalf("got %v; want unavailable wrapping pgx's error", err)
+	}
+	if got := register(t, db, guard.Postgres, "chats/42"); got != fmt.Sprintf("%040d", 5) {
+		t.Errorf("register %s; want 5 as it was", got)
 	}
 }

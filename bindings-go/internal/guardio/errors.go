@@ -20,7 +20,7 @@ func Outcome(v native.Verdict, cause error) error {
 		return &locks.StaleError{
 			Resource: v.Stale.Resource,
 			Fence:    locks.Fence{Epoch: v.Stale.FenceEpoch, Count: v.Stale.FenceCount},
-			Largest:  locks.Fence{Epoch: v.Stale.LargestEpoch, Count: v.Stale.LargestCnt},
+			Largest:  locks.Fence{Epoch: v.Stale.LargestEpoch, Count: v.Stale.LargestCount},
 			Message:  v.Err.Message,
 		}
 	case cause != nil:

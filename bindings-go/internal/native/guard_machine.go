@@ -70,9 +70,9 @@ type Verdict struct {
 // Stale is what a stale refusal is about: the resource, the refused
 // write's fence and the largest recorded fence.
 type Stale struct {
-	Resource                 string
-	FenceEpoch, FenceCount   uint64
-	LargestEpoch, LargestCnt uint64
+	Resource                   string
+	FenceEpoch, FenceCount     uint64
+	LargestEpoch, LargestCount uint64
 }
 
 // NewSQLCheck is the check-and-record of the fence (epoch, count) for
@@ -228,7 +228,7 @@ func stepOf(s *C.TsGuardStep) Step {
 		step.Verdict.Stale = &Stale{
 			Resource:   goText(v.stale_resource),
 			FenceEpoch: uint64(v.stale_fence.epoch), FenceCount: uint64(v.stale_fence.count),
-			LargestEpoch: uint64(v.stale_largest.epoch), LargestCnt: uint64(v.stale_largest.count),
+			LargestEpoch: uint64(v.stale_largest.epoch), LargestCount: uint64(v.stale_largest.count),
 		}
 	}
 	return step
