@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // Benchmark: the S3 guard's cost per write from Node, on moto's S3 server
 // at $TINYSTORE_S3_URL (tests/guards/with-s3.sh). A plain put
-// (PutObjectCommand, no condition) of one key against a guarded put
-// (guard.s3.put: a HEAD, the core's decision, a conditional PutObject) of
-// another, in one bucket, one S3Client; every body differs ("write N"), as
-// a guarded write of the object's own body is refused. The two take turns
-// write by write, so that the load of a shared machine falls on each alike;
-// prints the median µs of each kind's writes, each timed alone, after a
-// warm-up of a quarter as many, and the ratio.
+// (PutObjectCommand, no condition) of one key against guarded puts
+// (guard.s3.put, one object per fence under the key) of two others, in one
+// bucket, one S3Client: one lease's writes (an equal fence each time: a
+// listing, the put of its fence's object, a listing) and a later lease's
+// each time (a new fence: the same, then the delete of the previous fence's
+// object). Every body differs ("write N"). The kinds take turns write by
+// write, so that the load of a shared machine falls on each alike; prints
+// the median µs of each kind's writes, each timed alone, after a warm-up of
+// a quarter as many, and the ratios.
 // Run by `make bench-guards-s3-node`; WRITES sets the count (default 1,000).
 import { createRequire } from 'node:module'
 
@@ -28,10 +30,12 @@ async function main() {
   const Bucket = `bench-node-${process.pid}`
   await s3.send(new CreateBucketCommand({ Bucket }))
   let n = 0
+  let later = FENCE
   /** @type {[string, () => Promise<unknown>][]} */
   const kinds = [
     ['plain', () => s3.send(new PutObjectCommand({ Bucket, Key: 'plain', Body: `write ${++n}` }))],
     ['guard', () => guard.s3.put(s3, { bucket: Bucket, key: 'guarded', body: `write ${++n}`, fence: FENCE })],
+    ['later', () => guard.s3.put(s3, { bucket: Bucket, key: 'later', body: `write ${++n}`, fence: ++later })],
   ]
   /** @type {number[][]} */
   const times = kinds.map(() => [])
@@ -43,11 +47,13 @@ async function main() {
       times[k].push(Number(process.hrtime.bigint() - start) / 1e3)
     }
   }
-  const [plain, guarded] = times.map(median)
+  const [plain, guarded, newer] = times.map(median)
   console.log(`S3 (moto on loopback), ${WRITES} writes of each, median µs per write`)
-  console.log(`  plain put (no condition)          ${plain.toFixed(1)}`)
-  console.log(`  guarded put (HEAD + conditional)  ${guarded.toFixed(1)}`)
-  console.log(`  the guard adds ${(guarded - plain).toFixed(1)} µs (${(guarded / plain).toFixed(2)}x the plain put)`)
+  console.log(`  plain put (no condition)                            ${plain.toFixed(1)}`)
+  console.log(`  guarded put, one lease (list, put, list)            ${guarded.toFixed(1)}`)
+  console.log(`  guarded put, a new fence (list, put, list, delete) ${newer.toFixed(1)}`)
+  console.log(`  the guard adds ${(guarded - plain).toFixed(1)} µs (${(guarded / plain).toFixed(2)}x the plain put), ` +
+    `${(newer - plain).toFixed(1)} µs (${(newer / plain).toFixed(2)}x) with a new fence`)
   s3.destroy()
 }
 

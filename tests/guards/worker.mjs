@@ -9,7 +9,9 @@
 // transaction: better-sqlite3 (BEGIN IMMEDIATE) for a file path, pg (READ
 // COMMITTED) for a postgresql:// URL. For s3://BUCKET/KEY it writes the
 // object instead, a guarded put (guard.s3) of {"fence", "writer"} through
-// an S3Client on $TINYSTORE_S3_URL (path-style). The package, better-sqlite3,
+// an S3Client on $TINYSTORE_S3_URL (path-style): the guard keeps one object
+// per fence under KEY (KEY/tinystore-fence/<40 digits>), and
+// guard.s3.get(client, BUCKET, KEY) reads the largest. The package, better-sqlite3,
 // pg and @aws-sdk/client-s3 are loaded from bindings-node, as its tests
 // load them.
 import { createRequire } from 'node:module'
