@@ -103,6 +103,10 @@ guard-conformance-go: go-tools go-lib
 	rm -f $(CARGO_TARGET_DIR)/guard-conformance-go
 	cd $(GO_GUARD_TOOLS) && $(GO) vet ./conformance && $(GO) build -o $(CARGO_TARGET_DIR)/guard-conformance-go ./conformance
 
+# Go's column of the guard's conformance matrix (mk/guards.mk).
+GUARD_MATRIX_RUNNERS += go='$(CARGO_TARGET_DIR)/guard-conformance-go'
+test-guards-matrix: guard-conformance-go
+
 # The fenced-service example's Go worker (examples/fenced-service/README.md),
 # its own module so that the example's needs stay out of the binding's.
 GO_FENCED_SERVICE := examples/fenced-service/go

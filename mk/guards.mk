@@ -41,7 +41,7 @@ test-guards-contention: python-install node-deps guard-worker-go s3-deps
 # cell (tests/guards/matrix.py). Each binding's mk file adds its runner to
 # GUARD_MATRIX_RUNNERS (LANGUAGE='COMMAND') and its build as a
 # prerequisite of test-guards-matrix.
-GUARD_MATRIX_RUNNERS := rust='$(CARGO) test -q -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --test guard_conformance -- --nocapture'
+GUARD_MATRIX_RUNNERS += rust='$(CARGO) test -q -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --test guard_conformance -- --nocapture'
 .PHONY: test-guards-matrix
 test-guards-matrix: deps-rust s3-deps
 	$(CARGO) test -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --test guard_conformance --no-run

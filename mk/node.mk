@@ -84,3 +84,7 @@ bench-guards-node: node-deps
 bench-guards: bench-guards-s3-node
 bench-guards-s3-node: node-deps s3-deps
 	cd $(NODE_DIR) && $(NODE_WITH_S3) node bench/guard-s3.mjs
+
+# TypeScript's column of the guard's conformance matrix (mk/guards.mk).
+GUARD_MATRIX_RUNNERS += typescript='node $(NODE_DIR)/test/guard-conformance.mjs'
+test-guards-matrix: node-deps
