@@ -78,12 +78,8 @@ export interface NativeFenceHeader {
 
 /** What the JS layer observed of the step it took. */
 export interface NativeGuardObserved {
-  /** `changed`, `row`, `listed`, `written`, `deleted`, `got` or `failed`. */
+  /** `listed`, `written`, `deleted`, `got` or `failed`. */
   kind: string
-  /** The rows an `execute` changed. */
-  changed?: number
-  /** A `query`'s first row's first column as text; absent: no row. */
-  row?: string
   /** The keys a `list` found (every page). */
   keys?: Array<string>
   /** The metadata of the object a `get` found. */
@@ -94,12 +90,8 @@ export interface NativeGuardObserved {
 
 /** What the JS layer does next, or the protocol's end. */
 export interface NativeGuardStep {
-  /** `execute`, `query`, `list`, `put`, `delete`, `get` or `done`. */
+  /** `list`, `put`, `delete`, `get` or `done`. */
   kind: string
-  /** The statement of `execute` and `query`. */
-  sql?: string
-  /** Its parameters, as text. */
-  params?: Array<string>
   /** What `list` lists. */
   prefix?: string
   /** The object `put`, `delete` and `get` act on. */
@@ -497,23 +489,6 @@ export declare class NativeServer {
   close(): Promise<void>
 }
 
-/** One check of a fence for a resource, in the caller's transaction. */
-export declare class NativeSqlCheck {
-  /**
-   * A check of `fence` for `resource` in `dialect` (`"sqlite"`: `?`
-   * placeholders; `"postgres"`: `$1`); `in_transaction` is whether the
-   * handle has a transaction open.
-   */
-  constructor(dialect: string, resource: string, fence: bigint, inTransaction: boolean)
-  /**
-   * The first step: the check's statement, or the end (a bad resource,
-   * no transaction open).
-   */
-  start(): NativeGuardStep
-  /** The step after `observed`, what came of the step last given. */
-  observe(observed: NativeGuardObserved): NativeGuardStep
-}
-
 /** What a `stale` error is about. */
 export interface NativeStale {
   resource: string
@@ -640,6 +615,28 @@ export declare function guardMigration(dialect: string): string
 
 /** The object-storage guard's names and bound. */
 export declare function guardObjectConstants(): NativeObjectGuardConstants
+
+/** The step after the last statement of `slot` changed `changed` rows. */
+export declare function guardSqlChanged(slot: number, changed: number): string
+
+/** The step after the last statement of `slot` failed in the driver. */
+export declare function guardSqlFailed(slot: number, failure: NativeDriverFailure): string
+
+/**
+ * The step after the last query of `slot` read `row` (its first
+ * column as text; absent: no row).
+ */
+export declare function guardSqlRow(slot: number, row?: string | undefined | null): string
+
+/**
+ * Begins the check of `fence` for `resource` in `dialect` (`"sqlite"`:
+ * `?` placeholders; `"postgres"`: `$1`) as `slot`; `in_transaction` is
+ * whether the handle has a transaction open. Gives its first step.
+ */
+export declare function guardSqlStart(slot: number, dialect: string, resource: string, fence: bigint, inTransaction: boolean): string
+
+/** The text of the statement numbered `n` in a step. */
+export declare function guardSqlText(n: number): string
 
 /** Opens the store directory `dir`, making it if missing. */
 export declare function openStore(dir: string): Promise<NativeStore>

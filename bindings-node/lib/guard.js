@@ -1,8 +1,8 @@
 'use strict'
 // The SQL guard on the handles users already have: a better-sqlite3
 // Database (sync) or a pg Client / PoolClient (async). The check is the
-// core's machine (NativeSqlCheck): it gives each statement, this file runs
-// it on the handle and reports the rows changed, the row read or the
+// core's machine (src/guard_sql.rs): it gives each statement, this file
+// runs it on the handle and reports the rows changed, the row read or the
 // driver's error; the machine decides. Its end follows the one policy of
 // lib/guard_driver.js. Neither driver is imported: the handle is told apart
 // by its shape (`prepare` and `inTransaction`, or `query`), so both stay
@@ -15,8 +15,6 @@ const { failureOf, pgFailureOf, isSerializationFailure, concluded } = require('.
 const { s3 } = require('./s3')
 
 /**
- * @typedef {import('../native').NativeGuardStep} Step
- * @typedef {import('../native').NativeGuardObserved} Observed
  * @typedef {{ run(...params: unknown[]): { changes: number }, get(...params: unknown[]): unknown, pluck(on?: boolean): SqliteStatement }} SqliteStatement
  * @typedef {{ prepare(source: string): SqliteStatement, exec(source: string): unknown, readonly inTransaction: boolean }} SqliteHandle
  * @typedef {{ query(text: string, values?: unknown[]): Promise<{ rowCount: number | null, rows: any[] }>, getTransactionStatus?: () => string | null }} PgHandle
@@ -51,18 +49,86 @@ function kindOf(handle, where) {
 }
 
 /**
- * The core's check of `fence` for `resource`, its arguments checked.
+ * @typedef {{ kind: 'execute' | 'query', statement: number, sql: string, params: string[] } | { kind: 'done', verdict: string, error?: import('../native').NativeError }} SqlStep
+ */
+
+/** The slots of the checks no longer under way, to hand out again. @type {number[]} */
+const freeSlots = []
+let slots = 0
+
+/** The statements' texts by number, as the addon gives them. @type {string[]} */
+const texts = []
+
+/**
+ * A step as src/guard_sql.rs gives it: fields separated by NUL, the
+ * message of a `done` step's error the rest of the text.
+ * @param {string} text
+ * @returns {SqlStep}
+ */
+function stepOf(text) {
+  if (text === ACCEPTED_TEXT) return ACCEPTED
+  const kindEnd = text.indexOf('\0')
+  const kind = text.slice(0, kindEnd)
+  if (kind === 'execute' || kind === 'query') {
+    const numberEnd = text.indexOf('\0', kindEnd + 1)
+    const statement = Number(text.slice(kindEnd + 1, numberEnd === -1 ? undefined : numberEnd))
+    const sql = texts[statement] ?? (texts[statement] = mappedSync(() => native.guardSqlText(statement)))
+    /** @type {string[]} */
+    const params = []
+    for (let from = numberEnd + 1, at = numberEnd; at !== -1; from = at + 1) {
+      at = text.indexOf('\0', from)
+      params.push(text.slice(from, at === -1 ? undefined : at))
+    }
+    return { kind, statement, sql, params }
+  }
+  /** @type {string[]} */
+  const fields = []
+  let from = 0
+  for (let at = text.indexOf('\0'); at !== -1 && fields.length < 6; at = text.indexOf('\0', from)) {
+    fields.push(text.slice(from, at))
+    from = at + 1
+  }
+  const [, verdict, code, resource, fence, largest] = fields
+  const stale = resource === '' ? undefined : { resource, fence: BigInt(fence), largest: BigInt(largest) }
+  return { kind: 'done', verdict, error: { code, message: text.slice(from), stale } }
+}
+
+const ACCEPTED_TEXT = 'done\0accepted'
+/** @type {SqlStep} */
+const ACCEPTED = Object.freeze({ kind: 'done', verdict: 'accepted' })
+
+/**
+ * Runs the core's check of `fence` for `resource`, its arguments checked:
+ * `run(step)` takes each statement and gives what came of it.
+ * @template {void | Promise<void>} R
  * @param {string} dialect
  * @param {unknown} resource
  * @param {unknown} fence
  * @param {boolean} inTransaction
- * @returns {import('../native').NativeSqlCheck}
+ * @param {(slot: number, first: SqlStep) => R} run
+ * @returns {R}
  */
-function machine(dialect, resource, fence, inTransaction) {
+function checked(dialect, resource, fence, inTransaction, run) {
   const name = text(resource, 'resource', 'guard.check')
   const f = fenceOf(fence, 'guard.check')
-  return mappedSync(() => new native.NativeSqlCheck(dialect, name, f, inTransaction))
+  const slot = freeSlots.pop() ?? slots++
+  let first
+  try {
+    first = stepOf(mappedSync(() => native.guardSqlStart(slot, dialect, name, f, inTransaction)))
+  } catch (err) {
+    freeSlots.push(slot)
+    throw err
+  }
+  return run(slot, first)
 }
+
+/**
+ * What came of a failed statement, and the step after it.
+ * @param {number} slot
+ * @param {unknown} err
+ * @param {(err: unknown) => import('../native').NativeDriverFailure} describe
+ */
+const failed = (slot, err, describe) => stepOf(native.guardSqlFailed(slot, describe(err)))
 
 /**
  * A column's value as the text the machine reads (null: no row).
@@ -71,82 +137,78 @@ function machine(dialect, resource, fence, inTransaction) {
  */
 const textOf = value => (value === undefined || value === null ? undefined : String(value))
 
-/** @type {WeakMap<object, Map<string, SqliteStatement>>} */
+/** @type {WeakMap<object, SqliteStatement[]>} */
 const preparedOf = new WeakMap()
 
 /**
- * `sql` prepared on `db`, once per handle.
+ * The statement of `step` prepared on `db`, once per handle.
  * @param {SqliteHandle} db
- * @param {string} sql
+ * @param {{ statement: number, sql: string }} step
  */
-function prepared(db, sql) {
+function prepared(db, step) {
   let statements = preparedOf.get(db)
-  if (!statements) preparedOf.set(db, (statements = new Map()))
-  let statement = statements.get(sql)
-  if (!statement) statements.set(sql, (statement = db.prepare(sql)))
-  return statement
+  if (!statements) preparedOf.set(db, (statements = []))
+  return statements[step.statement] ?? (statements[step.statement] = db.prepare(step.sql))
 }
 
 /**
  * Takes the check's steps on a better-sqlite3 handle.
  * @param {SqliteHandle} db
- * @param {unknown} resource
- * @param {unknown} fence
+ * @param {number} slot
+ * @param {SqlStep} step
  * @returns {void}
  */
-function checkSqlite(db, resource, fence) {
-  const check = machine('sqlite', resource, fence, db.inTransaction)
-  let step = check.start()
-  let failed
+function checkSqlite(db, slot, step) {
+  let error
   let didFail = false
-  while (step.kind !== 'done') {
-    const sql = /** @type {string} */ (step.sql)
-    const params = /** @type {string[]} */ (step.params)
-    /** @type {Observed} */
-    let observed
-    didFail = false
-    try {
-      observed =
-        step.kind === 'execute'
-          ? { kind: 'changed', changed: prepared(db, sql).run(...params).changes }
-          : { kind: 'row', row: textOf(prepared(db, sql).pluck(true).get(...params)) }
-    } catch (err) {
-      ;[failed, didFail] = [err, true]
-      observed = { kind: 'failed', failure: failureOf(err) }
+  try {
+    while (step.kind !== 'done') {
+      didFail = false
+      try {
+        step =
+          step.kind === 'execute'
+            ? stepOf(native.guardSqlChanged(slot, prepared(db, step).run(...step.params).changes))
+            : stepOf(native.guardSqlRow(slot, textOf(prepared(db, step).pluck(true).get(...step.params))))
+      } catch (err) {
+        ;[error, didFail] = [err, true]
+        step = failed(slot, err, failureOf)
+      }
     }
-    step = mappedSync(() => check.observe(observed))
+  } finally {
+    freeSlots.push(slot)
   }
-  concluded(step, failed, didFail)
+  concluded(step, error, didFail)
 }
 
 /**
  * Takes the check's steps on a pg client.
  * @param {PgHandle} client
- * @param {import('../native').NativeSqlCheck} check
+ * @param {number} slot
+ * @param {SqlStep} step
  * @returns {Promise<void>}
  */
-async function checkPg(client, check) {
-  let step = check.start()
-  let failed
+async function checkPg(client, slot, step) {
+  let error
   let didFail = false
-  while (step.kind !== 'done') {
-    /** @type {Observed} */
-    let observed
-    didFail = false
-    try {
-      const result = await client.query(/** @type {string} */ (step.sql), step.params)
-      const row = result.rows[0]
-      observed =
-        step.kind === 'execute'
-          ? { kind: 'changed', changed: result.rowCount ?? 0 }
-          : { kind: 'row', row: textOf(row === undefined ? undefined : Object.values(row)[0]) }
-    } catch (err) {
-      ;[failed, didFail] = [err, true]
-      observed = { kind: 'failed', failure: pgFailureOf(err) }
+  try {
+    while (step.kind !== 'done') {
+      didFail = false
+      try {
+        const result = await client.query(step.sql, step.params)
+        const row = result.rows[0]
+        step =
+          step.kind === 'execute'
+            ? stepOf(native.guardSqlChanged(slot, result.rowCount ?? 0))
+            : stepOf(native.guardSqlRow(slot, textOf(row === undefined ? undefined : Object.values(row)[0])))
+      } catch (err) {
+        ;[error, didFail] = [err, true]
+        step = failed(slot, err, pgFailureOf)
+      }
     }
-    step = mappedSync(() => check.observe(observed))
+  } finally {
+    freeSlots.push(slot)
   }
-  concluded(step, failed, didFail)
+  concluded(step, error, didFail)
 }
 
 /**
@@ -159,12 +221,16 @@ async function checkPg(client, check) {
  */
 function check(handle, resource, fence) {
   const kind = kindOf(handle, 'guard.check')
-  if ('sqlite' in kind) return checkSqlite(kind.sqlite, resource, fence)
+  if ('sqlite' in kind) {
+    const db = kind.sqlite
+    return checked('sqlite', resource, fence, db.inTransaction, (slot, first) => checkSqlite(db, slot, first))
+  }
   // pg knows the status the server last reported: 'I' is idle, outside a
   // transaction (await the BEGIN before the check).
-  const status = typeof kind.pg.getTransactionStatus === 'function' ? kind.pg.getTransactionStatus() : undefined
+  const pg = kind.pg
+  const status = typeof pg.getTransactionStatus === 'function' ? pg.getTransactionStatus() : undefined
   try {
-    return checkPg(kind.pg, machine('postgres', resource, fence, status !== 'I'))
+    return checked('postgres', resource, fence, status !== 'I', (slot, first) => checkPg(pg, slot, first))
   } catch (err) {
     return Promise.reject(err)
   }

@@ -1,30 +1,27 @@
-//! The guard machines' steps and observations as plain JS objects, and a
-//! driver's error as the JS layer describes it (lib/guard_driver.js).
+//! The object-storage guard machines' steps and observations as plain JS
+//! objects, and a driver's error as the JS layer describes it
+//! (lib/guard_driver.js). (The SQL check, on the hot path of every guarded
+//! write, passes its steps as text: [`crate::guard_sql`].)
 //!
-//! A step is `{ kind, ... }`: `execute` and `query` (`sql`, `params`),
-//! `list` (`prefix`), `put` (`key`, `metadata`), `delete` and `get`
-//! (`key`), and `done` (`verdict`: `accepted`, `refused` or `driver`, with
-//! `error` for the last two). An observation is `{ kind, ... }`: `changed`
-//! (`changed`), `row` (`row`, absent for no row), `listed` (`keys`),
-//! `written`, `deleted`, `got` (`metadata`), `failed` (`failure`).
+//! A step is `{ kind, ... }`: `list` (`prefix`), `put` (`key`,
+//! `metadata`), `delete` and `get` (`key`), and `done` (`verdict`:
+//! `accepted`, `refused` or `driver`, with `error` for the last two). An
+//! observation is `{ kind, ... }`: `listed` (`keys`), `written`, `deleted`,
+//! `got` (`metadata`), `failed` (`failure`).
 
 use crate::error::to_napi;
 use crate::guard::{error_value, NativeError};
 use napi_derive::napi;
 use std::collections::HashMap;
-use tinystore::guard::{DriverFailure, ObjectObserved, ObjectStep, SqlObserved, SqlStep, Verdict};
+use tinystore::guard::{DriverFailure, ObjectObserved, ObjectStep, Verdict};
 use tinystore::{Code, Error};
 
 /// What the JS layer does next, or the protocol's end.
 #[napi(object)]
 #[derive(Default)]
 pub struct NativeGuardStep {
-    /// `execute`, `query`, `list`, `put`, `delete`, `get` or `done`.
+    /// `list`, `put`, `delete`, `get` or `done`.
     pub kind: String,
-    /// The statement of `execute` and `query`.
-    pub sql: Option<String>,
-    /// Its parameters, as text.
-    pub params: Option<Vec<String>>,
     /// What `list` lists.
     pub prefix: Option<String>,
     /// The object `put`, `delete` and `get` act on.
@@ -41,12 +38,8 @@ pub struct NativeGuardStep {
 /// What the JS layer observed of the step it took.
 #[napi(object)]
 pub struct NativeGuardObserved {
-    /// `changed`, `row`, `listed`, `written`, `deleted`, `got` or `failed`.
+    /// `listed`, `written`, `deleted`, `got` or `failed`.
     pub kind: String,
-    /// The rows an `execute` changed.
-    pub changed: Option<u32>,
-    /// A `query`'s first row's first column as text; absent: no row.
-    pub row: Option<String>,
     /// The keys a `list` found (every page).
     pub keys: Option<Vec<String>>,
     /// The metadata of the object a `get` found.
@@ -111,20 +104,6 @@ fn done(verdict: Verdict) -> NativeGuardStep {
     }
 }
 
-/// The JS step of an SQL check's step.
-pub fn sql_step(from: SqlStep) -> NativeGuardStep {
-    let statement = |kind, sql: &str, params| NativeGuardStep {
-        sql: Some(sql.to_string()),
-        params: Some(params),
-        ..step(kind)
-    };
-    match from {
-        SqlStep::Execute { sql, params } => statement("execute", sql, params),
-        SqlStep::Query { sql, params } => statement("query", sql, params),
-        SqlStep::Done(verdict) => done(verdict),
-    }
-}
-
 /// The JS step of an object machine's step.
 pub fn object_step(from: ObjectStep) -> NativeGuardStep {
     let keyed = |kind, key| NativeGuardStep {
@@ -152,20 +131,6 @@ fn misread(what: &str, kind: &str) -> napi::Error {
         Code::Internal,
         format!("the guard's JS layer observed {kind:?} {what}"),
     ))
-}
-
-/// The SQL observation of a JS one.
-pub fn sql_observed(observed: NativeGuardObserved) -> napi::Result<SqlObserved> {
-    Ok(match observed.kind.as_str() {
-        "changed" => SqlObserved::Changed(u64::from(
-            observed
-                .changed
-                .ok_or_else(|| misread("without `changed`", &observed.kind))?,
-        )),
-        "row" => SqlObserved::Row(observed.row),
-        "failed" => SqlObserved::Failed(failure(observed)?),
-        _ => return Err(misread("of an SQL check", &observed.kind)),
-    })
 }
 
 /// The object-storage observation of a JS one.

@@ -12,9 +12,10 @@
 //! - [`election`]: `NativeElection`, `NativeLeadership`, `NativeObserver`.
 //! - [`fence`]: the strict decimal parser and the 40-digit text form.
 //! - [`guard`]: a core error as a value and the guards' names, for
-//!   lib/guard.js and lib/s3.js; [`guard_sql`] and [`guard_object`]: the
-//!   core's guard machines, whose steps ([`guard_step`]) the JS layer
-//!   takes on its users' own handles; [`guard_http`]: the HTTP helpers'.
+//!   lib/guard.js and lib/s3.js; the core's guard machines, whose steps
+//!   the JS layer takes on its users' own handles: [`guard_sql`] (the
+//!   check, its steps as text) and [`guard_object`] (S3's, its steps as
+//!   objects: [`guard_step`]); [`guard_http`]: the HTTP helpers'.
 //! - [`error`] and [`options`]: how errors and options cross the boundary;
 //!   [`throw`]: `errorThrow`, any core error thrown on request.
 //! - [`now`]: calls that return their value at once when it is ready.
