@@ -123,14 +123,6 @@ function checked(dialect, resource, fence, inTransaction, run) {
 }
 
 /**
- * What came of a failed statement, and the step after it.
- * @param {number} slot
- * @param {unknown} err
- * @param {(err: unknown) => import('../native').NativeDriverFailure} describe
- */
-const failed = (slot, err, describe) => stepOf(native.guardSqlFailed(slot, describe(err)))
-
-/**
  * A column's value as the text the machine reads (null: no row).
  * @param {unknown} value
  * @returns {string | undefined}
@@ -163,16 +155,22 @@ function checkSqlite(db, slot, step) {
   let didFail = false
   try {
     while (step.kind !== 'done') {
+      let changes = 0
+      let row
       didFail = false
       try {
-        step =
-          step.kind === 'execute'
-            ? stepOf(native.guardSqlChanged(slot, prepared(db, step).run(...step.params).changes))
-            : stepOf(native.guardSqlRow(slot, textOf(prepared(db, step).pluck(true).get(...step.params))))
+        if (step.kind === 'execute') changes = prepared(db, step).run(...step.params).changes
+        else row = textOf(prepared(db, step).pluck(true).get(...step.params))
       } catch (err) {
         ;[error, didFail] = [err, true]
-        step = failed(slot, err, failureOf)
       }
+      step = stepOf(
+        didFail
+          ? native.guardSqlFailed(slot, failureOf(error))
+          : step.kind === 'execute'
+            ? native.guardSqlChanged(slot, changes)
+            : native.guardSqlRow(slot, row),
+      )
     }
   } finally {
     freeSlots.push(slot)
@@ -192,18 +190,21 @@ async function checkPg(client, slot, step) {
   let didFail = false
   try {
     while (step.kind !== 'done') {
+      let result
       didFail = false
       try {
-        const result = await client.query(step.sql, step.params)
-        const row = result.rows[0]
-        step =
-          step.kind === 'execute'
-            ? stepOf(native.guardSqlChanged(slot, result.rowCount ?? 0))
-            : stepOf(native.guardSqlRow(slot, textOf(row === undefined ? undefined : Object.values(row)[0])))
+        result = await client.query(step.sql, step.params)
       } catch (err) {
         ;[error, didFail] = [err, true]
-        step = failed(slot, err, pgFailureOf)
       }
+      const row = result?.rows[0]
+      step = stepOf(
+        didFail
+          ? native.guardSqlFailed(slot, pgFailureOf(error))
+          : step.kind === 'execute'
+            ? native.guardSqlChanged(slot, result?.rowCount ?? 0)
+            : native.guardSqlRow(slot, textOf(row === undefined ? undefined : Object.values(row)[0])),
+      )
     }
   } finally {
     freeSlots.push(slot)
