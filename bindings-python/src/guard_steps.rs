@@ -7,20 +7,22 @@
 //! and message is the core's.
 //!
 //! Steps: `("execute", sql, params)`, `("query", sql, params)` (params a
-//! tuple of str), `("list", prefix)`, `("put", key, metadata)` (metadata a
+//! tuple of str; a check's accepted end is None, and its observations are
+//! the methods `changed`, `row` and `failed`), `("list", prefix)`, `("put", key, metadata)` (metadata a
 //! dict), `("delete", key)`, `("get", key)`, and `("done", kind, error)`:
 //! `kind` is `"accepted"` (`error` None), `"refused"` (the guard's own
 //! error, to raise) or `"driver"` (the driver's error, which Python raises
 //! as the driver gave it; `error` is core's description of it).
 //!
-//! Observations: `("changed", n)`, `("row", text or None)`,
-//! `("listed", [keys])`, `("written",)`, `("deleted",)`,
+//! Object observations: `("listed", [keys])`, `("written",)`, `("deleted",)`,
 //! `("got", {metadata})`, `("failed", DriverFailure)`.
 
 use crate::errors::{invalid, to_py};
 use crate::fence::fence_value;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
+use std::sync::Mutex;
 use tinystore::guard::{
     self, Dialect, ObjectObserved, ObjectStep, Placeholders, SqlObserved, SqlStep, Verdict,
 };
@@ -158,39 +160,62 @@ impl SqlCheck {
         )))
     }
 
-    /// The first step.
-    fn start<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    /// The first step, or None when the check is accepted.
+    fn start<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         sql_step(py, self.0.start())
     }
 
-    /// The step after `observed`: `("changed", n)`, `("row", text or
-    /// None)` or `("failed", DriverFailure)`.
-    fn observe<'py>(
+    /// The step after an `execute` step changed `n` rows.
+    fn changed<'py>(&mut self, py: Python<'py>, n: u64) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        sql_step(py, self.0.observe(SqlObserved::Changed(n)))
+    }
+
+    /// The step after a `query` step read `text` (None: no row).
+    fn row<'py>(
         &mut self,
         py: Python<'py>,
-        observed: &Bound<'py, PyTuple>,
-    ) -> PyResult<Bound<'py, PyTuple>> {
-        let (tag, v) = tag(observed)?;
-        let observed = match tag.as_str() {
-            "changed" => SqlObserved::Changed(value(&tag, v)?.extract()?),
-            "row" => SqlObserved::Row(value(&tag, v)?.extract()?),
-            "failed" => SqlObserved::Failed(failure(&value(&tag, v)?)?),
-            _ => return Err(invalid(format!("{tag:?} is no SQL observation"))),
-        };
-        sql_step(py, self.0.observe(observed))
+        text: Option<String>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        sql_step(py, self.0.observe(SqlObserved::Row(text)))
+    }
+
+    /// The step after a step failed in the driver, as `failure` describes.
+    fn failed<'py>(
+        &mut self,
+        py: Python<'py>,
+        failure: &Bound<'py, DriverFailure>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let failure = failure.get().core();
+        sql_step(py, self.0.observe(SqlObserved::Failed(failure)))
     }
 }
 
-fn sql_step(py: Python<'_>, step: SqlStep) -> PyResult<Bound<'_, PyTuple>> {
-    match step {
-        SqlStep::Execute { sql, params } => {
-            ("execute", sql, PyTuple::new(py, params)?).into_pyobject(py)
-        }
-        SqlStep::Query { sql, params } => {
-            ("query", sql, PyTuple::new(py, params)?).into_pyobject(py)
-        }
-        SqlStep::Done(verdict) => done(py, verdict),
+/// A check's step as Python sees it: None for accepted (the common end,
+/// made cheap), `("execute" | "query", sql, params)`, or `("done", kind,
+/// error)`. The statement's text is made a Python str once per statement.
+fn sql_step(py: Python<'_>, step: SqlStep) -> PyResult<Option<Bound<'_, PyTuple>>> {
+    let (tag, sql, params) = match step {
+        SqlStep::Done(Verdict::Accepted) => return Ok(None),
+        SqlStep::Done(verdict) => return done(py, verdict).map(Some),
+        SqlStep::Execute { sql, params } => (intern!(py, "execute"), sql, params),
+        SqlStep::Query { sql, params } => (intern!(py, "query"), sql, params),
+    };
+    let params = PyTuple::new(py, params)?;
+    Ok(Some((tag, statement(py, sql), params).into_pyobject(py)?))
+}
+
+/// The Python str of one of core's statements, made once: core's
+/// statements are `'static` and few.
+fn statement<'py>(py: Python<'py>, sql: &'static str) -> Bound<'py, PyString> {
+    static MADE: Mutex<Vec<(usize, Py<PyString>)>> = Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    let address = sql.as_ptr() as usize;
+    if let Some((_, text)) = made.iter().find(|(a, _)| *a == address) {
+        return text.bind(py).clone();
     }
+    let text = PyString::new(py, sql);
+    made.push((address, text.clone().unbind()));
+    text
 }
 
 fn object_observed(observed: &Bound<'_, PyTuple>) -> PyResult<ObjectObserved> {

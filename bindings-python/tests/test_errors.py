@@ -49,9 +49,9 @@ def test_the_native_side_raises_each_codes_class(code: str, name: str) -> None:
 def test_a_stale_error_from_the_core_carries_its_fences() -> None:
     check = _native.SqlCheck("sqlite", "?", "chats/42", 5, True)
     check.start()
-    check.observe(("changed", 0))
-    step = check.observe(("row", "9".zfill(40)))
-    assert step[:2] == ("done", "refused") and isinstance(step[2], BaseException)
+    check.changed(0)
+    step = check.row("9".zfill(40))
+    assert step is not None and step[:2] == ("done", "refused") and isinstance(step[2], BaseException)
     with pytest.raises(tinystore.Stale) as caught:
         raise step[2]
     assert (caught.value.resource, caught.value.fence, caught.value.largest) == ("chats/42", 5, 9)

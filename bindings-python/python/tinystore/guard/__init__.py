@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .. import _native
 from .._errors import Invalid
 from ._driver import failure_of
-from ._steps import Run
+from ._steps import end
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -133,42 +133,45 @@ async def check_async(aconn: AsyncHandle, resource: str, fence: int) -> None:
     tuples = _psycopg().rows.tuple_row
     machine = _native.SqlCheck("postgres", "%s", resource, fence, _psycopg_in_transaction(pg))
 
-    run, step = Run(), machine.start()
-    while True:
-        observed: _native.SqlObserved
+    step = machine.start()
+    failed: BaseException | None = None
+    while step is not None:
+        if step[0] == "done":
+            end(step, failed)
+        kind, sql, params = cast("tuple[str, str, tuple[str, ...]]", step)
         try:
-            match step:
-                case ("execute", sql, params):
-                    observed = ("changed", (await pg.execute(sql, params)).rowcount)
-                case ("query", sql, params):
-                    read = await pg.cursor(row_factory=tuples).execute(sql, params)
-                    observed = ("row", _recorded(await read.fetchone()))
-                case _:
-                    break
+            if kind == "execute":
+                changed = (await pg.execute(sql, params)).rowcount
+            else:
+                read = await pg.cursor(row_factory=tuples).execute(sql, params)
+                recorded = _recorded(await read.fetchone())
         except Exception as err:  # the driver's: core classifies it
-            observed = run.failure(err)
-        step = machine.observe(observed)
-    run.end(step)
+            failed = err
+            step = machine.failed(failure_of(err))
+            continue
+        step = machine.changed(changed) if kind == "execute" else machine.row(recorded)
 
 
 def _drive(machine: _native.SqlCheck, execute: Callable[[str, tuple[str, ...]], Any], query: _Query) -> None:
     """Runs the check's steps: ``execute`` returns a cursor (its rowcount
-    is the rows changed), ``query`` the first row or None."""
-    run, step = Run(), machine.start()
-    while True:
-        observed: _native.SqlObserved
+    is the rows changed), ``query`` the first row or None. A step of None
+    is the accepted end."""
+    step = machine.start()
+    failed: BaseException | None = None
+    while step is not None:
+        if step[0] == "done":
+            end(step, failed)
+        kind, sql, params = cast("tuple[str, str, tuple[str, ...]]", step)
         try:
-            match step:
-                case ("execute", sql, params):
-                    observed = ("changed", execute(sql, params).rowcount)
-                case ("query", sql, params):
-                    observed = ("row", _recorded(query(sql, params)))
-                case _:
-                    break
+            if kind == "execute":
+                changed = execute(sql, params).rowcount
+            else:
+                recorded = _recorded(query(sql, params))
         except Exception as err:  # the driver's: core classifies it
-            observed = run.failure(err)
-        step = machine.observe(observed)
-    run.end(step)
+            failed = err
+            step = machine.failed(failure_of(err))
+            continue
+        step = machine.changed(changed) if kind == "execute" else machine.row(recorded)
 
 
 _SQLITE_MIGRATION = _native.guard_migration("sqlite")

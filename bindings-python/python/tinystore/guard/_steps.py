@@ -7,7 +7,7 @@ like keep working. Which of the three it is, is core's word."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 from .._errors import Internal
 from ._driver import failure_of
@@ -31,11 +31,17 @@ class Run:
     def end(self, done: object) -> None:
         """Given the machine's last step, ``("done", kind, error)``: returns
         when accepted; raises otherwise, as the policy says."""
-        match done:
-            case ("done", "accepted", None):
-                return
-            case ("done", "driver", _) if self.failed is not None:
-                raise self.failed
-            case ("done", "refused" | "driver", BaseException() as error):
-                raise error from self.failed
-        raise Internal(f"a guard ended as {done!r}, an end its core never gives")
+        if done != ("done", "accepted", None):
+            end(done, self.failed)
+
+
+def end(done: object, failed: BaseException | None) -> NoReturn:
+    """Raises for a machine's end other than accepted, ``("done", "refused"
+    | "driver", error)``, as the policy says: the driver's own exception
+    ``failed`` for a driver's failure, else the guard's ``error`` from it."""
+    match done:
+        case ("done", "driver", _) if failed is not None:
+            raise failed
+        case ("done", "refused" | "driver", BaseException() as error):
+            raise error from failed
+    raise Internal(f"a guard ended as {done!r}, an end its core never gives")
