@@ -58,13 +58,7 @@ pub async fn check(tx: &Transaction<'_>, resource: &str, fence: Fence) -> Result
                 .query_opt(sql, &[&params[0]])
                 .await
                 .map(|row| SqlObserved::Row(row.map(|r| r.get(0)))),
-            SqlStep::Done(verdict) => {
-                let result = verdict.into_result();
-                return match (result, last_error) {
-                    (Err(err), Some(cause)) => Err(err.with_cause(cause)),
-                    (result, _) => result,
-                };
-            }
+            SqlStep::Done(verdict) => return verdict.into_result_caused_by(last_error),
         };
         step = machine.observe(observed.unwrap_or_else(|err| {
             let observed = SqlObserved::Failed(failure(&err));

@@ -21,7 +21,7 @@
 //! busy database: retry the whole transaction).
 
 use super::sql::{Dialect, Placeholders, Statements};
-use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep, Verdict};
+use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep};
 use crate::error::Result;
 use crate::fence::Fence;
 use rusqlite::{Connection, OptionalExtension};
@@ -29,8 +29,11 @@ use rusqlite::{Connection, OptionalExtension};
 /// Makes the register table `tinystore_fences` if it is missing.
 pub fn ensure(conn: &Connection) -> Result<()> {
     let migration = &Statements::cached(Dialect::Sqlite, Placeholders::Question).migration;
-    conn.execute_batch(migration)
-        .map_err(|err| driver_error(failure(&err).error("making tinystore_fences"), err))
+    conn.execute_batch(migration).map_err(|err| {
+        failure(&err)
+            .error("making tinystore_fences")
+            .with_cause(err)
+    })
 }
 
 /// Checks `fence` against the largest recorded for `resource` and records
@@ -62,7 +65,7 @@ pub fn check(conn: &Connection, resource: &str, fence: Fence) -> Result<()> {
                         .optional()
                 })
                 .map(SqlObserved::Row),
-            SqlStep::Done(verdict) => return finish(verdict, last_error),
+            SqlStep::Done(verdict) => return verdict.into_result_caused_by(last_error),
         };
         step = machine.observe(observed.unwrap_or_else(|err| {
             let observed = SqlObserved::Failed(failure(&err));
@@ -70,20 +73,6 @@ pub fn check(conn: &Connection, resource: &str, fence: Fence) -> Result<()> {
             observed
         }));
     }
-}
-
-/// The verdict as this module's result: a refusal or a driver's failure,
-/// with SQLite's error (if one ended the check) as its cause.
-fn finish(verdict: Verdict, cause: Option<rusqlite::Error>) -> Result<()> {
-    let result = verdict.into_result();
-    match (result, cause) {
-        (Err(err), Some(cause)) => Err(driver_error(err, cause)),
-        (result, _) => result,
-    }
-}
-
-fn driver_error(err: crate::Error, cause: rusqlite::Error) -> crate::Error {
-    err.with_cause(cause)
 }
 
 /// What SQLite reported of `err`.

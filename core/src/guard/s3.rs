@@ -158,8 +158,8 @@ pub struct Steps<'a> {
 }
 
 impl<'a> Steps<'a> {
-    /// Steps on `bucket` through `client`; a put writes `body`, or nothing
-    /// for a tombstone.
+    /// Steps on `bucket` through `client`; a put writes `body` (give an
+    /// empty one to a delete's machine).
     pub fn new(client: &'a Client, bucket: &'a str, body: &'a [u8]) -> Steps<'a> {
         Steps {
             client,
@@ -177,19 +177,11 @@ impl<'a> Steps<'a> {
         let (observed, cause) = match step {
             ObjectStep::List { prefix } => listed(client, bucket, &prefix).await,
             ObjectStep::Put { key, metadata } => {
-                let tombstone = metadata
-                    .iter()
-                    .any(|(k, _)| k == super::object::TOMBSTONE_KEY);
-                let body = if tombstone {
-                    Vec::new()
-                } else {
-                    self.body.to_vec()
-                };
                 let request = client
                     .put_object()
                     .bucket(bucket)
                     .key(&key)
-                    .body(ByteStream::from(body))
+                    .body(ByteStream::from(self.body.to_vec()))
                     .set_metadata(Some(metadata.into_iter().collect()));
                 match request.send().await {
                     Ok(out) => {

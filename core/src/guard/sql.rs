@@ -11,6 +11,7 @@
 //! PostgreSQL).
 
 use crate::error::{Error, Result};
+use std::sync::OnceLock;
 
 /// The register table's name.
 pub const TABLE: &str = "tinystore_fences";
@@ -120,6 +121,26 @@ impl Statements {
     /// The statements for `dialect` with its usual placeholders.
     pub fn of(dialect: Dialect) -> Statements {
         Statements::new(dialect, dialect.placeholders())
+    }
+}
+
+impl Statements {
+    /// The statements of `dialect` with `placeholders`, made once.
+    pub fn cached(dialect: Dialect, placeholders: Placeholders) -> &'static Statements {
+        static MADE: [[OnceLock<Statements>; 3]; 2] = [
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+        ];
+        let d = match dialect {
+            Dialect::Sqlite => 0,
+            Dialect::Postgres => 1,
+        };
+        let p = match placeholders {
+            Placeholders::Question => 0,
+            Placeholders::Dollar => 1,
+            Placeholders::Percent => 2,
+        };
+        MADE[d][p].get_or_init(|| Statements::new(dialect, placeholders))
     }
 }
 

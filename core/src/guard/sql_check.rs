@@ -28,7 +28,6 @@ use super::sql::{Dialect, Placeholders, Statements};
 use super::verdict::Verdict;
 use crate::error::Error;
 use crate::fence::Fence;
-use std::sync::OnceLock;
 
 /// What the binding does next.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,26 +165,6 @@ impl SqlCheck {
             "the guard of {:?} was given {what} in state {state:?}",
             self.resource
         ))))
-    }
-}
-
-impl Statements {
-    /// The statements of `dialect` with `placeholders`, made once.
-    pub fn cached(dialect: Dialect, placeholders: Placeholders) -> &'static Statements {
-        static MADE: [[OnceLock<Statements>; 3]; 2] = [
-            [OnceLock::new(), OnceLock::new(), OnceLock::new()],
-            [OnceLock::new(), OnceLock::new(), OnceLock::new()],
-        ];
-        let d = match dialect {
-            Dialect::Sqlite => 0,
-            Dialect::Postgres => 1,
-        };
-        let p = match placeholders {
-            Placeholders::Question => 0,
-            Placeholders::Dollar => 1,
-            Placeholders::Percent => 2,
-        };
-        MADE[d][p].get_or_init(|| Statements::new(dialect, placeholders))
     }
 }
 

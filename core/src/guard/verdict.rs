@@ -28,4 +28,16 @@ impl Verdict {
             Verdict::Refused(err) | Verdict::Driver(err) => Err(err),
         }
     }
+
+    /// [`Verdict::into_result`], the error caused by `cause`: the driver's
+    /// error of the step that ended the protocol, if one did.
+    pub fn into_result_caused_by<E>(self, cause: Option<E>) -> Result<(), Error>
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        match (self.into_result(), cause) {
+            (Err(err), Some(cause)) => Err(err.with_cause(cause)),
+            (result, _) => result,
+        }
+    }
 }
