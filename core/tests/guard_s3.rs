@@ -281,3 +281,131 @@ async fn a_bucket_that_does_not_exist_is_the_sdks_error() {
     assert_eq!(err.code(), Code::Io, "{err}");
     assert!(err.message().contains("NoSuchBucket"), "{err}");
 }
+
+/// Drives a guarded put of `fence` with `body` by steps: `pause` steps
+/// made, then `between` run, then the rest; each request of the first
+/// `repeat` steps made twice, as an SDK makes a request again whose
+/// answer was lost.
+async fn stepped(
+    client: &Client,
+    bucket: &str,
+    fence: Fence,
+    body: &[u8],
+    pause: usize,
+    repeat: usize,
+    between: impl std::future::Future<Output = ()>,
+) -> Result<(), tinystore::Error> {
+    use tinystore::guard::{ObjectStep, ObjectWrite};
+    let mut machine = ObjectWrite::put(bucket, "k", fence, vec![]);
+    let mut steps = s3::Steps::new(client, bucket, body);
+    let mut step = machine.start();
+    let mut between = Some(between);
+    for made in 0.. {
+        if made == pause {
+            between.take().unwrap().await;
+        }
+        if let ObjectStep::Done(verdict) = step {
+            return steps.finish(verdict);
+        }
+        if made < repeat {
+            steps.make(step.clone()).await;
+        }
+        step = machine.observe(steps.make(step).await);
+    }
+    unreachable!()
+}
+
+#[tokio::test]
+async fn a_writer_stopped_after_its_put_is_refused_and_leaves_nothing_behind() {
+    let Some(url) = s3_url() else { return };
+    let client = client_at(&url);
+    let bucket = bucket(&client, "paused-after-put").await;
+    s3::put(&client, &bucket, "k", b"v5", fence(5))
+        .await
+        .unwrap();
+    // The late writer listed and put (its object the largest for a while),
+    // then stopped; a later holder wrote, and tidied the late object away.
+    let later = async {
+        s3::put(&client, &bucket, "k", b"v9", fence(9))
+            .await
+            .unwrap();
+    };
+    let err = stepped(&client, &bucket, fence(7), b"v7", 2, 0, later)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.stale_detail().map(|s| (s.fence, s.largest)),
+        Some((7, 9)),
+        "{err}"
+    );
+    let found = s3::get(&client, &bucket, "k").await.unwrap().unwrap();
+    assert_eq!((found.body.as_slice(), found.fence), (&b"v9"[..], fence(9)));
+    assert_eq!(
+        listed(&client, &bucket, &fences_prefix("k")).await,
+        [fence(9).text()]
+    );
+}
+
+#[tokio::test]
+async fn requests_made_twice_and_tombstones_written_twice_keep_the_rule() {
+    let Some(url) = s3_url() else { return };
+    let client = client_at(&url);
+    let bucket = bucket(&client, "twice").await;
+    // Every request of a write made twice (a lost answer, retried).
+    stepped(
+        &client,
+        &bucket,
+        fence(4),
+        b"v4",
+        usize::MAX,
+        usize::MAX,
+        async {},
+    )
+    .await
+    .unwrap();
+    stepped(
+        &client,
+        &bucket,
+        fence(6),
+        b"v6",
+        usize::MAX,
+        usize::MAX,
+        async {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        listed(&client, &bucket, &fences_prefix("k")).await,
+        [fence(6).text()]
+    );
+    // A late writer's requests made twice too: refused, nothing left.
+    let err = stepped(
+        &client,
+        &bucket,
+        fence(5),
+        b"v5",
+        usize::MAX,
+        usize::MAX,
+        async {},
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code(), Code::Stale, "{err}");
+    // A tombstone twice, a stale put between, then the same body again later.
+    s3::delete(&client, &bucket, "k", fence(7)).await.unwrap();
+    let err = s3::put(&client, &bucket, "k", b"v6", fence(6))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Stale, "{err}");
+    s3::delete(&client, &bucket, "k", fence(7)).await.unwrap();
+    assert_eq!(s3::get(&client, &bucket, "k").await.unwrap(), None);
+    s3::put(&client, &bucket, "k", b"v6", fence(8))
+        .await
+        .unwrap();
+    let found = s3::get(&client, &bucket, "k").await.unwrap().unwrap();
+    assert_eq!((found.body.as_slice(), found.fence), (&b"v6"[..], fence(8)));
+    assert_eq!(
+        listed(&client, &bucket, &fences_prefix("k")).await,
+        [fence(8).text()]
+    );
+}
