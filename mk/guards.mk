@@ -17,9 +17,14 @@ GUARD_S3_FEATURES := guard-sqlite,guard-s3,guard-http
 
 .PHONY: test-guards test-guards-rust test-guards-contention s3-deps
 
-# moto's server for the object-storage guard's tests (tests/guards/with-s3.sh).
+# moto's server for the object-storage guard's tests (tests/guards/with-s3.sh),
+# at one version: how moto emulates S3 and IAM changes between releases (5.2
+# checks a listing as ListObjectsV2, not s3:ListBucket), and a fresh machine
+# must test against the server this one did.
+MOTO_VERSION := 5.2.6
 s3-deps: python-env
-	@[ -x $(PY_VENV)/bin/moto_server ] || $(PY) -m pip install -q --disable-pip-version-check 'moto[server]'
+	@$(PY) -m pip show moto 2>/dev/null | grep -qx 'Version: $(MOTO_VERSION)' || \
+	  $(PY) -m pip install -q --disable-pip-version-check 'moto[server]==$(MOTO_VERSION)'
 
 test-guards-rust: deps-rust s3-deps
 	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --all-targets -- -D warnings

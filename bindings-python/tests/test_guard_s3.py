@@ -7,7 +7,7 @@ point: no sleeps), smaller or larger, before or after its put; get, its
 tombstones and the caller's metadata; a reader whose object a later writer
 deletes under it; bad arguments refused before any request; an unreachable
 store and, on a second moto server with IAM enforced, a writer denied
-s3:ListBucket, each boto3's own error with nothing written.
+the listing (s3:List*) or the put, each boto3's own error with nothing written.
 
 Without $TINYSTORE_S3_URL these tests skip, unless TINYSTORE_REQUIRE_S3=1,
 when they fail."""
@@ -372,9 +372,11 @@ def test_bad_arguments_are_invalid_before_any_request(args: tuple[Any, ...], mes
 
 
 def test_a_writer_the_store_refuses_gets_boto3s_own_403_with_nothing_written(tmp_path: Path) -> None:
-    """A second moto server that enforces IAM: a writer denied
-    s3:ListBucket (the guard's listing), or s3:PutObject, gets boto3's own
-    ClientError (403 AccessDenied), and nothing is written."""
+    """A second moto server that enforces IAM: a writer denied the listing
+    (s3:List*, which covers s3:ListBucket, the permission ListObjectsV2
+    needs: moto 5.2 checks the listing under its own action name, so a deny
+    of s3:ListBucket alone is not enforced there), or s3:PutObject, gets
+    boto3's own ClientError (403 AccessDenied), and nothing is written."""
     server = os.environ.get("MOTO_SERVER", "moto_server")
     port = free_port()
     # The IAM set-up's requests (three users: 3 each) are let through unsigned.
@@ -400,7 +402,7 @@ def test_a_writer_the_store_refuses_gets_boto3s_own_403_with_nothing_written(tmp
             return client(url, key=made["AccessKeyId"], secret=made["SecretAccessKey"])
 
         admin = user("admin", [])
-        writers = [user("no-list", ["s3:ListBucket"]), user("no-put", ["s3:PutObject"])]
+        writers = [user("no-list", ["s3:List*"]), user("no-put", ["s3:PutObject"])]
         admin.create_bucket(Bucket="refused")
         for writer in writers:
             with pytest.raises(botocore.exceptions.ClientError) as caught:
