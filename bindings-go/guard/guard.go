@@ -135,12 +135,12 @@ func Ensure(ctx context.Context, db Execer, dialect Dialect) error {
 // The statements, their order and every decision are the core's (its
 // SqlCheck machine); Check runs them on tx and reports what they did.
 func Check(ctx context.Context, tx *sql.Tx, dialect Dialect, resource string, fence locks.Fence) error {
-	m, err := native.NewSQLCheck(dialect.name, dialect.placeholders, resource, fence.Epoch, fence.Count, tx != nil)
+	m, first, err := native.NewSQLCheck(dialect.name, dialect.placeholders, resource, fence.Epoch, fence.Count, tx != nil)
 	if err != nil {
 		return err
 	}
 	defer m.Free()
-	return guardio.Run(m, func(step native.Step) (native.Observed, error) {
+	return guardio.Run(m, first, func(step native.Step) (native.Observed, error) {
 		return run(ctx, tx, step)
 	})
 }

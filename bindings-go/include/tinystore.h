@@ -117,12 +117,12 @@ typedef enum TsVerdictKind {
   TS_VERDICT_KIND_PENDING = 0,
   // The write is accepted (or the read found what it reports).
   TS_VERDICT_KIND_ACCEPTED = 1,
-  // The guard's own error, in `error` (`stale` with `stale_*` set): the
-  // tinystore error, with the driver's last error as its cause, if any.
+  // The guard's own error, `code` and `message` (`stale` with `stale_*`
+  // set): the tinystore error, with the driver's last error as its
+  // cause, if any.
   TS_VERDICT_KIND_REFUSED = 2,
-  // The driver's own failure, classified: `error` has its code (`io`,
-  // `unavailable`, `unauthorized`) and message; the driver's error is
-  // its cause.
+  // The driver's own failure, classified: `code` (`io`, `unavailable`,
+  // `unauthorized`) and `message`; the driver's error is its cause.
   TS_VERDICT_KIND_DRIVER = 3,
 } TsVerdictKind;
 
@@ -274,43 +274,33 @@ typedef struct TsPair {
   struct TsText value;
 } TsPair;
 
-// Text this library made: `len` bytes of UTF-8 at `ptr` (not
-// NUL-terminated; NULL when empty), freed by `ts_guard_step_clear`.
-typedef struct TsOwnedText {
-  uint8_t *ptr;
-  size_t len;
-} TsOwnedText;
-
-// A metadata entry this library made.
-typedef struct TsOwnedPair {
-  struct TsOwnedText key;
-  struct TsOwnedText value;
-} TsOwnedPair;
-
-// The end of a machine.
+// The end of a machine; its texts are borrowed like the step's.
 typedef struct TsVerdict {
   enum TsVerdictKind kind;
-  // The error of `Refused` and `Driver` (code `TS_CODE_OK` otherwise).
-  struct TsError error;
-  // Whether `error` is `stale`: then the three below are its resource,
-  // the refused write's fence and the largest recorded fence.
+  // The error's code for `Refused` and `Driver` (`TS_CODE_OK`
+  // otherwise) and its message (UTF-8, not NUL-terminated).
+  enum TsCode code;
+  struct TsText message;
+  // Whether the error is `stale`: then the three below are its
+  // resource, the refused write's fence and the largest recorded fence.
   bool stale;
-  struct TsOwnedText stale_resource;
+  struct TsText stale_resource;
   struct TsFence stale_fence;
   struct TsFence stale_largest;
 } TsVerdict;
 
-// One step: what to do next, or the end.
+// One step: what to do next, or the end. Its texts and arrays belong to
+// the machine that gave it, valid until that machine's next call or free.
 typedef struct TsGuardStep {
   enum TsStepKind kind;
   // The statement (`Execute`, `Query`), the prefix (`List`) or the key
   // (`Put`, `Delete`, `Get`); empty for `Done`.
-  struct TsOwnedText text;
+  struct TsText text;
   // The statement's parameters, in order (`Execute`, `Query`).
-  struct TsOwnedText *params;
+  const struct TsText *params;
   size_t params_len;
   // The metadata of a `Put`.
-  struct TsOwnedPair *metadata;
+  const struct TsPair *metadata;
   size_t metadata_len;
   // How it ended, for `Done`.
   struct TsVerdict verdict;
@@ -692,7 +682,7 @@ bool ts_fence_header_parse(bool has_value,
 //
 // # Safety
 // The texts point to their lengths' readable bytes; `out` and `err` are
-// writable.
+// writable; `first` is written with the first step.
 bool ts_guard_sql_check_new(const uint8_t *dialect,
                             size_t dialect_len,
                             const uint8_t *placeholders,
@@ -702,6 +692,7 @@ bool ts_guard_sql_check_new(const uint8_t *dialect,
                             struct TsFence fence,
                             bool in_transaction,
                             struct TsGuardMachine **out,
+                            struct TsGuardStep *first,
                             struct TsError *err);
 
 // Makes a guarded put of `fence` to `bucket`/`key` with the caller's own
@@ -710,8 +701,8 @@ bool ts_guard_sql_check_new(const uint8_t *dialect,
 // metadata key that is not UTF-8 is `TS_CODE_INVALID`, naming it.
 //
 // # Safety
-// The texts and `metadata` point to their lengths' readable values; `out`
-// and `err` are writable.
+// The texts and `metadata` point to their lengths' readable values; `out`,
+// `first` and `err` are writable; `first` is written with the first step.
 bool ts_guard_object_put_new(const uint8_t *bucket,
                              size_t bucket_len,
                              const uint8_t *key,
@@ -720,6 +711,7 @@ bool ts_guard_object_put_new(const uint8_t *bucket,
                              const struct TsPair *metadata,
                              size_t metadata_len,
                              struct TsGuardMachine **out,
+                             struct TsGuardStep *first,
                              struct TsError *err);
 
 // Makes a guarded delete of `bucket`/`key` with `fence`: the put of an
@@ -727,13 +719,14 @@ bool ts_guard_object_put_new(const uint8_t *bucket,
 //
 // # Safety
 // The texts point to their lengths' readable bytes; `out` and `err` are
-// writable.
+// writable; `first` is written with the first step.
 bool ts_guard_object_delete_new(const uint8_t *bucket,
                                 size_t bucket_len,
                                 const uint8_t *key,
                                 size_t key_len,
                                 struct TsFence fence,
                                 struct TsGuardMachine **out,
+                                struct TsGuardStep *first,
                                 struct TsError *err);
 
 // Makes a guarded read of `bucket`/`key`: the object of the largest
@@ -741,24 +734,14 @@ bool ts_guard_object_delete_new(const uint8_t *bucket,
 //
 // # Safety
 // The texts point to their lengths' readable bytes; `out` and `err` are
-// writable.
+// writable; `first` is written with the first step.
 bool ts_guard_object_read_new(const uint8_t *bucket,
                               size_t bucket_len,
                               const uint8_t *key,
                               size_t key_len,
                               struct TsGuardMachine **out,
+                              struct TsGuardStep *first,
                               struct TsError *err);
-
-// Writes the machine's first step to `*step` (`TS_STEP_KIND_DONE` at
-// once for bad input: its verdict says why). Fails only for a NULL
-// argument.
-//
-// # Safety
-// `machine` is NULL or a live handle; `step` and `err` are writable; the
-// caller clears the step with `ts_guard_step_clear`.
-bool ts_guard_start(const struct TsGuardMachine *machine,
-                    struct TsGuardStep *step,
-                    struct TsError *err);
 
 // Hands the machine what was observed of the step it last gave and
 // writes the next step to `*step`. Fails with `TS_CODE_INVALID` for a
@@ -767,8 +750,8 @@ bool ts_guard_start(const struct TsGuardMachine *machine,
 // # Safety
 // `machine` is NULL or a live handle; `observed` is NULL or readable, its
 // texts and arrays pointing to their lengths' readable values; `step` and
-// `err` are writable; the caller clears the step with
-// `ts_guard_step_clear`.
+// `err` are writable. The step's texts are valid until the machine's next
+// call or its free.
 bool ts_guard_observe(const struct TsGuardMachine *machine,
                       const struct TsObserved *observed,
                       struct TsGuardStep *step,
@@ -780,7 +763,7 @@ bool ts_guard_observe(const struct TsGuardMachine *machine,
 //
 // # Safety
 // `machine` is NULL or a live handle; `present`, `fence` and `err` are
-// writable.
+// writable; `first` is written with the first step.
 bool ts_guard_read_found(const struct TsGuardMachine *machine,
                          bool *present,
                          struct TsFence *fence,
@@ -811,15 +794,6 @@ bool ts_guard_classify(const struct TsDriverFailure *described,
                        enum TsDriverClass *class_,
                        struct TsError *error,
                        struct TsError *err);
-
-// Frees what a step written by this library owns (its texts, arrays and
-// error message) and leaves it empty. NULL, a zeroed step, or a step
-// cleared already, are ignored.
-//
-// # Safety
-// `step` is NULL, zeroed, or was written by `ts_guard_start` or
-// `ts_guard_observe`.
-void ts_guard_step_clear(struct TsGuardStep *step);
 
 // Whether it is still held: false once released, run out, or lost with
 // its store or connection. When it was lost, `err` (when not NULL) gets

@@ -112,11 +112,11 @@ func Put(ctx context.Context, client Client, bucket, key string, body []byte, fe
 	if err := present(client, bucket, key); err != nil {
 		return nil, err
 	}
-	m, err := native.NewObjectPut(bucket, key, fence.Epoch, fence.Count, s.metadata)
+	m, first, err := native.NewObjectPut(bucket, key, fence.Epoch, fence.Count, s.metadata)
 	if err != nil {
 		return nil, err
 	}
-	return write(ctx, client, bucket, m, body, s.contentType)
+	return write(ctx, client, bucket, m, first, body, s.contentType)
 }
 
 // Delete is the guarded delete of bucket/key with fence: the put of an
@@ -127,11 +127,11 @@ func Delete(ctx context.Context, client Client, bucket, key string, fence locks.
 	if err := present(client, bucket, key); err != nil {
 		return nil, err
 	}
-	m, err := native.NewObjectDelete(bucket, key, fence.Epoch, fence.Count)
+	m, first, err := native.NewObjectDelete(bucket, key, fence.Epoch, fence.Count)
 	if err != nil {
 		return nil, err
 	}
-	return write(ctx, client, bucket, m, nil, nil)
+	return write(ctx, client, bucket, m, first, nil, nil)
 }
 
 // An Object is what Get read: the body of the largest fence's object, its
@@ -151,13 +151,13 @@ func Get(ctx context.Context, client Client, bucket, key string) (*Object, error
 	if err := present(client, bucket, key); err != nil {
 		return nil, err
 	}
-	m, err := native.NewObjectRead(bucket, key)
+	m, first, err := native.NewObjectRead(bucket, key)
 	if err != nil {
 		return nil, err
 	}
 	defer m.Free()
 	var read Object
-	err = guardio.Run(m, func(step native.Step) (native.Observed, error) {
+	err = guardio.Run(m, first, func(step native.Step) (native.Observed, error) {
 		if step.Kind != native.StepGet {
 			return request(ctx, client, bucket, step, nil, nil, nil)
 		}
@@ -199,10 +199,10 @@ func present(client Client, bucket, key string) error {
 }
 
 // write drives a guarded put or delete on client.
-func write(ctx context.Context, client Client, bucket string, m *native.Machine, body []byte, contentType *string) (*s3.PutObjectOutput, error) {
+func write(ctx context.Context, client Client, bucket string, m *native.Machine, first native.Step, body []byte, contentType *string) (*s3.PutObjectOutput, error) {
 	defer m.Free()
 	var written *s3.PutObjectOutput
-	err := guardio.Run(m, func(step native.Step) (native.Observed, error) {
+	err := guardio.Run(m, first, func(step native.Step) (native.Observed, error) {
 		return request(ctx, client, bucket, step, body, contentType, &written)
 	})
 	if err != nil {

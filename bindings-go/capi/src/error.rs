@@ -71,6 +71,16 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    /// Its code.
+    pub fn code(&self) -> TsCode {
+        self.code
+    }
+
+    /// Its message.
+    pub fn into_message(self) -> String {
+        self.message
+    }
 }
 
 impl From<Error> for Failure {

@@ -1,14 +1,16 @@
 //! `TsGuardMachine`: one of the core's guard machines, which do no I/O
 //! (the SQL check-and-record, a guarded object write, a guarded object
-//! read). The Go side makes it, takes its first step (`ts_guard_start`),
-//! does what each step says on the caller's own driver or client, and
-//! hands back what it observed (`ts_guard_observe`) until the step is
-//! `TS_STEP_KIND_DONE`, whose verdict it turns into Go's outcome.
+//! read). The Go side makes it, which gives its first step, does what
+//! each step says on the caller's own driver or client, and hands back
+//! what it observed (`ts_guard_observe`) until the step is
+//! `TS_STEP_KIND_DONE`, whose verdict it turns into Go's outcome. A step
+//! borrows its texts from the machine (`Lent`): one call per step, none to
+//! clear it.
 
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
 use crate::guard_observed::{object, sql, TsObserved, TsPair};
-use crate::guard_step::{of_object, of_sql, TsGuardStep};
+use crate::guard_step::{Lent, TsGuardStep};
 use crate::text::{free_handle, handle, put, put_handle, slice, utf8};
 use std::sync::Mutex;
 use tinystore::guard::{Dialect, ObjectRead, ObjectWrite, Placeholders, SqlCheck};
@@ -20,9 +22,15 @@ enum Machine {
     Read(ObjectRead),
 }
 
+/// A machine and the texts of the step it gave last.
+struct Held {
+    machine: Machine,
+    lent: Lent,
+}
+
 /// A guard's machine; its calls are serialized by a lock, so the handle
 /// may be used from any thread.
-pub struct TsGuardMachine(Mutex<Machine>);
+pub struct TsGuardMachine(Mutex<Held>);
 
 /// The text at (`ptr`, `len`) as UTF-8: a resource, bucket or key that
 /// is not is `invalid`, naming it, before any I/O.
@@ -43,7 +51,7 @@ unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str) -> Outcome<&'a str> {
 ///
 /// # Safety
 /// The texts point to their lengths' readable bytes; `out` and `err` are
-/// writable.
+/// writable; `first` is written with the first step.
 #[no_mangle]
 pub unsafe extern "C" fn ts_guard_sql_check_new(
     dialect: *const u8,
@@ -55,6 +63,7 @@ pub unsafe extern "C" fn ts_guard_sql_check_new(
     fence: TsFence,
     in_transaction: bool,
     out: *mut *mut TsGuardMachine,
+    first: *mut TsGuardStep,
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
@@ -71,7 +80,7 @@ pub unsafe extern "C" fn ts_guard_sql_check_new(
                 Fence::from(fence),
                 in_transaction,
             );
-            made(out, Machine::Sql(check))
+            made(out, first, Machine::Sql(check))
         })
     }
 }
@@ -82,8 +91,8 @@ pub unsafe extern "C" fn ts_guard_sql_check_new(
 /// metadata key that is not UTF-8 is `TS_CODE_INVALID`, naming it.
 ///
 /// # Safety
-/// The texts and `metadata` point to their lengths' readable values; `out`
-/// and `err` are writable.
+/// The texts and `metadata` point to their lengths' readable values; `out`,
+/// `first` and `err` are writable; `first` is written with the first step.
 #[no_mangle]
 pub unsafe extern "C" fn ts_guard_object_put_new(
     bucket: *const u8,
@@ -94,6 +103,7 @@ pub unsafe extern "C" fn ts_guard_object_put_new(
     metadata: *const TsPair,
     metadata_len: usize,
     out: *mut *mut TsGuardMachine,
+    first: *mut TsGuardStep,
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
@@ -107,7 +117,7 @@ pub unsafe extern "C" fn ts_guard_object_put_new(
                 pairs.push((k.to_string(), v.to_string()));
             }
             let write = ObjectWrite::put(bucket, key, Fence::from(fence), pairs);
-            made(out, Machine::Write(write))
+            made(out, first, Machine::Write(write))
         })
     }
 }
@@ -117,7 +127,7 @@ pub unsafe extern "C" fn ts_guard_object_put_new(
 ///
 /// # Safety
 /// The texts point to their lengths' readable bytes; `out` and `err` are
-/// writable.
+/// writable; `first` is written with the first step.
 #[no_mangle]
 pub unsafe extern "C" fn ts_guard_object_delete_new(
     bucket: *const u8,
@@ -126,6 +136,7 @@ pub unsafe extern "C" fn ts_guard_object_delete_new(
     key_len: usize,
     fence: TsFence,
     out: *mut *mut TsGuardMachine,
+    first: *mut TsGuardStep,
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
@@ -133,7 +144,7 @@ pub unsafe extern "C" fn ts_guard_object_delete_new(
         call(err, || {
             let (bucket, key) = object_name(bucket, bucket_len, key, key_len)?;
             let write = ObjectWrite::delete(bucket, key, Fence::from(fence));
-            made(out, Machine::Write(write))
+            made(out, first, Machine::Write(write))
         })
     }
 }
@@ -143,7 +154,7 @@ pub unsafe extern "C" fn ts_guard_object_delete_new(
 ///
 /// # Safety
 /// The texts point to their lengths' readable bytes; `out` and `err` are
-/// writable.
+/// writable; `first` is written with the first step.
 #[no_mangle]
 pub unsafe extern "C" fn ts_guard_object_read_new(
     bucket: *const u8,
@@ -151,13 +162,14 @@ pub unsafe extern "C" fn ts_guard_object_read_new(
     key: *const u8,
     key_len: usize,
     out: *mut *mut TsGuardMachine,
+    first: *mut TsGuardStep,
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
     unsafe {
         call(err, || {
             let (bucket, key) = object_name(bucket, bucket_len, key, key_len)?;
-            made(out, Machine::Read(ObjectRead::new(bucket, key)))
+            made(out, first, Machine::Read(ObjectRead::new(bucket, key)))
         })
     }
 }
@@ -179,47 +191,40 @@ unsafe fn object_name<'a>(
     }
 }
 
+/// Starts `machine`, writes its first step to `*first` (`TS_STEP_KIND_DONE`
+/// at once for bad input: its verdict says why) and its handle to `*out`.
+///
 /// # Safety
-/// `out` is NULL or writable.
-unsafe fn made(out: *mut *mut TsGuardMachine, machine: Machine) -> Outcome {
-    // SAFETY: forwarded from the caller.
-    unsafe { put_handle(out, TsGuardMachine(Mutex::new(machine)), "machine") }
+/// `out` and `first` are NULL or writable.
+unsafe fn made(
+    out: *mut *mut TsGuardMachine,
+    first: *mut TsGuardStep,
+    machine: Machine,
+) -> Outcome {
+    let mut held = Held {
+        machine,
+        lent: Lent::default(),
+    };
+    let step = match &mut held.machine {
+        Machine::Sql(c) => held.lent.sql(c.start()),
+        Machine::Write(w) => held.lent.object(w.start()),
+        Machine::Read(r) => held.lent.object(r.start()),
+    };
+    // SAFETY: forwarded from the caller; the step's texts are the heap
+    // buffers of `held.lent`, which do not move with the handle.
+    unsafe {
+        put(first, step, "first step")?;
+        put_handle(out, TsGuardMachine(Mutex::new(held)), "machine")
+    }
 }
 
-fn locked(machine: &TsGuardMachine) -> Outcome<std::sync::MutexGuard<'_, Machine>> {
+fn locked(machine: &TsGuardMachine) -> Outcome<std::sync::MutexGuard<'_, Held>> {
     machine.0.lock().map_err(|_| {
         Failure::new(
             TsCode::Internal,
             "a guard's machine was poisoned by a panic",
         )
     })
-}
-
-/// Writes the machine's first step to `*step` (`TS_STEP_KIND_DONE` at
-/// once for bad input: its verdict says why). Fails only for a NULL
-/// argument.
-///
-/// # Safety
-/// `machine` is NULL or a live handle; `step` and `err` are writable; the
-/// caller clears the step with `ts_guard_step_clear`.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_start(
-    machine: *const TsGuardMachine,
-    step: *mut TsGuardStep,
-    err: *mut TsError,
-) -> bool {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        call(err, || {
-            let mut m = locked(handle(machine, "guard machine")?)?;
-            let next = match &mut *m {
-                Machine::Sql(c) => of_sql(c.start()),
-                Machine::Write(w) => of_object(w.start()),
-                Machine::Read(r) => of_object(r.start()),
-            };
-            put(step, next, "step")
-        })
-    }
 }
 
 /// Hands the machine what was observed of the step it last gave and
@@ -229,8 +234,8 @@ pub unsafe extern "C" fn ts_guard_start(
 /// # Safety
 /// `machine` is NULL or a live handle; `observed` is NULL or readable, its
 /// texts and arrays pointing to their lengths' readable values; `step` and
-/// `err` are writable; the caller clears the step with
-/// `ts_guard_step_clear`.
+/// `err` are writable. The step's texts are valid until the machine's next
+/// call or its free.
 #[no_mangle]
 pub unsafe extern "C" fn ts_guard_observe(
     machine: *const TsGuardMachine,
@@ -241,12 +246,13 @@ pub unsafe extern "C" fn ts_guard_observe(
     // SAFETY: forwarded from the caller.
     unsafe {
         call(err, || {
-            let mut m = locked(handle(machine, "guard machine")?)?;
+            let mut held = locked(handle(machine, "guard machine")?)?;
             let o = handle(observed, "observation")?;
-            let next = match &mut *m {
-                Machine::Sql(c) => of_sql(c.observe(sql(o)?)),
-                Machine::Write(w) => of_object(w.observe(object(o)?)),
-                Machine::Read(r) => of_object(r.observe(object(o)?)),
+            let Held { machine, lent } = &mut *held;
+            let next = match machine {
+                Machine::Sql(c) => lent.sql(c.observe(sql(o)?)),
+                Machine::Write(w) => lent.object(w.observe(object(o)?)),
+                Machine::Read(r) => lent.object(r.observe(object(o)?)),
             };
             put(step, next, "step")
         })
@@ -259,7 +265,7 @@ pub unsafe extern "C" fn ts_guard_observe(
 ///
 /// # Safety
 /// `machine` is NULL or a live handle; `present`, `fence` and `err` are
-/// writable.
+/// writable; `first` is written with the first step.
 #[no_mangle]
 pub unsafe extern "C" fn ts_guard_read_found(
     machine: *const TsGuardMachine,
@@ -270,8 +276,8 @@ pub unsafe extern "C" fn ts_guard_read_found(
     // SAFETY: forwarded from the caller.
     unsafe {
         call(err, || {
-            let m = locked(handle(machine, "guard machine")?)?;
-            let Machine::Read(read) = &*m else {
+            let held = locked(handle(machine, "guard machine")?)?;
+            let Machine::Read(read) = &held.machine else {
                 return Err(Failure::new(
                     TsCode::Invalid,
                     "ts_guard_read_found was given a machine that is not a read",
@@ -293,295 +299,4 @@ pub unsafe extern "C" fn ts_guard_read_found(
 pub unsafe extern "C" fn ts_guard_free(machine: *mut TsGuardMachine) {
     // SAFETY: promised by the caller.
     quiet((), || unsafe { free_handle(machine) })
-}
-
-/// A lent text of `text`, for the tests.
-#[cfg(test)]
-pub(crate) fn lent(text: &str) -> crate::guard_observed::TsText {
-    crate::guard_observed::TsText {
-        ptr: text.as_ptr(),
-        len: text.len(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::error::ts_error_clear;
-    use crate::guard_observed::{
-        ts_guard_classify, TsDriverClass, TsDriverFailure, TsText, TS_OBSERVED_CHANGED,
-        TS_OBSERVED_LISTED, TS_OBSERVED_ROW, TS_OBSERVED_WRITTEN,
-    };
-    use crate::guard_step::{ts_guard_step_clear, TsStepKind, TsVerdictKind};
-    use std::ffi::CStr;
-
-    fn error() -> TsError {
-        TsError {
-            code: TsCode::Ok,
-            message: std::ptr::null_mut(),
-        }
-    }
-
-    fn message(err: &TsError) -> String {
-        // SAFETY: filled by this library.
-        unsafe { CStr::from_ptr(err.message) }
-            .to_string_lossy()
-            .into_owned()
-    }
-
-    fn none() -> TsText {
-        TsText {
-            ptr: std::ptr::null(),
-            len: 0,
-        }
-    }
-
-    fn failure() -> TsDriverFailure {
-        TsDriverFailure {
-            has_sqlstate: false,
-            sqlstate: none(),
-            has_sqlite_code: false,
-            sqlite_code: 0,
-            has_http_status: false,
-            http_status: 0,
-            has_error_code: false,
-            error_code: none(),
-            message: none(),
-        }
-    }
-
-    fn observed(kind: u32) -> TsObserved {
-        TsObserved {
-            kind,
-            changed: 0,
-            row: none(),
-            keys: std::ptr::null(),
-            keys_len: 0,
-            metadata: std::ptr::null(),
-            metadata_len: 0,
-            failure: failure(),
-        }
-    }
-
-    fn text_of(t: &crate::guard_step::TsOwnedText) -> String {
-        // SAFETY: made by this library, `len` bytes at `ptr`.
-        String::from_utf8(unsafe { crate::text::bytes(t.ptr, t.len) }.to_vec()).unwrap()
-    }
-
-    fn sql_check(resource: &[u8], fence: u64) -> (*mut TsGuardMachine, TsError) {
-        let (mut m, mut err) = (std::ptr::null_mut(), error());
-        // SAFETY: the texts are live slices; out and err are writable.
-        unsafe {
-            ts_guard_sql_check_new(
-                "sqlite".as_ptr(),
-                6,
-                "?".as_ptr(),
-                1,
-                resource.as_ptr(),
-                resource.len(),
-                TsFence {
-                    epoch: 0,
-                    count: fence,
-                },
-                true,
-                &mut m,
-                &mut err,
-            )
-        };
-        (m, err)
-    }
-
-    /// Observes `o` and gives the next step.
-    fn observe(m: *mut TsGuardMachine, o: &TsObserved) -> TsGuardStep {
-        let mut step = std::mem::MaybeUninit::<TsGuardStep>::uninit();
-        let mut err = error();
-        // SAFETY: m is live, o readable, step and err writable.
-        assert!(unsafe { ts_guard_observe(m, o, step.as_mut_ptr(), &mut err) });
-        // SAFETY: written by the call that succeeded.
-        unsafe { step.assume_init() }
-    }
-
-    fn start(m: *mut TsGuardMachine) -> TsGuardStep {
-        let mut step = std::mem::MaybeUninit::<TsGuardStep>::uninit();
-        let mut err = error();
-        // SAFETY: m is live, step and err writable.
-        assert!(unsafe { ts_guard_start(m, step.as_mut_ptr(), &mut err) });
-        // SAFETY: written by the call that succeeded.
-        unsafe { step.assume_init() }
-    }
-
-    #[test]
-    fn a_sql_check_runs_the_cores_steps_and_ends_stale_with_the_three() {
-        let (m, _) = sql_check(b"chats/42", 7);
-        let mut step = start(m);
-        assert_eq!(step.kind, TsStepKind::Execute);
-        assert!(text_of(&step.text).starts_with("INSERT INTO tinystore_fences"));
-        assert_eq!(step.params_len, 2);
-        // SAFETY: params_len texts at params, made by this library.
-        let params = unsafe { std::slice::from_raw_parts(step.params, step.params_len) };
-        assert_eq!(text_of(&params[0]), "chats/42");
-        // SAFETY: written by this library.
-        unsafe { ts_guard_step_clear(&mut step) };
-        assert!(step.params.is_null() && step.text.ptr.is_null());
-        let mut step = observe(m, &observed(TS_OBSERVED_CHANGED));
-        assert_eq!(step.kind, TsStepKind::Query);
-        // SAFETY: as above.
-        unsafe { ts_guard_step_clear(&mut step) };
-        let larger = Fence::new(1, 0).text();
-        let row = TsObserved {
-            row: lent(&larger),
-            ..observed(TS_OBSERVED_ROW)
-        };
-        let mut step = observe(m, &row);
-        assert_eq!(
-            (step.kind, step.verdict.kind),
-            (TsStepKind::Done, TsVerdictKind::Refused)
-        );
-        let v = &step.verdict;
-        assert_eq!(v.error.code, TsCode::Stale);
-        assert!(v.stale && text_of(&v.stale_resource) == "chats/42");
-        assert_eq!(v.stale_fence, TsFence { epoch: 0, count: 7 });
-        assert_eq!(v.stale_largest, TsFence { epoch: 1, count: 0 });
-        assert!(message(&v.error).contains("chats/42"));
-        // SAFETY: as above; the machine is not used again.
-        unsafe {
-            ts_guard_step_clear(&mut step);
-            ts_guard_step_clear(&mut step);
-            ts_guard_free(m);
-        }
-    }
-
-    #[test]
-    fn text_that_is_not_utf8_is_invalid_before_any_step() {
-        let (m, mut err) = sql_check(b"chats/\xed\xa0\x80", 7);
-        assert!(m.is_null());
-        assert_eq!(err.code, TsCode::Invalid);
-        assert!(
-            message(&err).contains("guard resource") && message(&err).contains("UTF-8"),
-            "{}",
-            message(&err)
-        );
-        // SAFETY: filled by this library.
-        unsafe { ts_error_clear(&mut err) };
-        let (mut m, bad) = (std::ptr::null_mut(), b"k\xff");
-        // SAFETY: the texts are live slices; out and err are writable.
-        let made =
-            unsafe { ts_guard_object_read_new("b".as_ptr(), 1, bad.as_ptr(), 2, &mut m, &mut err) };
-        assert!(!made && err.code == TsCode::Invalid && message(&err).contains("object key"));
-        // SAFETY: filled by this library.
-        unsafe { ts_error_clear(&mut err) };
-    }
-
-    #[test]
-    fn an_object_put_lists_puts_lists_and_a_wrong_observation_is_invalid() {
-        let (mut m, mut err) = (std::ptr::null_mut(), error());
-        let pair = TsPair {
-            key: lent("owner"),
-            value: lent("go"),
-        };
-        // SAFETY: the texts and the pair are live; out and err are writable.
-        assert!(unsafe {
-            ts_guard_object_put_new(
-                "b".as_ptr(),
-                1,
-                "k".as_ptr(),
-                1,
-                TsFence { epoch: 0, count: 7 },
-                &pair,
-                1,
-                &mut m,
-                &mut err,
-            )
-        });
-        let mut step = start(m);
-        assert_eq!(
-            (step.kind, text_of(&step.text).as_str()),
-            (TsStepKind::List, "k/tinystore-fence/")
-        );
-        // SAFETY: written by this library.
-        unsafe { ts_guard_step_clear(&mut step) };
-        let mut step = observe(m, &observed(TS_OBSERVED_LISTED));
-        assert_eq!(step.kind, TsStepKind::Put);
-        // SAFETY: metadata_len pairs at metadata, made by this library.
-        let metadata = unsafe { std::slice::from_raw_parts(step.metadata, step.metadata_len) };
-        let keys: Vec<String> = metadata.iter().map(|p| text_of(&p.key)).collect();
-        assert!(
-            keys.contains(&"owner".to_string()) && keys.contains(&"tinystore-fence".to_string())
-        );
-        let ours = text_of(&step.text);
-        // SAFETY: as above.
-        unsafe { ts_guard_step_clear(&mut step) };
-        let mut step = observe(m, &observed(TS_OBSERVED_WRITTEN));
-        // SAFETY: as above.
-        unsafe { ts_guard_step_clear(&mut step) };
-        let listed = [lent(&ours)];
-        let after = TsObserved {
-            keys: listed.as_ptr(),
-            keys_len: 1,
-            ..observed(TS_OBSERVED_LISTED)
-        };
-        let step = observe(m, &after);
-        assert_eq!(step.verdict.kind, TsVerdictKind::Accepted);
-        let mut step2 = std::mem::MaybeUninit::<TsGuardStep>::uninit();
-        // SAFETY: m is live; the observation readable; step2 and err writable.
-        let ok = unsafe {
-            ts_guard_observe(m, &observed(TS_OBSERVED_ROW), step2.as_mut_ptr(), &mut err)
-        };
-        assert!(!ok && err.code == TsCode::Invalid, "{}", message(&err));
-        // SAFETY: filled by this library; the machine is not used again.
-        unsafe {
-            ts_error_clear(&mut err);
-            ts_guard_free(m);
-        }
-        // SAFETY: NULL handles are refused, never read.
-        assert!(!unsafe { ts_guard_start(std::ptr::null(), step2.as_mut_ptr(), &mut err) });
-        // SAFETY: filled by this library.
-        unsafe { ts_error_clear(&mut err) };
-    }
-
-    #[test]
-    fn the_core_classifies_a_described_failure() {
-        let (mut class, mut err) = (TsDriverClass::Other, error());
-        let f = TsDriverFailure {
-            has_sqlstate: true,
-            sqlstate: lent("40001"),
-            ..failure()
-        };
-        let (doing, mut error) = ("making tinystore_fences", error());
-        // SAFETY: f and doing are readable; class, error and err writable.
-        assert!(unsafe {
-            ts_guard_classify(
-                &f,
-                doing.as_ptr(),
-                doing.len(),
-                &mut class,
-                &mut error,
-                &mut err,
-            )
-        });
-        assert_eq!(
-            (class, error.code),
-            (TsDriverClass::Serialization, TsCode::Io)
-        );
-        assert!(message(&error).contains(doing) && message(&error).contains("40001"));
-        // SAFETY: filled by this library.
-        unsafe { ts_error_clear(&mut error) };
-        let f = TsDriverFailure {
-            has_error_code: true,
-            error_code: lent("ECONNREFUSED"),
-            ..failure()
-        };
-        // SAFETY: f is readable; a NULL error is not written; class and err writable.
-        assert!(unsafe {
-            ts_guard_classify(
-                &f,
-                std::ptr::null(),
-                0,
-                &mut class,
-                std::ptr::null_mut(),
-                &mut err,
-            )
-        });
-        assert_eq!(class, TsDriverClass::Unavailable);
-    }
 }

@@ -1,26 +1,15 @@
 //! What a guard's machine tells the Go side to do next (`TsGuardStep`)
-//! and how it ended (`TsVerdict`), as C structs whose texts this library
-//! owns until `ts_guard_step_clear`.
+//! and how it ended (`TsVerdict`), as C structs that borrow their texts
+//! from the machine: they stay valid until the machine's next call or its
+//! free, so a step costs no allocation the caller must give back and no
+//! call to clear it.
 
-use crate::error::{fill, quiet, Failure, TsError};
+use crate::error::{Failure, TsCode};
 use crate::fence::TsFence;
+use crate::guard_observed::{TsPair, TsText};
+use std::borrow::Cow;
 use tinystore::guard::{ObjectStep, SqlStep, Verdict};
 use tinystore::Fence;
-
-/// Text this library made: `len` bytes of UTF-8 at `ptr` (not
-/// NUL-terminated; NULL when empty), freed by `ts_guard_step_clear`.
-#[repr(C)]
-pub struct TsOwnedText {
-    pub ptr: *mut u8,
-    pub len: usize,
-}
-
-/// A metadata entry this library made.
-#[repr(C)]
-pub struct TsOwnedPair {
-    pub key: TsOwnedText,
-    pub value: TsOwnedText,
-}
 
 /// What a step asks for.
 #[repr(C)]
@@ -53,223 +42,194 @@ pub enum TsVerdictKind {
     Pending = 0,
     /// The write is accepted (or the read found what it reports).
     Accepted = 1,
-    /// The guard's own error, in `error` (`stale` with `stale_*` set): the
-    /// tinystore error, with the driver's last error as its cause, if any.
+    /// The guard's own error, `code` and `message` (`stale` with `stale_*`
+    /// set): the tinystore error, with the driver's last error as its
+    /// cause, if any.
     Refused = 2,
-    /// The driver's own failure, classified: `error` has its code (`io`,
-    /// `unavailable`, `unauthorized`) and message; the driver's error is
-    /// its cause.
+    /// The driver's own failure, classified: `code` (`io`, `unavailable`,
+    /// `unauthorized`) and `message`; the driver's error is its cause.
     Driver = 3,
 }
 
-/// The end of a machine.
+/// The end of a machine; its texts are borrowed like the step's.
 #[repr(C)]
 pub struct TsVerdict {
     pub kind: TsVerdictKind,
-    /// The error of `Refused` and `Driver` (code `TS_CODE_OK` otherwise).
-    pub error: TsError,
-    /// Whether `error` is `stale`: then the three below are its resource,
-    /// the refused write's fence and the largest recorded fence.
+    /// The error's code for `Refused` and `Driver` (`TS_CODE_OK`
+    /// otherwise) and its message (UTF-8, not NUL-terminated).
+    pub code: TsCode,
+    pub message: TsText,
+    /// Whether the error is `stale`: then the three below are its
+    /// resource, the refused write's fence and the largest recorded fence.
     pub stale: bool,
-    pub stale_resource: TsOwnedText,
+    pub stale_resource: TsText,
     pub stale_fence: TsFence,
     pub stale_largest: TsFence,
 }
 
-/// One step: what to do next, or the end.
+/// One step: what to do next, or the end. Its texts and arrays belong to
+/// the machine that gave it, valid until that machine's next call or free.
 #[repr(C)]
 pub struct TsGuardStep {
     pub kind: TsStepKind,
     /// The statement (`Execute`, `Query`), the prefix (`List`) or the key
     /// (`Put`, `Delete`, `Get`); empty for `Done`.
-    pub text: TsOwnedText,
+    pub text: TsText,
     /// The statement's parameters, in order (`Execute`, `Query`).
-    pub params: *mut TsOwnedText,
+    pub params: *const TsText,
     pub params_len: usize,
     /// The metadata of a `Put`.
-    pub metadata: *mut TsOwnedPair,
+    pub metadata: *const TsPair,
     pub metadata_len: usize,
     /// How it ended, for `Done`.
     pub verdict: TsVerdict,
 }
 
-fn owned(text: &str) -> TsOwnedText {
-    if text.is_empty() {
-        return TsOwnedText {
-            ptr: std::ptr::null_mut(),
-            len: 0,
-        };
-    }
-    let boxed: Box<[u8]> = text.as_bytes().into();
-    let len = boxed.len();
-    TsOwnedText {
-        ptr: Box::into_raw(boxed).cast::<u8>(),
-        len,
+/// The texts of the step a machine gave last, which the C step borrows.
+#[derive(Default)]
+pub struct Lent {
+    text: Cow<'static, str>,
+    params: Vec<String>,
+    param_texts: Vec<TsText>,
+    metadata: Vec<(String, String)>,
+    metadata_pairs: Vec<TsPair>,
+    message: String,
+    stale_resource: String,
+}
+
+// SAFETY: the raw pointers in `param_texts` and `metadata_pairs` point into
+// this struct's own strings, which move with it; nothing else shares them.
+unsafe impl Send for Lent {}
+
+fn text_of(text: &str) -> TsText {
+    TsText {
+        ptr: text.as_ptr(),
+        len: text.len(),
     }
 }
 
-/// Moves `items` to a C array: (NULL, 0) when empty.
-fn array<T>(items: Vec<T>) -> (*mut T, usize) {
+fn array_of<T>(items: &[T]) -> (*const T, usize) {
     if items.is_empty() {
-        return (std::ptr::null_mut(), 0);
+        (std::ptr::null(), 0)
+    } else {
+        (items.as_ptr(), items.len())
     }
-    let boxed = items.into_boxed_slice();
-    let len = boxed.len();
-    (Box::into_raw(boxed).cast::<T>(), len)
+}
+
+impl Lent {
+    /// The C step of a SQL check's step, borrowing from `self`.
+    pub fn sql(&mut self, step: SqlStep) -> TsGuardStep {
+        match step {
+            SqlStep::Execute { sql, params } => self.statement(TsStepKind::Execute, sql, params),
+            SqlStep::Query { sql, params } => self.statement(TsStepKind::Query, sql, params),
+            SqlStep::Done(verdict) => self.done(verdict),
+        }
+    }
+
+    /// The C step of an object machine's step, borrowing from `self`.
+    pub fn object(&mut self, step: ObjectStep) -> TsGuardStep {
+        match step {
+            ObjectStep::List { prefix } => self.keyed(TsStepKind::List, prefix),
+            ObjectStep::Put { key, metadata } => {
+                self.metadata = metadata;
+                self.metadata_pairs = self
+                    .metadata
+                    .iter()
+                    .map(|(k, v)| TsPair {
+                        key: text_of(k),
+                        value: text_of(v),
+                    })
+                    .collect();
+                let (metadata, metadata_len) = array_of(&self.metadata_pairs);
+                TsGuardStep {
+                    metadata,
+                    metadata_len,
+                    ..self.keyed(TsStepKind::Put, key)
+                }
+            }
+            ObjectStep::Delete { key } => self.keyed(TsStepKind::Delete, key),
+            ObjectStep::Get { key } => self.keyed(TsStepKind::Get, key),
+            ObjectStep::Done(verdict) => self.done(verdict),
+        }
+    }
+
+    fn statement(
+        &mut self,
+        kind: TsStepKind,
+        sql: &'static str,
+        params: Vec<String>,
+    ) -> TsGuardStep {
+        self.params = params;
+        self.param_texts = self.params.iter().map(|p| text_of(p)).collect();
+        let (params, params_len) = array_of(&self.param_texts);
+        self.text = Cow::Borrowed(sql);
+        TsGuardStep {
+            kind,
+            text: text_of(sql),
+            params,
+            params_len,
+            ..empty(TsStepKind::Done)
+        }
+    }
+
+    fn keyed(&mut self, kind: TsStepKind, key: String) -> TsGuardStep {
+        self.text = Cow::Owned(key);
+        TsGuardStep {
+            kind,
+            text: text_of(&self.text),
+            ..empty(TsStepKind::Done)
+        }
+    }
+
+    fn done(&mut self, verdict: Verdict) -> TsGuardStep {
+        let mut step = empty(TsStepKind::Done);
+        let (kind, err) = match verdict {
+            Verdict::Accepted => {
+                step.verdict.kind = TsVerdictKind::Accepted;
+                return step;
+            }
+            Verdict::Refused(err) => (TsVerdictKind::Refused, err),
+            Verdict::Driver(err) => (TsVerdictKind::Driver, err),
+        };
+        step.verdict.kind = kind;
+        if let Some(stale) = err.stale_detail() {
+            self.stale_resource = stale.resource.clone();
+            step.verdict.stale = true;
+            step.verdict.stale_resource = text_of(&self.stale_resource);
+            step.verdict.stale_fence = Fence::from_u128(stale.fence).into();
+            step.verdict.stale_largest = Fence::from_u128(stale.largest).into();
+        }
+        let failure = Failure::from(err);
+        step.verdict.code = failure.code();
+        self.message = failure.into_message();
+        step.verdict.message = text_of(&self.message);
+        step
+    }
+}
+
+fn nothing() -> TsText {
+    TsText {
+        ptr: std::ptr::null(),
+        len: 0,
+    }
 }
 
 fn empty(kind: TsStepKind) -> TsGuardStep {
     TsGuardStep {
         kind,
-        text: owned(""),
-        params: std::ptr::null_mut(),
+        text: nothing(),
+        params: std::ptr::null(),
         params_len: 0,
-        metadata: std::ptr::null_mut(),
+        metadata: std::ptr::null(),
         metadata_len: 0,
         verdict: TsVerdict {
             kind: TsVerdictKind::Pending,
-            error: TsError {
-                code: crate::error::TsCode::Ok,
-                message: std::ptr::null_mut(),
-            },
+            code: TsCode::Ok,
+            message: nothing(),
             stale: false,
-            stale_resource: owned(""),
+            stale_resource: nothing(),
             stale_fence: TsFence::default(),
             stale_largest: TsFence::default(),
         },
     }
-}
-
-fn with_text(kind: TsStepKind, text: &str) -> TsGuardStep {
-    TsGuardStep {
-        text: owned(text),
-        ..empty(kind)
-    }
-}
-
-fn with_params(kind: TsStepKind, sql: &str, params: &[String]) -> TsGuardStep {
-    let (params, params_len) = array(params.iter().map(|p| owned(p)).collect());
-    TsGuardStep {
-        params,
-        params_len,
-        ..with_text(kind, sql)
-    }
-}
-
-/// The C step of a SQL check's step.
-pub fn of_sql(step: SqlStep) -> TsGuardStep {
-    match step {
-        SqlStep::Execute { sql, params } => with_params(TsStepKind::Execute, sql, &params),
-        SqlStep::Query { sql, params } => with_params(TsStepKind::Query, sql, &params),
-        SqlStep::Done(verdict) => done(verdict),
-    }
-}
-
-/// The C step of an object machine's step.
-pub fn of_object(step: ObjectStep) -> TsGuardStep {
-    match step {
-        ObjectStep::List { prefix } => with_text(TsStepKind::List, &prefix),
-        ObjectStep::Put { key, metadata } => {
-            let pairs = metadata
-                .iter()
-                .map(|(k, v)| TsOwnedPair {
-                    key: owned(k),
-                    value: owned(v),
-                })
-                .collect();
-            let (metadata, metadata_len) = array(pairs);
-            TsGuardStep {
-                metadata,
-                metadata_len,
-                ..with_text(TsStepKind::Put, &key)
-            }
-        }
-        ObjectStep::Delete { key } => with_text(TsStepKind::Delete, &key),
-        ObjectStep::Get { key } => with_text(TsStepKind::Get, &key),
-        ObjectStep::Done(verdict) => done(verdict),
-    }
-}
-
-/// The `Done` step of `verdict`.
-pub fn done(verdict: Verdict) -> TsGuardStep {
-    let mut step = empty(TsStepKind::Done);
-    let (kind, err) = match verdict {
-        Verdict::Accepted => {
-            step.verdict.kind = TsVerdictKind::Accepted;
-            return step;
-        }
-        Verdict::Refused(err) => (TsVerdictKind::Refused, err),
-        Verdict::Driver(err) => (TsVerdictKind::Driver, err),
-    };
-    step.verdict.kind = kind;
-    if let Some(stale) = err.stale_detail() {
-        step.verdict.stale = true;
-        step.verdict.stale_resource = owned(&stale.resource);
-        step.verdict.stale_fence = Fence::from_u128(stale.fence).into();
-        step.verdict.stale_largest = Fence::from_u128(stale.largest).into();
-    }
-    // SAFETY: `step.verdict.error` is a live, writable TsError.
-    unsafe { fill(&mut step.verdict.error, Failure::from(err)) };
-    step
-}
-
-/// Frees a text made by `owned`.
-///
-/// # Safety
-/// `text` is zeroed or was made by `owned` and not freed since.
-unsafe fn free_text(text: &mut TsOwnedText) {
-    if !text.ptr.is_null() && text.len > 0 {
-        let slice = std::ptr::slice_from_raw_parts_mut(text.ptr, text.len);
-        // SAFETY: made by `Box::into_raw` of a `Box<[u8]>` of this length.
-        drop(unsafe { Box::from_raw(slice) });
-    }
-    text.ptr = std::ptr::null_mut();
-    text.len = 0;
-}
-
-/// Frees an array made by `array`, after `each` on every item.
-///
-/// # Safety
-/// (`ptr`, `len`) is (NULL, 0) or was made by `array` and not freed since.
-unsafe fn free_array<T>(ptr: &mut *mut T, len: &mut usize, mut each: impl FnMut(&mut T)) {
-    if !ptr.is_null() && *len > 0 {
-        let slice = std::ptr::slice_from_raw_parts_mut(*ptr, *len);
-        // SAFETY: made by `Box::into_raw` of a `Box<[T]>` of this length.
-        let mut items = unsafe { Box::from_raw(slice) };
-        items.iter_mut().for_each(&mut each);
-    }
-    *ptr = std::ptr::null_mut();
-    *len = 0;
-}
-
-/// Frees what a step written by this library owns (its texts, arrays and
-/// error message) and leaves it empty. NULL, a zeroed step, or a step
-/// cleared already, are ignored.
-///
-/// # Safety
-/// `step` is NULL, zeroed, or was written by `ts_guard_start` or
-/// `ts_guard_observe`.
-#[no_mangle]
-pub unsafe extern "C" fn ts_guard_step_clear(step: *mut TsGuardStep) {
-    quiet((), || {
-        // SAFETY: promised by the caller.
-        let Some(s) = (unsafe { step.as_mut() }) else {
-            return;
-        };
-        // SAFETY: every text and array below was made by this file, or is
-        // zeroed (promised by the caller).
-        unsafe {
-            free_text(&mut s.text);
-            free_array(&mut s.params, &mut s.params_len, |p| free_text(p));
-            free_array(&mut s.metadata, &mut s.metadata_len, |p| {
-                free_text(&mut p.key);
-                free_text(&mut p.value);
-            });
-            free_text(&mut s.verdict.stale_resource);
-            crate::error::ts_error_clear(&mut s.verdict.error);
-        }
-        s.verdict.kind = TsVerdictKind::Pending;
-        s.verdict.stale = false;
-        s.kind = TsStepKind::Done;
-    })
 }

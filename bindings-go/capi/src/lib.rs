@@ -51,6 +51,8 @@ pub mod fence;
 pub mod group;
 pub mod guard;
 pub mod guard_machine;
+#[cfg(test)]
+mod guard_machine_tests;
 pub mod guard_observed;
 pub mod guard_step;
 pub mod held;

@@ -19,11 +19,11 @@ import (
 // otherwise), which becomes the cause of the guard's error.
 type Do func(step native.Step) (native.Observed, error)
 
-// Run drives m from its first step to its verdict, doing each step with
-// do. It gives the verdict's error (nil when accepted); the caller frees
-// m.
-func Run(m *native.Machine, do Do) error {
-	step, err := m.Start()
+// Run drives m from its first step, given when m was made, to its
+// verdict, doing each step with do. It gives the verdict's error (nil
+// when accepted); the caller frees m.
+func Run(m *native.Machine, step native.Step, do Do) error {
+	var err error
 	var cause error
 	for err == nil && step.Kind != native.StepDone {
 		var observed native.Observed

@@ -14,9 +14,9 @@ import (
 
 // A Machine is one of the core's guard machines, which do no I/O: the
 // SQL check-and-record, a guarded object write, a guarded object read.
-// Start gives the first step; the caller does what it says on its own
-// driver or client and hands what it observed to Observe, until the step
-// is StepDone, whose Verdict is the outcome. Free it when done.
+// Making one gives its first step; the caller does what it says on its
+// own driver or client and hands what it observed to Observe, until the
+// step is StepDone, whose Verdict is the outcome. Free it when done.
 type Machine struct {
 	mu sync.Mutex
 	p  *C.TsGuardMachine
@@ -76,80 +76,69 @@ type Stale struct {
 }
 
 // NewSQLCheck is the check-and-record of the fence (epoch, count) for
-// resource in dialect with placeholders; inTransaction says whether the
-// caller has a transaction open. A resource that is not UTF-8, or an
-// unknown dialect, is an invalid error.
-func NewSQLCheck(dialect, placeholders, resource string, epoch, count uint64, inTransaction bool) (*Machine, error) {
+// resource in dialect with placeholders, and its first step;
+// inTransaction says whether the caller has a transaction open. A
+// resource that is not UTF-8, or an unknown dialect, is an invalid error.
+func NewSQLCheck(dialect, placeholders, resource string, epoch, count uint64, inTransaction bool) (*Machine, Step, error) {
 	var p *C.TsGuardMachine
+	var first C.TsGuardStep
 	var e C.TsError
 	dp, dn := text(dialect)
 	pp, pn := text(placeholders)
 	rp, rn := text(resource)
-	if !C.ts_guard_sql_check_new(dp, dn, pp, pn, rp, rn, cFence(epoch, count), C.bool(inTransaction), &p, &e) {
-		return nil, failure(&e)
+	if !C.ts_guard_sql_check_new(dp, dn, pp, pn, rp, rn, cFence(epoch, count), C.bool(inTransaction), &p, &first, &e) {
+		return nil, Step{}, failure(&e)
 	}
-	return &Machine{p: p}, nil
+	return &Machine{p: p}, stepOf(&first), nil
 }
 
 // NewObjectPut is a guarded put of the fence to bucket/key with the
-// caller's own metadata beside the fence.
-func NewObjectPut(bucket, key string, epoch, count uint64, metadata map[string]string) (*Machine, error) {
+// caller's own metadata beside the fence, and its first step.
+func NewObjectPut(bucket, key string, epoch, count uint64, metadata map[string]string) (*Machine, Step, error) {
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	pairs := pairsOf(&pin, metadata)
 	bp, bn := text(bucket)
 	kp, kn := text(key)
 	var p *C.TsGuardMachine
+	var step C.TsGuardStep
 	var e C.TsError
-	if !C.ts_guard_object_put_new(bp, bn, kp, kn, cFence(epoch, count), first(pairs), C.size_t(len(pairs)), &p, &e) {
-		return nil, failure(&e)
+	if !C.ts_guard_object_put_new(bp, bn, kp, kn, cFence(epoch, count), first(pairs), C.size_t(len(pairs)), &p, &step, &e) {
+		return nil, Step{}, failure(&e)
 	}
-	return &Machine{p: p}, nil
+	return &Machine{p: p}, stepOf(&step), nil
 }
 
-// NewObjectDelete is a guarded delete of bucket/key with the fence: the
-// put of an empty tombstone that keeps it.
-func NewObjectDelete(bucket, key string, epoch, count uint64) (*Machine, error) {
+// NewObjectDelete is a guarded delete of bucket/key with the fence (the
+// put of an empty tombstone that keeps it), and its first step.
+func NewObjectDelete(bucket, key string, epoch, count uint64) (*Machine, Step, error) {
 	bp, bn := text(bucket)
 	kp, kn := text(key)
 	var p *C.TsGuardMachine
+	var step C.TsGuardStep
 	var e C.TsError
-	if !C.ts_guard_object_delete_new(bp, bn, kp, kn, cFence(epoch, count), &p, &e) {
-		return nil, failure(&e)
+	if !C.ts_guard_object_delete_new(bp, bn, kp, kn, cFence(epoch, count), &p, &step, &e) {
+		return nil, Step{}, failure(&e)
 	}
-	return &Machine{p: p}, nil
+	return &Machine{p: p}, stepOf(&step), nil
 }
 
-// NewObjectRead is a guarded read of bucket/key: the largest fence's
-// object.
-func NewObjectRead(bucket, key string) (*Machine, error) {
+// NewObjectRead is a guarded read of bucket/key (the largest fence's
+// object), and its first step.
+func NewObjectRead(bucket, key string) (*Machine, Step, error) {
 	bp, bn := text(bucket)
 	kp, kn := text(key)
 	var p *C.TsGuardMachine
+	var step C.TsGuardStep
 	var e C.TsError
-	if !C.ts_guard_object_read_new(bp, bn, kp, kn, &p, &e) {
-		return nil, failure(&e)
+	if !C.ts_guard_object_read_new(bp, bn, kp, kn, &p, &step, &e) {
+		return nil, Step{}, failure(&e)
 	}
-	return &Machine{p: p}, nil
+	return &Machine{p: p}, stepOf(&step), nil
 }
 
 func cFence(epoch, count uint64) C.TsFence {
 	return C.TsFence{epoch: C.uint64_t(epoch), count: C.uint64_t(count)}
-}
-
-// Start gives the machine's first step.
-func (m *Machine) Start() (Step, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.p == nil {
-		return Step{}, Invalid("a guard's machine was used after Free")
-	}
-	var s C.TsGuardStep
-	var e C.TsError
-	if !C.ts_guard_start(m.p, &s, &e) {
-		return Step{}, failure(&e)
-	}
-	return stepOf(&s), nil
 }
 
 // Observe hands the machine what was observed of the step it last gave,
@@ -196,17 +185,17 @@ func (m *Machine) Free() {
 	m.p = nil
 }
 
-// goText copies a text this library owns.
-func goText(t C.TsOwnedText) string {
+// goText copies a text the machine lent.
+func goText(t C.TsText) string {
 	if t.ptr == nil || t.len == 0 {
 		return ""
 	}
 	return C.GoStringN((*C.char)(unsafe.Pointer(t.ptr)), C.int(t.len))
 }
 
-// stepOf copies a step into Go and clears the C one.
+// stepOf copies a step the machine lent into Go: its texts are the
+// machine's until its next call.
 func stepOf(s *C.TsGuardStep) Step {
-	defer C.ts_guard_step_clear(s)
 	step := Step{Kind: StepKind(s.kind), Text: goText(s.text)}
 	if s.params_len > 0 {
 		for _, p := range unsafe.Slice(s.params, int(s.params_len)) {
@@ -222,7 +211,7 @@ func stepOf(s *C.TsGuardStep) Step {
 	v := &s.verdict
 	step.Verdict.Kind = VerdictKind(v.kind)
 	if v.kind == C.TS_VERDICT_KIND_REFUSED || v.kind == C.TS_VERDICT_KIND_DRIVER {
-		step.Verdict.Err = errorOf(C.TsCode(v.error.code), C.GoString(v.error.message))
+		step.Verdict.Err = errorOf(C.TsCode(v.code), goText(v.message))
 	}
 	if bool(v.stale) {
 		step.Verdict.Stale = &Stale{

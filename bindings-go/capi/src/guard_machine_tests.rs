@@ -1,0 +1,290 @@
+//! The C ABI of the guard's machines, called as Go calls it.
+
+use crate::error::{ts_error_clear, TsCode, TsError};
+use crate::fence::TsFence;
+use crate::guard_machine::*;
+use crate::guard_observed::{
+    ts_guard_classify, TsDriverClass, TsDriverFailure, TsText, TS_OBSERVED_CHANGED,
+    TS_OBSERVED_LISTED, TS_OBSERVED_ROW, TS_OBSERVED_WRITTEN,
+};
+use crate::guard_observed::{TsObserved, TsPair};
+use crate::guard_step::{TsGuardStep, TsStepKind, TsVerdictKind};
+use std::ffi::CStr;
+use std::mem::MaybeUninit;
+use tinystore::Fence;
+
+/// A lent text of `text`.
+fn lent(text: &str) -> TsText {
+    TsText {
+        ptr: text.as_ptr(),
+        len: text.len(),
+    }
+}
+
+fn error() -> TsError {
+    TsError {
+        code: TsCode::Ok,
+        message: std::ptr::null_mut(),
+    }
+}
+
+fn message(err: &TsError) -> String {
+    // SAFETY: filled by this library.
+    unsafe { CStr::from_ptr(err.message) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn none() -> TsText {
+    TsText {
+        ptr: std::ptr::null(),
+        len: 0,
+    }
+}
+
+fn failure() -> TsDriverFailure {
+    TsDriverFailure {
+        has_sqlstate: false,
+        sqlstate: none(),
+        has_sqlite_code: false,
+        sqlite_code: 0,
+        has_http_status: false,
+        http_status: 0,
+        has_error_code: false,
+        error_code: none(),
+        message: none(),
+    }
+}
+
+fn observed(kind: u32) -> TsObserved {
+    TsObserved {
+        kind,
+        changed: 0,
+        row: none(),
+        keys: std::ptr::null(),
+        keys_len: 0,
+        metadata: std::ptr::null(),
+        metadata_len: 0,
+        failure: failure(),
+    }
+}
+
+fn text_of(t: &TsText) -> String {
+    // SAFETY: lent by a live machine, `len` bytes at `ptr`.
+    String::from_utf8(unsafe { crate::text::bytes(t.ptr, t.len) }.to_vec()).unwrap()
+}
+
+/// A SQL check, its first step (when made) and the error (when not).
+fn sql_check(
+    resource: &[u8],
+    fence: u64,
+) -> (*mut TsGuardMachine, MaybeUninit<TsGuardStep>, TsError) {
+    let (mut m, mut first, mut err) = (std::ptr::null_mut(), MaybeUninit::uninit(), error());
+    // SAFETY: the texts are live slices; out and err are writable.
+    unsafe {
+        ts_guard_sql_check_new(
+            "sqlite".as_ptr(),
+            6,
+            "?".as_ptr(),
+            1,
+            resource.as_ptr(),
+            resource.len(),
+            TsFence {
+                epoch: 0,
+                count: fence,
+            },
+            true,
+            &mut m,
+            first.as_mut_ptr(),
+            &mut err,
+        )
+    };
+    (m, first, err)
+}
+
+/// Observes `o` and gives the next step.
+fn observe(m: *mut TsGuardMachine, o: &TsObserved) -> TsGuardStep {
+    let mut step = MaybeUninit::<TsGuardStep>::uninit();
+    let mut err = error();
+    // SAFETY: m is live, o readable, step and err writable.
+    assert!(unsafe { ts_guard_observe(m, o, step.as_mut_ptr(), &mut err) });
+    // SAFETY: written by the call that succeeded.
+    unsafe { step.assume_init() }
+}
+
+#[test]
+fn a_sql_check_runs_the_cores_steps_and_ends_stale_with_the_three() {
+    let (m, first, _) = sql_check(b"chats/42", 7);
+    // SAFETY: written by the call that made m.
+    let step = unsafe { first.assume_init() };
+    assert_eq!(step.kind, TsStepKind::Execute);
+    assert!(text_of(&step.text).starts_with("INSERT INTO tinystore_fences"));
+    assert_eq!(step.params_len, 2);
+    // SAFETY: params_len texts at params, made by this library.
+    let params = unsafe { std::slice::from_raw_parts(step.params, step.params_len) };
+    assert_eq!(text_of(&params[0]), "chats/42");
+    let step = observe(m, &observed(TS_OBSERVED_CHANGED));
+    assert_eq!(step.kind, TsStepKind::Query);
+    let larger = Fence::new(1, 0).text();
+    let row = TsObserved {
+        row: lent(&larger),
+        ..observed(TS_OBSERVED_ROW)
+    };
+    let step = observe(m, &row);
+    assert_eq!(
+        (step.kind, step.verdict.kind),
+        (TsStepKind::Done, TsVerdictKind::Refused)
+    );
+    let v = &step.verdict;
+    assert_eq!(v.code, TsCode::Stale);
+    assert!(v.stale && text_of(&v.stale_resource) == "chats/42");
+    assert_eq!(v.stale_fence, TsFence { epoch: 0, count: 7 });
+    assert_eq!(v.stale_largest, TsFence { epoch: 1, count: 0 });
+    assert!(text_of(&v.message).contains("chats/42"));
+    // SAFETY: the machine is not used again (nor its step's texts).
+    unsafe { ts_guard_free(m) };
+}
+
+#[test]
+fn text_that_is_not_utf8_is_invalid_before_any_step() {
+    let (m, _, mut err) = sql_check(b"chats/\xed\xa0\x80", 7);
+    assert!(m.is_null());
+    assert_eq!(err.code, TsCode::Invalid);
+    assert!(
+        message(&err).contains("guard resource") && message(&err).contains("UTF-8"),
+        "{}",
+        message(&err)
+    );
+    // SAFETY: filled by this library.
+    unsafe { ts_error_clear(&mut err) };
+    let (mut m, mut first, bad) = (std::ptr::null_mut(), MaybeUninit::uninit(), b"k\xff");
+    // SAFETY: the texts are live slices; out, first and err are writable.
+    let made = unsafe {
+        ts_guard_object_read_new(
+            "b".as_ptr(),
+            1,
+            bad.as_ptr(),
+            2,
+            &mut m,
+            first.as_mut_ptr(),
+            &mut err,
+        )
+    };
+    assert!(!made && err.code == TsCode::Invalid && message(&err).contains("object key"));
+    // SAFETY: filled by this library.
+    unsafe { ts_error_clear(&mut err) };
+}
+
+#[test]
+fn an_object_put_lists_puts_lists_and_a_wrong_observation_is_invalid() {
+    let (mut m, mut first, mut err) = (std::ptr::null_mut(), MaybeUninit::uninit(), error());
+    let pair = TsPair {
+        key: lent("owner"),
+        value: lent("go"),
+    };
+    // SAFETY: the texts and the pair are live; out and err are writable.
+    assert!(unsafe {
+        ts_guard_object_put_new(
+            "b".as_ptr(),
+            1,
+            "k".as_ptr(),
+            1,
+            TsFence { epoch: 0, count: 7 },
+            &pair,
+            1,
+            &mut m,
+            first.as_mut_ptr(),
+            &mut err,
+        )
+    });
+    // SAFETY: written by the call that made m.
+    let step = unsafe { first.assume_init() };
+    assert_eq!(
+        (step.kind, text_of(&step.text).as_str()),
+        (TsStepKind::List, "k/tinystore-fence/")
+    );
+    let step = observe(m, &observed(TS_OBSERVED_LISTED));
+    assert_eq!(step.kind, TsStepKind::Put);
+    // SAFETY: metadata_len pairs at metadata, made by this library.
+    let metadata = unsafe { std::slice::from_raw_parts(step.metadata, step.metadata_len) };
+    let keys: Vec<String> = metadata.iter().map(|p| text_of(&p.key)).collect();
+    assert!(keys.contains(&"owner".to_string()) && keys.contains(&"tinystore-fence".to_string()));
+    let ours = text_of(&step.text);
+    let step = observe(m, &observed(TS_OBSERVED_WRITTEN));
+    assert_eq!(step.kind, TsStepKind::List);
+    let listed = [lent(&ours)];
+    let after = TsObserved {
+        keys: listed.as_ptr(),
+        keys_len: 1,
+        ..observed(TS_OBSERVED_LISTED)
+    };
+    let step = observe(m, &after);
+    assert_eq!(step.verdict.kind, TsVerdictKind::Accepted);
+    let mut step2 = MaybeUninit::<TsGuardStep>::uninit();
+    // SAFETY: m is live; the observation readable; step2 and err writable.
+    let ok =
+        unsafe { ts_guard_observe(m, &observed(TS_OBSERVED_ROW), step2.as_mut_ptr(), &mut err) };
+    assert!(!ok && err.code == TsCode::Invalid, "{}", message(&err));
+    // SAFETY: filled by this library; the machine is not used again.
+    unsafe {
+        ts_error_clear(&mut err);
+        ts_guard_free(m);
+    }
+    // SAFETY: NULL handles are refused, never read.
+    assert!(!unsafe {
+        ts_guard_observe(
+            std::ptr::null(),
+            &observed(TS_OBSERVED_ROW),
+            step2.as_mut_ptr(),
+            &mut err,
+        )
+    });
+    // SAFETY: filled by this library.
+    unsafe { ts_error_clear(&mut err) };
+}
+
+#[test]
+fn the_core_classifies_a_described_failure() {
+    let (mut class, mut err) = (TsDriverClass::Other, error());
+    let f = TsDriverFailure {
+        has_sqlstate: true,
+        sqlstate: lent("40001"),
+        ..failure()
+    };
+    let (doing, mut error) = ("making tinystore_fences", error());
+    // SAFETY: f and doing are readable; class, error and err writable.
+    assert!(unsafe {
+        ts_guard_classify(
+            &f,
+            doing.as_ptr(),
+            doing.len(),
+            &mut class,
+            &mut error,
+            &mut err,
+        )
+    });
+    assert_eq!(
+        (class, error.code),
+        (TsDriverClass::Serialization, TsCode::Io)
+    );
+    assert!(message(&error).contains(doing) && message(&error).contains("40001"));
+    // SAFETY: filled by this library.
+    unsafe { ts_error_clear(&mut error) };
+    let f = TsDriverFailure {
+        has_error_code: true,
+        error_code: lent("ECONNREFUSED"),
+        ..failure()
+    };
+    // SAFETY: f is readable; a NULL error is not written; class and err writable.
+    assert!(unsafe {
+        ts_guard_classify(
+            &f,
+            std::ptr::null(),
+            0,
+            &mut class,
+            std::ptr::null_mut(),
+            &mut err,
+        )
+    });
+    assert_eq!(class, TsDriverClass::Unavailable);
+}
