@@ -12,7 +12,7 @@
 # users get. The S3 guard, tinystore.dev/go/s3guard, is a module of its own
 # in bindings-go/s3guard, tested against moto's S3 server.
 
-GO ?= go
+GO_BIN ?= go
 GO_DIR := bindings-go
 GO_HEADER := include/tinystore.h
 # cbindgen is pinned: another version may print the header differently.
@@ -21,8 +21,15 @@ GO_CBINDGEN_ROOT := $(HOME)/.cargo
 GO_CBINDGEN := $(GO_CBINDGEN_ROOT)/bin/cbindgen
 GO_TINYSTORE_BIN := $(CARGO_TARGET_DIR)/debug/tinystore
 # Where cgo finds the library: inside the module, per platform.
-GO_PLATFORM = $(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)
+GO_PLATFORM = $(shell $(GO_BIN) env GOOS)-$(shell $(GO_BIN) env GOARCH)
 GO_LIB = $(GO_DIR)/build/$(GO_PLATFORM)/libtinystore_capi.a
+# cgo links the library by its path, and Go's build cache does not notice
+# when its content changes: a test after `make go-lib` could run a binary
+# linked with the library before. Every go command here is given a define
+# naming the library's hash (read when the command runs), so that a new
+# library is a new build.
+GO_LIB_ID = $(shell sha1sum $(GO_LIB) 2>/dev/null | cut -c1-16)
+GO = env CGO_CFLAGS='-O2 -g -DTINYSTORE_LIB_ID=$(GO_LIB_ID)' $(GO_BIN)
 # The module's version: the workspace's.
 GO_VERSION := v$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 
