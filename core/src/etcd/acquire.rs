@@ -24,12 +24,12 @@
 //!
 //! Giving up (the future dropped, a wait that ran out, `try_acquire` finding
 //! the key taken) deletes the caller's entry; a give-up that crosses the
-//! grant deletes the granted entry the same way (guard.rs).
+//! grant deletes the granted entry the same way (watch.rs).
 
 use super::call::retry;
 use super::epoch;
-use super::guard::Guard;
 use super::layout::{entry_value, parse_places};
+use super::lease_watch::LeaseWatch;
 use super::shared::Inner;
 use super::table::KeptLease;
 use crate::error::{Code, Error, Result};
@@ -71,7 +71,7 @@ pub(crate) async fn acquire(
     let from = match &seen {
         Seen::Granted { revision, .. } | Seen::Queue { revision, .. } => revision + 1,
     };
-    place.task = Some(place.guard.spawn(inner.client.clone(), from));
+    place.task = Some(place.watch.spawn(inner.client.clone(), from));
     loop {
         let (revision, first) = match seen {
             Seen::Granted { revision, epoch } => {
@@ -80,7 +80,7 @@ pub(crate) async fn acquire(
             Seen::Queue { revision, first } => (revision, first),
         };
         check_limit(&request, &first)?;
-        if fits(&request, &first, &place.guard.entry)? {
+        if fits(&request, &first, &place.watch.entry)? {
             seen = place.grant(&request).await?;
             continue;
         }
@@ -110,11 +110,11 @@ async fn join(inner: &Arc<Inner>, request: &Request) -> Result<(Place, Seen)> {
     let key = request.key();
     let entry = inner.layout.entry(request, session.id, id);
     let leader = key.is_election().then(|| inner.layout.leader(key.name()));
-    let guard = Guard::new(session, key.to_string(), entry, leader);
+    let watch = LeaseWatch::new(session, key.to_string(), entry, leader);
     let mut place = Place {
         inner: inner.clone(),
         id,
-        guard,
+        watch,
         task: None,
         armed: true,
         mine: 0,
@@ -128,7 +128,7 @@ async fn join(inner: &Arc<Inner>, request: &Request) -> Result<(Place, Seen)> {
                 // etcd no longer has the shared lease: the entry was not
                 // written, and the lease must not be used again.
                 place.armed = false;
-                place.guard.session.lose(err.clone());
+                place.watch.session.lose(err.clone());
             }
             Err(err)
         }
@@ -141,7 +141,7 @@ struct Place {
     inner: Arc<Inner>,
     /// The lease's id in this client.
     id: u64,
-    guard: Arc<Guard>,
+    watch: Arc<LeaseWatch>,
     task: Option<AbortHandle>,
     armed: bool,
     /// Our entry's create revision: its place in the queue.
@@ -162,11 +162,11 @@ impl Place {
     async fn join(&mut self, request: &Request) -> Result<Seen> {
         let layout = &self.inner.layout;
         let queue = layout.queue(request.key());
-        let entry = self.guard.entry.as_str();
+        let entry = self.watch.entry.as_str();
         let put = TxnOp::put(
             entry,
             entry_value(request),
-            Some(PutOptions::new().with_lease(self.guard.session.id)),
+            Some(PutOptions::new().with_lease(self.watch.session.id)),
         );
         let mut granting = vec![put.clone(), TxnOp::get(layout.epoch(), None)];
         granting.extend(self.leader_put(request));
@@ -183,7 +183,7 @@ impl Place {
             TxnOp::get(queue.as_str(), Some(first_of_queue(request.limit()))),
             TxnOp::get(layout.epoch(), None),
         ];
-        found.extend(self.guard.leader.as_deref().map(|l| TxnOp::get(l, None)));
+        found.extend(self.watch.leader.as_deref().map(|l| TxnOp::get(l, None)));
         let txn = Txn::new()
             .when([Compare::create_revision(entry, CompareOp::Equal, 0)])
             .and_then([TxnOp::txn(joining)])
@@ -225,7 +225,7 @@ impl Place {
         let Some(me) = me else {
             return Err(Error::internal(format!(
                 "entry {} on etcd was there and then not, in one transaction",
-                self.guard.entry
+                self.watch.entry
             )));
         };
         self.mine = me.create_revision();
@@ -249,7 +249,7 @@ impl Place {
             TxnOp::put(
                 self.inner.layout.leader(key.name()),
                 request.value().unwrap_or_default(),
-                Some(PutOptions::new().with_lease(self.guard.session.id)),
+                Some(PutOptions::new().with_lease(self.watch.session.id)),
             )
         })
     }
@@ -277,13 +277,13 @@ impl Place {
     /// answer was lost finds that try's write, and takes it as the grant.
     async fn grant(&mut self, request: &Request) -> Result<Seen> {
         self.check_still_waiting()?;
-        let entry = self.guard.entry.as_str();
+        let entry = self.watch.entry.as_str();
         let layout = &self.inner.layout;
         let mut granting = vec![
             TxnOp::put(
                 entry,
                 entry_value(request),
-                Some(PutOptions::new().with_lease(self.guard.session.id)),
+                Some(PutOptions::new().with_lease(self.watch.session.id)),
             ),
             TxnOp::get(layout.epoch(), None),
         ];
@@ -292,7 +292,7 @@ impl Place {
             .when([Compare::mod_revision(entry, CompareOp::Equal, self.written)])
             .and_then(granting)
             .or_else([TxnOp::get(entry, None), TxnOp::get(layout.epoch(), None)]);
-        let what = format!("granting {} on etcd", self.guard.what);
+        let what = format!("granting {} on etcd", self.watch.what);
         self.asked = Instant::now();
         let reply = self.txn(&what, txn).await?;
         let mut gets = gets(&reply).into_iter();
@@ -313,11 +313,11 @@ impl Place {
                     epoch,
                 })
             }
-            _ => Err(self.guard.lost().unwrap_or_else(|| {
+            _ => Err(self.watch.lost().unwrap_or_else(|| {
                 Error::lease_lost(format!(
                     "the wait for {} ended: its entry {} vanished from etcd before the grant \
                      (its etcd lease ran out)",
-                    self.guard.what, self.guard.entry
+                    self.watch.what, self.watch.entry
                 ))
             })),
         }
@@ -360,7 +360,7 @@ impl Place {
         if prefix {
             options = options.with_prefix();
         }
-        let what = format!("watching {target} on etcd for {}", self.guard.what);
+        let what = format!("watching {target} on etcd for {}", self.watch.what);
         let client = &self.inner.client;
         let member = client.current();
         let mut stream = retry(client, &what, || {
@@ -369,7 +369,7 @@ impl Place {
             async move { watch.watch(queue, Some(options)).await }
         })
         .await?;
-        let lost = self.guard.signal();
+        let lost = self.watch.signal();
         let mut closed = self.inner.closed.subscribe();
         loop {
             self.check_still_waiting()?;
@@ -392,7 +392,7 @@ impl Place {
 
     fn check_still_waiting(&self) -> Result<()> {
         self.inner.check_open()?;
-        match self.guard.lost() {
+        match self.watch.lost() {
             Some(reason) => Err(reason),
             None => Ok(()),
         }
@@ -409,19 +409,19 @@ impl Place {
 
     /// Turns the place into a held lease.
     async fn hold(mut self, request: &Request, revision: i64, epoch: u64) -> Result<Grant> {
-        let guard = self.guard.clone();
-        guard.granted(revision, request.renewing(), request.max_hold(), self.asked);
+        let watch = self.watch.clone();
+        watch.granted(revision, request.renewing(), request.max_hold(), self.asked);
         let task = match self.task.take() {
             Some(task) => task,
-            None => guard.spawn(self.inner.client.clone(), revision + 1),
+            None => watch.spawn(self.inner.client.clone(), revision + 1),
         };
         let id = self.id;
         let fence = request.fenced().then(|| Fence::new(epoch, revision as u64));
-        let lost = guard.signal();
+        let lost = watch.signal();
         self.inner.table.insert(
             id,
             KeptLease {
-                guard: guard.clone(),
+                watch: watch.clone(),
                 task,
             },
         );
@@ -435,7 +435,7 @@ impl Place {
         if let Some(task) = self.task.take() {
             task.abort();
         }
-        let _ = self.guard.delete(&self.inner.client).await;
+        let _ = self.watch.delete(&self.inner.client).await;
         // Dropped before this line, the place deletes again from `Drop`.
         self.armed = false;
     }
@@ -449,9 +449,9 @@ impl Drop for Place {
         if !self.armed {
             return;
         }
-        let (client, guard) = (self.inner.client.clone(), self.guard.clone());
+        let (client, watch) = (self.inner.client.clone(), self.watch.clone());
         self.inner.runtime.spawn(async move {
-            let _ = guard.delete(&client).await;
+            let _ = watch.delete(&client).await;
         });
     }
 }

@@ -7,7 +7,7 @@
 //! join of a queue writes its entry only if it is not there yet, a grant
 //! writes only over the entry's last write it knows (acquire.rs), and a
 //! release that finds its entry gone after such a try counts it as its own
-//! delete (guard.rs, mod.rs). The other calls do no harm repeated: a
+//! delete (lease_watch.rs, mod.rs). The other calls do no harm repeated: a
 //! read; the epoch's first write (written only if missing); a lease grant
 //! (the etcd lease whose answer was lost, never used, runs out at its
 //! TTL); a revoke (the repeat finds the lease gone); raising the epoch

@@ -23,7 +23,7 @@
 //! - `/P/election/NAME/leader`: the leader's value, written by the grant's
 //!   transaction (so its mod revision is the term's count) and attached to
 //!   the leader's (shared) etcd lease, so it goes with it; a leadership that
-//!   ends alone deletes it with its entry (guard.rs).
+//!   ends alone deletes it with its entry (lease_watch.rs).
 //!
 //! In KEY, `%` is written `%25` and `/` is written `%2F`, so that no key's
 //! entries fall under another key's directory. NAME never holds a `/`.

@@ -12,7 +12,7 @@
 //! - `acquire`: queues by create revision, the grant, giving up.
 //! - `elect`: elections (a campaign is an acquire of the election's queue):
 //!   who leads, and observers fed by a watch.
-//! - `guard`: watching one lease, telling its holder it lost it, ending it.
+//! - `lease_watch`: watching one lease, telling its holder it lost it, ending it.
 //! - `table`: the leases this client holds; `shared`: what every part
 //!   shares (the members, the layout, the table, whether closed).
 //! - `status`: a snapshot of the queues.
@@ -26,8 +26,8 @@ mod call;
 mod elect;
 mod epoch;
 mod error_map;
-mod guard;
 mod layout;
+mod lease_watch;
 mod members;
 mod session;
 mod sessions;
@@ -43,8 +43,8 @@ use crate::error::{Code, Error, Result};
 use crate::status::Status;
 use crate::vocab::Request;
 use crate::vocab::{Grant, LeaseId};
-use guard::Deleted;
 use layout::Layout;
+use lease_watch::Deleted;
 use members::Members;
 use shared::Inner;
 use std::path::Path;
@@ -127,40 +127,40 @@ impl Backend for Etcd {
     /// else could have); else why the lease had ended on etcd before.
     async fn release(&self, id: LeaseId) -> Result<()> {
         let held = self.inner.table.take(id)?;
-        if let Some(reason) = held.guard.lost() {
+        if let Some(reason) = held.watch.lost() {
             held.task.abort();
             return Err(reason);
         }
         // Its watch must not take the delete for a loss; the holder is
         // told only once the release's outcome is known.
         held.task.abort();
-        let deleted = held.guard.delete(&self.inner.client).await;
-        let session = &held.guard.session;
+        let deleted = held.watch.delete(&self.inner.client).await;
+        let session = &held.watch.session;
         let lease_lived = session.lost().is_none() && Instant::now() < session.deadline();
         let outcome = match deleted {
             Ok(Deleted::Now) => Ok(()),
             Ok(Deleted::Unsure) if lease_lived => Ok(()),
-            Ok(Deleted::Unsure | Deleted::Before) => Err(held.guard.ended_before()),
+            Ok(Deleted::Unsure | Deleted::Before) => Err(held.watch.ended_before()),
             Err(err) => {
                 // The entry may still be there: keep trying to delete it.
-                let (client, guard) = (self.inner.client.clone(), held.guard.clone());
+                let (client, watch) = (self.inner.client.clone(), held.watch.clone());
                 self.inner.runtime.spawn(async move {
-                    let _ = guard.delete(&client).await;
+                    let _ = watch.delete(&client).await;
                 });
                 Err(err)
             }
         };
         let told = match &outcome {
             Err(err) if err.code() == Code::LeaseLost => err.clone(),
-            _ => Error::released(&held.guard.what),
+            _ => Error::released(&held.watch.what),
         };
-        held.guard.lose(told);
+        held.watch.lose(told);
         outcome
     }
 
     fn release_on_drop(&self, id: LeaseId) {
         if let Ok(held) = self.inner.table.take(id) {
-            let reason = Error::released(&held.guard.what);
+            let reason = Error::released(&held.watch.what);
             self.inner.end_in_background(held, reason);
         }
     }

@@ -2,7 +2,7 @@
 //! the same TTL, as etcd's own `concurrency.Session` does: each entry is
 //! attached to it, and one renewal keeps them all. When it runs out on etcd,
 //! or no renewal was confirmed for 9/10 of its TTL, every lease on it is lost
-//! together (`lost` says so to each guard).
+//! together (`lost` says so to each lease's watch).
 //!
 //! etcd counts TTLs in whole seconds and has a minimum (1 s at the least;
 //! with default timings 2 s). A TTL below what etcd grants is rounded up to

@@ -27,7 +27,7 @@ pub(crate) struct Sessions {
 impl Sessions {
     /// The shared lease for `ttl` (rounded up to whole seconds), granted
     /// when there is none (or it was lost), counted as used by one more
-    /// lease: the caller's `Guard` leaves it when dropped.
+    /// lease: the caller's `LeaseWatch` leaves it when dropped.
     pub(crate) async fn take(&self, client: &Members, ttl: Duration) -> Result<Arc<Session>> {
         let seconds = ttl.as_millis().div_ceil(1000).max(1) as i64;
         let mut by_ttl = self.by_ttl.lock().await;

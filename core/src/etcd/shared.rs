@@ -39,9 +39,9 @@ impl Inner {
     /// background task: what a `Drop` can do.
     pub(crate) fn end_in_background(&self, held: KeptLease, reason: Error) {
         held.end(reason);
-        let (client, guard) = (self.client.clone(), held.guard);
+        let (client, watch) = (self.client.clone(), held.watch);
         self.runtime.spawn(async move {
-            let _ = guard.delete(&client).await;
+            let _ = watch.delete(&client).await;
         });
     }
 }

@@ -1,7 +1,7 @@
 //! The leases this client holds on etcd, by lease id (the etcd lease id),
-//! each with its guard and the task that keeps it.
+//! each with its watch and the task that keeps it.
 
-use super::guard::Guard;
+use super::lease_watch::LeaseWatch;
 use crate::error::{Error, Result};
 use crate::vocab::LeaseId;
 use std::collections::HashMap;
@@ -10,7 +10,7 @@ use tokio::task::AbortHandle;
 
 /// One held lease.
 pub(crate) struct KeptLease {
-    pub(crate) guard: Arc<Guard>,
+    pub(crate) watch: Arc<LeaseWatch>,
     pub(crate) task: AbortHandle,
 }
 
@@ -18,7 +18,7 @@ impl KeptLease {
     /// Stops keeping the lease and tells its holder `reason`.
     pub(crate) fn end(&self, reason: Error) {
         self.task.abort();
-        self.guard.lose(reason);
+        self.watch.lose(reason);
     }
 }
 
@@ -37,11 +37,11 @@ impl EtcdLeases {
         self.lock().insert(id, held);
     }
 
-    /// The guard of a held lease.
-    pub(crate) fn get(&self, id: LeaseId) -> Result<Arc<Guard>> {
+    /// The watch of a held lease.
+    pub(crate) fn get(&self, id: LeaseId) -> Result<Arc<LeaseWatch>> {
         self.lock()
             .get(&id)
-            .map(|h| h.guard.clone())
+            .map(|h| h.watch.clone())
             .ok_or_else(|| not_held(id))
     }
 

@@ -1,4 +1,4 @@
-//! The guard of one lease, from the moment its entry is written until it is
+//! The watch over one lease, from the moment its entry is written until it is
 //! released: a task that tells the holder the lease is lost when
 //!
 //! - the shared etcd lease its entry is attached to is lost (etcd says it
@@ -38,8 +38,8 @@ use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
-/// What the guard task and the holder share about one lease.
-pub(crate) struct Guard {
+/// What the watch task and the holder share about one lease.
+pub(crate) struct LeaseWatch {
     pub(crate) session: Arc<Session>,
     /// The key as the holder knows it, e.g. `lock summaries/42`.
     pub(crate) what: String,
@@ -61,16 +61,16 @@ pub(crate) struct Guard {
     lost: LostSender,
 }
 
-impl Guard {
-    /// A guard for entry `entry` on `session`, which it leaves when dropped.
+impl LeaseWatch {
+    /// A watch for entry `entry` on `session`, which it leaves when dropped.
     pub(crate) fn new(
         session: Arc<Session>,
         what: String,
         entry: String,
         leader: Option<String>,
-    ) -> Arc<Guard> {
+    ) -> Arc<LeaseWatch> {
         let deadline = Instant::now() + session.ttl;
-        Arc::new(Guard {
+        Arc::new(LeaseWatch {
             session,
             what,
             entry,
@@ -86,7 +86,7 @@ impl Guard {
 
     /// Starts the task that watches the lease from etcd revision `from` on.
     /// Abort it before ending the lease.
-    pub(crate) fn spawn(self: &Arc<Guard>, client: Members, from: i64) -> AbortHandle {
+    pub(crate) fn spawn(self: &Arc<LeaseWatch>, client: Members, from: i64) -> AbortHandle {
         tokio::spawn(run(self.clone(), client, from)).abort_handle()
     }
 
@@ -290,15 +290,15 @@ impl Deleted {
     }
 }
 
-impl Drop for Guard {
+impl Drop for LeaseWatch {
     fn drop(&mut self) {
         self.session.leave();
     }
 }
 
-async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
-    let ttl = guard.session.ttl;
-    let session_lost = guard.session.subscribe();
+async fn run(watch: Arc<LeaseWatch>, client: Members, mut from: i64) {
+    let ttl = watch.session.ttl;
+    let session_lost = watch.session.subscribe();
     let mut stream: Option<WatchStream> = None;
     let mut member = client.current();
     // The watch of the entry opens a second (or a third of the TTL, if
@@ -307,20 +307,20 @@ async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
     // made before it opened.
     let mut open_at = Instant::now() + (ttl / 3).min(Duration::from_secs(1));
     loop {
-        if guard.lost().is_some() {
+        if watch.lost().is_some() {
             return;
         }
-        if let Some(reason) = guard.session.lost() {
-            guard.lose(guard.lost_with(&reason));
+        if let Some(reason) = watch.session.lost() {
+            watch.lose(watch.lost_with(&reason));
             return;
         }
-        let due = guard.due();
+        let due = watch.due();
         let watching = stream.is_some();
         if !watching {
             member = client.current();
         }
         tokio::select! {
-            opened = open(&client, &guard.entry, from, ttl / 3, open_at), if !watching => {
+            opened = open(&client, &watch.entry, from, ttl / 3, open_at), if !watching => {
                 stream = opened;
                 if stream.is_none() {
                     client.failed(member);
@@ -330,21 +330,21 @@ async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
             message = next(&mut stream) => match message {
                 Ok(Some(reply)) => {
                     if reply.events().iter().any(|e| e.event_type() == EventType::Delete) {
-                        guard.lose(Error::lease_lost(format!(
+                        watch.lose(Error::lease_lost(format!(
                             "the lease on {} ended on etcd: its entry {} was deleted \
                              (its etcd lease ran out or was revoked, or someone deleted it)",
-                            guard.what, guard.entry
+                            watch.what, watch.entry
                         )));
                         return;
                     }
                     if reply.canceled() {
                         stream = None;
-                        from = match still_there(&client, &guard.entry).await {
+                        from = match still_there(&client, &watch.entry).await {
                             Some(Some(revision)) => revision + 1,
                             Some(None) => {
-                                guard.lose(Error::lease_lost(format!(
+                                watch.lose(Error::lease_lost(format!(
                                     "the lease on {} ended on etcd: its entry {} is gone",
-                                    guard.what, guard.entry
+                                    watch.what, watch.entry
                                 )));
                                 return;
                             }
@@ -360,17 +360,17 @@ async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
                 }
             },
             _ = session_lost.ended() => {}
-            _ = guard.granting.notified() => {}
+            _ = watch.granting.notified() => {}
             _ = sleep_until(due) => {
                 // A `renew()` may have moved the deadline meanwhile.
-                match guard.due() {
+                match watch.due() {
                     Some((at, true)) if Instant::now() >= at => {
-                        guard.lose(guard.past_max_hold());
+                        watch.lose(watch.past_max_hold());
                     }
                     Some((at, false)) if Instant::now() >= at => {
-                        guard.lose(Error::lease_lost(format!(
+                        watch.lose(Error::lease_lost(format!(
                             "the lease on {} is lost: it was not renewed within its ttl of {ttl:?}",
-                            guard.what
+                            watch.what
                         )));
                     }
                     _ => continue,
@@ -378,7 +378,7 @@ async fn run(guard: Arc<Guard>, client: Members, mut from: i64) {
                 // Apart from this task, which a release that finds the
                 // lease lost aborts: the entry must go all the same.
                 tokio::spawn(async move {
-                    let _ = guard.delete(&client).await;
+                    let _ = watch.delete(&client).await;
                 });
                 return;
             }
