@@ -5,13 +5,18 @@
 //! A tour of the crate:
 //!
 //! - [`Store`] opens a store directory (its `LOCK`, `kv.db` and epoch) or
-//!   connects to a server or etcd, and gives [`Locks`] and [`Semaphore`]
-//!   groups.
+//!   connects to a server or etcd, and gives [`Locks`], [`Semaphore`] and
+//!   [`RwLocks`] (shared readers, one writer) groups, and elections
+//!   ([`Election`]: campaign for a [`Leadership`], or observe the
+//!   [`Leader`]).
 //! - [`Lease`] (with a [`Fence`]) and [`Permit`] (without) are what holding
 //!   a key gives; dropping one releases it.
 //! - [`blocking`] is the same API for code that is not async.
 //! - [`guard`] is the other half of a fence: the comparison where the
-//!   write lands (a SQL transaction), refusing a late holder with `stale`.
+//!   write lands (a SQL transaction; an object in S3, one object per fence;
+//!   a request over HTTP with its fence in a header), refusing a late
+//!   holder with `stale`. Each guard's protocol is a state machine that
+//!   does no I/O, which every binding drives on its users' own clients.
 //! - [`server`] serves a store to other processes; [`store_dir`] reads and
 //!   copies a store directory nobody serves.
 //! - docs/architecture.md draws the layers inside: the vocabulary, the lock
