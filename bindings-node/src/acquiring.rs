@@ -5,7 +5,7 @@
 //!
 //! The outcome is taken on the JS thread: polled once at once (an embedded
 //! store's free key is granted there), else waited for on the JS thread
-//! (see [`crate::later`]) and taken there when it is ready. A give-up that JS ran before
+//! (see [`crate::completion`]) and taken there when it is ready. A give-up that JS ran before
 //! that drops a lease granted meanwhile, and the outcome is `null`.
 
 use crate::error::to_napi;
@@ -54,7 +54,7 @@ macro_rules! acquiring_class {
                 match within_runtime_if_available(|| acquiring.poll_now()) {
                     Poll::Ready(outcome) => Ok(Either::A(taken(outcome, $convert)?)),
                     Poll::Pending => {
-                        let promise = $crate::later::later(env, async move {
+                        let promise = $crate::completion::later(env, async move {
                             acquiring.ready().await;
                             match acquiring.poll_now() {
                                 Poll::Ready(outcome) => taken(outcome, $convert),

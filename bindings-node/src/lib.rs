@@ -19,13 +19,14 @@
 //! - [`error`] and [`options`]: how errors and options cross the boundary;
 //!   [`throw`]: `errorThrow`, any core error thrown on request.
 //! - [`now`]: calls that return their value at once when it is ready.
-//! - [`later`]: the futures of the others, polled and settled on the JS
+//! - [`completion`]: the futures of the others, polled and settled on the JS
 //!   thread, woken through one threadsafe function per thread.
 //! - [`status`]: `NativeStore.status`, the core's `Status` as plain objects.
 //! - [`serve`]: `serveStore` and `NativeServer`, and `cliMain`, the
 //!   `tinystore` command.
 
 pub mod acquiring;
+pub mod completion;
 pub mod election;
 pub mod error;
 pub mod fence;
@@ -35,7 +36,6 @@ pub mod guard_http;
 pub mod guard_object;
 pub mod guard_sql;
 pub mod guard_step;
-pub mod later;
 pub mod lease;
 pub mod now;
 pub mod options;

@@ -2,10 +2,10 @@
 //! on the JS thread, inside the runtime, with the core's
 //! [`tinystore::poll_now`]: when it is ready (an embedded store's release or
 //! renew usually is) its value is returned as it is, with no promise; else
-//! the same future goes on on the JS thread (see [`crate::later`]) and a
+//! the same future goes on on the JS thread (see [`crate::completion`]) and a
 //! promise is returned. Nothing is dropped half done.
 
-use crate::later::later;
+use crate::completion::later;
 use napi::bindgen_prelude::{within_runtime_if_available, Either, PromiseRaw, ToNapiValue};
 use napi::Env;
 use std::future::Future;

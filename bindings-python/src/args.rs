@@ -3,7 +3,7 @@
 //! (seconds as float) and `weight`. The core checks the values; this only
 //! converts them.
 
-use crate::errors::invalid;
+use crate::error::invalid;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyString};

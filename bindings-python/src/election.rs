@@ -4,10 +4,10 @@
 //! Everything else (waiting in the queue, the term, the lost signal, what a
 //! `lead` adds to its body's result) is the core's.
 
-use crate::errors::to_py;
+use crate::acquiring::{awaitable, coroutine};
+use crate::error::to_py;
 use crate::exit;
 use crate::lease::{holding_class, py_bool};
-use crate::ready::{awaitable, coroutine};
 use crate::runtime::{block_on, runtime};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -1,6 +1,6 @@
 //! The fence text forms, by the core's strict rules.
 
-use crate::errors::{invalid, to_py};
+use crate::error::{invalid, to_py};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString};
 use tinystore::Fence;

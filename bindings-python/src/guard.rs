@@ -1,9 +1,9 @@
 //! The guards' names and the fence header for `tinystore.guard.s3` and
 //! `tinystore.http`: the core's object metadata keys and read bound, and its
 //! reading and writing of the `Tinystore-Fence` header and the statuses of
-//! a refusal. The guards' state machines are in `guard_steps`.
+//! a refusal. The guards' state machines are in `guard_step`.
 
-use crate::errors::to_py;
+use crate::error::to_py;
 use crate::fence::fence_value;
 use pyo3::prelude::*;
 use tinystore::guard::{http, object};

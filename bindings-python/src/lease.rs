@@ -5,9 +5,9 @@
 //! `holding_class!` makes them, and the election's `Leadership` (whose
 //! `release` is `resign`).
 
-use crate::errors::to_py;
+use crate::acquiring::{awaitable, coroutine};
+use crate::error::to_py;
 use crate::exit;
-use crate::ready::{awaitable, coroutine};
 use crate::runtime::{block_on, runtime};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex};

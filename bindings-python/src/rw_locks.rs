@@ -3,7 +3,7 @@
 //! `Lease` with its fence. Readers sharing, writers waiting first come
 //! first served: all the core's.
 
-use crate::groups::group_class;
+use crate::group::group_class;
 use crate::lease::{Lease, Permit};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

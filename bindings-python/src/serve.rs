@@ -1,7 +1,7 @@
 //! `serve(dir)`: a store served to other processes from inside this one
 //! (what `tinystore serve DIR` does), and `Server`, the handle that stops it.
 
-use crate::errors::to_py;
+use crate::error::to_py;
 use crate::runtime::block_on;
 use pyo3::prelude::*;
 use std::path::PathBuf;

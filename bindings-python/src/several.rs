@@ -3,10 +3,10 @@
 //! key list crosses as any iterable of keys but a `str`; the leases come
 //! back as a list in the order of the keys.
 
+use crate::acquiring::awaitable;
 use crate::args::key_text;
-use crate::errors::{invalid, to_py};
+use crate::error::{invalid, to_py};
 use crate::lease::Lease;
-use crate::ready::awaitable;
 use crate::runtime::block_on;
 use pyo3::prelude::*;
 use pyo3::types::PyString;

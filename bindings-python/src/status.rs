@@ -3,8 +3,8 @@
 //! cross as seconds (floats), as every duration of the package does; fences
 //! as ints. Nothing is computed here: each field is the core's.
 
-use crate::errors::to_py;
-use crate::ready::awaitable;
+use crate::acquiring::awaitable;
+use crate::error::to_py;
 use crate::runtime::block_on;
 use crate::store::Store;
 use pyo3::prelude::*;

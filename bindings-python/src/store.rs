@@ -3,8 +3,8 @@
 
 use crate::args::limit_u32;
 use crate::election::Election;
-use crate::errors::to_py;
-use crate::groups::{Locks, Semaphore};
+use crate::error::to_py;
+use crate::group::{Locks, Semaphore};
 use crate::runtime::block_on;
 use crate::rw_locks::RwLocks;
 use pyo3::prelude::*;

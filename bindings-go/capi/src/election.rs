@@ -4,11 +4,11 @@
 //! `TsObserver`, every change of leader (the core's `Observing`), waited
 //! for on a caller's thread and closed from any other.
 
-use crate::acquire::{one, put_started, TsAcquire};
+use crate::acquiring::{one, put_started, TsAcquire};
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
 use crate::group::{TsGroup, TsOptions};
-use crate::held::{Held, TsGrant};
+use crate::lease::{Held, TsGrant};
 use crate::runtime::{block_on, runtime};
 use crate::text::{free_handle, handle, put, put_handle, utf8};
 

@@ -2,9 +2,9 @@
 //! or write) of an `RwLocks` group, or an `Election` (which campaigns with
 //! `ts_election_campaign`), and `TsOptions`.
 
-use crate::acquire::{one, put_started, TsAcquire};
+use crate::acquiring::{one, put_started, TsAcquire};
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
-use crate::held::{put_grant, put_no_grant, Held, TsGrant};
+use crate::lease::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::block_on;
 use crate::store::TsStore;
 use crate::text::{free_handle, handle, put_handle, utf8};

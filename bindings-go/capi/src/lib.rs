@@ -12,15 +12,15 @@
 //! - [`store`]: `TsStore`, an open store.
 //! - [`group`]: `TsGroup`, a `Locks` or `Semaphore` group or a side (read
 //!   or write) of an `RwLocks` group, and `TsOptions`.
-//! - [`acquire`]: `TsAcquire`, the core's `Acquiring`: an acquire under
+//! - [`acquiring`]: `TsAcquire`, the core's `Acquiring`: an acquire under
 //!   way that can be waited on or given up (no lease leaks).
 //! - [`several`]: `ts_group_acquire_all`, several keys of a lock group at
 //!   once, every key or none.
-//! - [`held`]: `TsHeld`, a held lease, permit or leadership, and the end
+//! - [`lease`]: `TsHeld`, a held lease, permit or leadership, and the end
 //!   of a hold (the core's `end_hold`, `end_lead`).
 //! - [`election`]: what an election adds to a group: `ts_election_leader`
 //!   and `TsObserver` (the core's `Observing`).
-//! - [`done`]: how a call that waits for a reply ends without blocking
+//! - [`completion`]: how a call that waits for a reply ends without blocking
 //!   its caller's thread: a token in a queue behind a wake-up descriptor
 //!   (the `tinystore-wakeup` crate: an eventfd on Linux, a pipe elsewhere).
 //! - [`lost`]: how a held lease tells its loss (the core's `on_lost`): a
@@ -35,16 +35,16 @@
 //! - [`guard_observed`]: what was observed of a step, and a driver's
 //!   failure as it reports it, which the core classifies.
 //! - [`status`]: `ts_store_status`, the core's `Status` as JSON text.
-//! - [`server`]: `TsServer`, a store served from inside the program.
+//! - [`serve`]: `TsServer`, a store served from inside the program.
 //! - [`cli`]: `ts_cli_main`, the `tinystore` command line as a function.
 //!
 //! The C ABI converts types and maps errors; every semantic lives in the
 //! core.
 
-pub mod acquire;
+pub mod acquiring;
 pub mod cli;
 pub mod codes;
-pub mod done;
+pub mod completion;
 pub mod election;
 pub mod error;
 pub mod fence;
@@ -55,10 +55,10 @@ pub mod guard_machine;
 mod guard_machine_tests;
 pub mod guard_observed;
 pub mod guard_step;
-pub mod held;
+pub mod lease;
 pub mod lost;
 pub mod runtime;
-pub mod server;
+pub mod serve;
 pub mod several;
 pub mod status;
 pub mod store;

@@ -1,10 +1,10 @@
 //! `ts_group_acquire_all`: several keys of a lock group at once (the
 //! core's `Locks::acquiring_all`), every key or none, as one `TsAcquire`.
 
-use crate::acquire::{put_started, TsAcquire};
+use crate::acquiring::{put_started, TsAcquire};
 use crate::error::{call, Failure, Outcome, TsCode, TsError};
 use crate::group::{TsGroup, TsOptions};
-use crate::held::{Held, TsGrant};
+use crate::lease::{Held, TsGrant};
 use crate::text::{handle, slice, utf8};
 use tinystore::{Acquiring, Options};
 

@@ -57,7 +57,7 @@ macro_rules! group_class {
                     $crate::args::key_text(key)?,
                     $crate::args::options(options)?,
                 );
-                $crate::ready::awaitable(py, async move {
+                $crate::acquiring::awaitable(py, async move {
                     group.$core_acquire(key, over).await.map($held::new)
                 })
             }
@@ -75,7 +75,7 @@ macro_rules! group_class {
                     $crate::args::key_text(key)?,
                     $crate::args::options(options)?,
                 );
-                $crate::ready::awaitable(py, async move {
+                $crate::acquiring::awaitable(py, async move {
                     let held = group.$core_try(key, over).await?;
                     Ok(held.map($held::new))
                 })
@@ -92,7 +92,7 @@ macro_rules! group_class {
                 let key = $crate::args::key_text(key)?;
                 let over = $crate::args::options(options)?;
                 let held = $crate::runtime::block_on(py, self.inner.$core_acquire(key, over))
-                    .map_err($crate::errors::to_py)?;
+                    .map_err($crate::error::to_py)?;
                 Ok($held::new(held))
             }
 
@@ -107,7 +107,7 @@ macro_rules! group_class {
                 let key = $crate::args::key_text(key)?;
                 let over = $crate::args::options(options)?;
                 let held = $crate::runtime::block_on(py, self.inner.$core_try(key, over))
-                    .map_err($crate::errors::to_py)?;
+                    .map_err($crate::error::to_py)?;
                 Ok(held.map($held::new))
             }
             )+

@@ -1,12 +1,12 @@
 //! `TsAcquire`: an acquire (an election's campaign, an acquire of several
 //! keys at once) under way, the core's `Acquiring`. Its caller waits for it alone on its thread, or has
-//! its end reported through the done queue when other calls wait too, and
+//! its end reported through the completion queue when other calls wait too, and
 //! may give it up meanwhile; the core
 //! closes the race of a grant with the give-up (no lease leaks).
 
-use crate::done;
+use crate::completion;
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
-use crate::held::{put_grant, put_no_grant, Held, TsGrant};
+use crate::lease::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::runtime;
 use crate::text::{free_handle, handle, put, put_handle, slice};
 use std::future::Future;
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn ts_acquire_wait(
         call(err, || {
             put(ended, false, "ended")?;
             let acquiring = handle(acquire, "acquire")?.acquiring.clone();
-            let waited = done::block_or_report(token, async move {
+            let waited = completion::block_or_report(token, async move {
                 acquiring.ready().await;
                 Ok(())
             })?;

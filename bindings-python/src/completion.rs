@@ -10,7 +10,7 @@
 //! runtime thread never takes the GIL to hand an outcome over, and a burst
 //! of outcomes costs the loop one wakeup.
 
-use crate::errors::to_py;
+use crate::error::to_py;
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 use std::sync::atomic::{AtomicBool, Ordering};

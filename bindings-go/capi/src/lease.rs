@@ -1,7 +1,7 @@
 //! `TsHeld`: a held lease (with a fence), permit (without), or an
 //! election's leadership (a lease with a value; its fence is the term).
 
-use crate::done;
+use crate::completion;
 use crate::error::{call, fill, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
 use crate::lost::report;
@@ -289,7 +289,7 @@ unsafe fn end(
 ) -> Outcome {
     // SAFETY: forwarded from the caller.
     unsafe { put(pending, false, "pending")? };
-    match done::finish(token, future)? {
+    match completion::finish(token, future)? {
         Some(result) => result,
         // SAFETY: as above.
         None => unsafe { put(pending, true, "pending") },

@@ -17,7 +17,7 @@
 //! Object observations: `("listed", [keys])`, `("written",)`, `("deleted",)`,
 //! `("got", {metadata})`, `("failed", DriverFailure)`.
 
-use crate::errors::{invalid, to_py};
+use crate::error::{invalid, to_py};
 use crate::fence::fence_value;
 use pyo3::intern;
 use pyo3::prelude::*;

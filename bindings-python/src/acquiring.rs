@@ -4,15 +4,15 @@
 //! A future is polled once right away (`Acquiring::poll_now`): most
 //! embedded calls finish there, and the awaitable is then already done, with
 //! no thread hop. Otherwise it is polled again with a waker that queues it
-//! on the event loop (see `loop_waker`), and each wake has the loop poll it
+//! on the event loop (see `completion`), and each wake has the loop poll it
 //! on its own thread until it finishes: no task waits for it in the
 //! runtime. Cancelling the asyncio
 //! future gives the core's acquire up at once, on the event loop's thread,
 //! so a cancelled `acquire` has left its key's queue (or released what it
 //! was granted) before the cancelled task runs again.
 
-use crate::errors::to_py;
-use crate::loop_waker::{LoopQueue, LoopWaker, Settle, Waiting};
+use crate::completion::{LoopQueue, LoopWaker, Settle, Waiting};
+use crate::error::to_py;
 use crate::runtime::runtime;
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
