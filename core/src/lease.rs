@@ -232,6 +232,7 @@ macro_rules! holding_methods {
         /// abort of TypeScript's `lease.signal`) and the lease was indeed
         /// lost: then the hold fails with the loss. A binding whose body's
         /// errors are its language's own ends its hold with this.
+        #[doc(hidden)] // binding plumbing, not the user's surface (docs/architecture.md)
         pub async fn end_hold(&self, body_ok: bool, cancelled_by_loss: bool) -> Result<()> {
             let body = crate::hold::BodyEnd::told(body_ok, cancelled_by_loss);
             self.holding.end_hold(body).await

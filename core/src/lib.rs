@@ -22,11 +22,13 @@
 //! - docs/architecture.md draws the layers inside: the vocabulary, the lock
 //!   engine, the disk, the wire, the server and the client.
 //! - What every binding builds on: [`Acquiring`] (an acquire polled now,
-//!   waited for, or given up from any thread), [`hold_outcome`] and
-//!   `Lease::end_hold` (what a hold returns), `Lease::lost_reason`, the
-//!   defaults ([`DEFAULT_TTL`], [`DEFAULT_WAIT`], [`DEFAULT_RENEW`]) and
-//!   [`poll_now`]. Every request is checked once, where it is made
-//!   (`vocab::Request::new`), whichever way it came in.
+//!   waited for, or given up from any thread), `Lease::lost_reason` and
+//!   the defaults ([`DEFAULT_TTL`], [`DEFAULT_WAIT`], [`DEFAULT_RENEW`]);
+//!   and, hidden from these docs as the bindings' plumbing, `hold_outcome`
+//!   and `Lease::end_hold` (what a hold returns), `poll_now`, and the error
+//!   codes' class names per language (`Code::python_class` and the like).
+//!   Every request is checked once, where it is made (`vocab::Request::new`),
+//!   whichever way it came in.
 //!
 //! ```
 //! # fn main() -> Result<(), tinystore::Error> {
@@ -86,6 +88,7 @@ pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
 pub use election::{Election, Leader, Leadership, Observer, Observing, OBSERVE_BUFFER};
 pub use error::{Cause, Code, Error, Result, Stale};
 pub use fence::Fence;
+#[doc(hidden)] // binding plumbing
 pub use hold::hold_outcome;
 pub use lease::{Lease, Permit};
 pub use locks::Locks;
@@ -95,6 +98,7 @@ pub use options::{
     Options, DEFAULT_MAX_HOLD, DEFAULT_RENEW, DEFAULT_TTL, DEFAULT_WAIT, MAX_MAX_HOLD, MAX_TTL,
     MAX_WAIT, MIN_MAX_HOLD, MIN_TTL,
 };
+#[doc(hidden)] // binding plumbing
 pub use poll::poll_now;
 pub use rw_locks::RwLocks;
 pub use semaphore::Semaphore;

@@ -140,18 +140,21 @@ impl Code {
     }
 
     /// The Python exception class of the code, e.g. `"LeaseLost"`.
+    #[doc(hidden)] // binding plumbing, not the user's surface (docs/architecture.md)
     pub fn python_class(self) -> &'static str {
         self.row().python
     }
 
     /// The Node (TypeScript) error class of the code, e.g.
     /// `"LeaseLostError"`.
+    #[doc(hidden)] // binding plumbing, not the user's surface (docs/architecture.md)
     pub fn node_class(self) -> &'static str {
         self.row().node
     }
 
     /// The Go name of the code, e.g. `"LeaseLost"` for `CodeLeaseLost`
     /// and `ErrLeaseLost`.
+    #[doc(hidden)] // binding plumbing, not the user's surface (docs/architecture.md)
     pub fn go_name(self) -> &'static str {
         self.row().go
     }
