@@ -21,13 +21,6 @@ type Election struct {
 	name string
 }
 
-// OpenElection makes the election called name of the native store s. It
-// is how package tinystore's Store.Election is built; call that instead.
-func OpenElection(s *native.Store, name string, opts ...Option) *Election {
-	g, err := s.Election(name, gather(opts...))
-	return &Election{group: group{g: g, err: err}, name: name}
-}
-
 // A Leader is an election's leader as everyone sees it.
 type Leader struct {
 	// Value is what the leader said it is when it campaigned.

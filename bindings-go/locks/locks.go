@@ -14,12 +14,6 @@ type Locks struct {
 	group
 }
 
-// Open makes the group of locks called name of the native store s. It is
-// how package tinystore's Store.Locks is built; call that instead.
-func Open(s *native.Store, name string, opts ...Option) *Locks {
-	return &Locks{openGroup(s, name, false, 1, opts)}
-}
-
 func lease(h *native.Held) *Lease {
 	return &Lease{Fence: Fence{Epoch: h.Epoch, Count: h.Count}, holding: holding{h}}
 }

@@ -2,8 +2,6 @@ package locks
 
 import (
 	"context"
-
-	"tinystore.dev/go/internal/native"
 )
 
 // RWLocks is a group of read-write locks, one per key: readers share a
@@ -18,14 +16,6 @@ import (
 //	err = docs.HoldWrite(ctx, docID, func(ctx context.Context, l *locks.Lease) error { ... })
 type RWLocks struct {
 	read, write group
-}
-
-// OpenRWLocks makes the group of read-write locks called name of the
-// native store s. It is how package tinystore's Store.RWLocks is built;
-// call that instead.
-func OpenRWLocks(s *native.Store, name string, opts ...Option) *RWLocks {
-	read, write, err := s.RWLocks(name, gather(opts...))
-	return &RWLocks{read: group{g: read, err: err}, write: group{g: write, err: err}}
 }
 
 // AcquireRead waits first come first served to read key: shared with

@@ -2,8 +2,6 @@ package locks
 
 import (
 	"context"
-
-	"tinystore.dev/go/internal/native"
 )
 
 // Semaphore is a group of semaphores: up to its limit of holders per key
@@ -11,13 +9,6 @@ import (
 // use. Keys are as for Locks.
 type Semaphore struct {
 	group
-}
-
-// OpenSemaphore makes the group of semaphores called name of the native
-// store s. It is how package tinystore's Store.Semaphore is built; call
-// that instead.
-func OpenSemaphore(s *native.Store, name string, limit int, opts ...Option) *Semaphore {
-	return &Semaphore{openGroup(s, name, true, limit, opts)}
 }
 
 // Acquire waits first come first served for a place of key, as

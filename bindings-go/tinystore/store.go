@@ -3,6 +3,7 @@ package tinystore
 import (
 	"time"
 
+	"tinystore.dev/go/internal/groups"
 	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 )
@@ -65,13 +66,13 @@ func Connect(address string, opts ...ConnectOption) (*Store, error) {
 // A-Z a-z 0-9 . _ - :, checked at the first acquire), with options that
 // each call may override.
 func (s *Store) Locks(name string, opts ...locks.Option) *locks.Locks {
-	return locks.Open(s.n, name, opts...)
+	return groups.Locks(s.n, name, optionFuncs(opts)).(*locks.Locks)
 }
 
 // Semaphore gives the group of semaphores called name, each key allowing
 // limit holders at once.
 func (s *Store) Semaphore(name string, limit int, opts ...locks.Option) *locks.Semaphore {
-	return locks.OpenSemaphore(s.n, name, limit, opts...)
+	return groups.Semaphore(s.n, name, limit, optionFuncs(opts)).(*locks.Semaphore)
 }
 
 // RWLocks gives the group of read-write locks called name (names as for
@@ -79,7 +80,7 @@ func (s *Store) Semaphore(name string, limit int, opts ...locks.Option) *locks.S
 // share a key, a writer holds it alone with a fence, first come first
 // served.
 func (s *Store) RWLocks(name string, opts ...locks.Option) *locks.RWLocks {
-	return locks.OpenRWLocks(s.n, name, opts...)
+	return groups.RWLocks(s.n, name, optionFuncs(opts)).(*locks.RWLocks)
 }
 
 // Election gives the election called name (a lock whose holder is named,
@@ -87,11 +88,20 @@ func (s *Store) RWLocks(name string, opts ...locks.Option) *locks.RWLocks {
 // lock group and semaphore of that name), with options (TTL, Wait,
 // NoRenew, MaxHold) that each campaign may override.
 func (s *Store) Election(name string, opts ...locks.Option) *locks.Election {
-	return locks.OpenElection(s.n, name, opts...)
+	return groups.Election(s.n, name, optionFuncs(opts)).(*locks.Election)
 }
 
 // Close releases every lease (their holders learn they lost them), fails
 // every waiter with ErrClosed, and closes the store. Idempotent.
 func (s *Store) Close() error {
 	return s.n.Close()
+}
+
+// optionFuncs is opts as internal/groups passes them to package locks.
+func optionFuncs(opts []locks.Option) groups.Options {
+	out := make(groups.Options, len(opts))
+	for i, o := range opts {
+		out[i] = o
+	}
+	return out
 }

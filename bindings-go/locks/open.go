@@ -1,0 +1,33 @@
+package locks
+
+import (
+	"tinystore.dev/go/internal/groups"
+	"tinystore.dev/go/internal/native"
+)
+
+// The makers package tinystore's Store calls (internal/groups): a group is
+// made only from a store, never by a user of this package.
+func init() {
+	groups.Locks = func(s *native.Store, name string, opts groups.Options) any {
+		return &Locks{openGroup(s, name, false, 1, options(opts))}
+	}
+	groups.Semaphore = func(s *native.Store, name string, limit int, opts groups.Options) any {
+		return &Semaphore{openGroup(s, name, true, limit, options(opts))}
+	}
+	groups.RWLocks = func(s *native.Store, name string, opts groups.Options) any {
+		read, write, err := s.RWLocks(name, gather(options(opts)...))
+		return &RWLocks{read: group{g: read, err: err}, write: group{g: write, err: err}}
+	}
+	groups.Election = func(s *native.Store, name string, opts groups.Options) any {
+		g, err := s.Election(name, gather(options(opts)...))
+		return &Election{group: group{g: g, err: err}, name: name}
+	}
+}
+
+func options(opts groups.Options) []Option {
+	out := make([]Option, len(opts))
+	for i, o := range opts {
+		out[i] = o
+	}
+	return out
+}
