@@ -21,6 +21,7 @@ use std::pin::Pin;
 use std::ptr;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
+use tinystore_wakeup::{Completions, Pushed};
 
 /// What a finished future leaves: the JS value to settle its promise with.
 type Settle = Box<dyn FnOnce(sys::napi_env) -> napi::Result<sys::napi_value>>;
@@ -43,21 +44,27 @@ struct Local {
     live: usize,
 }
 
-/// What wakers on any thread share with the JS thread.
+/// What wakers on any thread share with the JS thread: the slots woken
+/// since the JS thread last looked (the completion queue every binding
+/// uses, closed when the environment is torn down), and the ping to it,
+/// null once the environment is torn down.
 struct Shared {
-    woken: Mutex<Woken>,
+    slots: Completions<usize>,
+    ping: Mutex<Ping>,
 }
 
-/// The slots woken since the JS thread last looked, and the ping to it;
-/// the ping is null once its environment is torn down.
-struct Woken {
-    slots: Vec<usize>,
-    tsfn: sys::napi_threadsafe_function,
-}
+/// The threadsafe function that pings the JS thread.
+struct Ping(sys::napi_threadsafe_function);
 
 // SAFETY: a threadsafe function may be called from any thread; it is only
 // called under the mutex, and nulled under it before Node frees it.
-unsafe impl Send for Woken {}
+unsafe impl Send for Ping {}
+
+impl Shared {
+    fn ping(&self) -> std::sync::MutexGuard<'_, Ping> {
+        self.ping.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 thread_local! {
     static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
@@ -75,20 +82,20 @@ impl Wake for SlotWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        let mut woken = self.shared.woken.lock().unwrap_or_else(|e| e.into_inner());
-        if woken.tsfn.is_null() {
+        if !matches!(self.shared.slots.push(self.slot), Pushed::First) {
             return;
         }
-        woken.slots.push(self.slot);
-        if woken.slots.len() == 1 {
-            // SAFETY: not null, so its environment is alive (see `teardown`).
-            unsafe {
-                sys::napi_call_threadsafe_function(
-                    woken.tsfn,
-                    ptr::null_mut(),
-                    sys::ThreadsafeFunctionCallMode::nonblocking,
-                );
-            }
+        let ping = self.shared.ping();
+        if ping.0.is_null() {
+            return;
+        }
+        // SAFETY: not null, so its environment is alive (see `teardown`).
+        unsafe {
+            sys::napi_call_threadsafe_function(
+                ping.0,
+                ptr::null_mut(),
+                sys::ThreadsafeFunctionCallMode::nonblocking,
+            );
         }
     }
 }
@@ -155,10 +162,8 @@ impl Local {
     /// until a future is pending) and the hook that disarms it.
     fn new(env: sys::napi_env) -> napi::Result<Local> {
         let shared = Arc::new(Shared {
-            woken: Mutex::new(Woken {
-                slots: Vec::new(),
-                tsfn: ptr::null_mut(),
-            }),
+            slots: Completions::new(),
+            ping: Mutex::new(Ping(ptr::null_mut())),
         });
         let mut name = ptr::null_mut();
         let label = "tinystore";
@@ -193,7 +198,7 @@ impl Local {
         })?;
         // SAFETY: `tsfn` was made just now for this live env.
         check_status!(unsafe { sys::napi_unref_threadsafe_function(env, tsfn) })?;
-        shared.woken.lock().unwrap_or_else(|e| e.into_inner()).tsfn = tsfn;
+        shared.ping().0 = tsfn;
         let hook = Arc::into_raw(shared.clone()) as *mut c_void;
         // SAFETY: `env` is live; `teardown` takes back the `Arc` that
         // `hook` leaks here, once, when the env is torn down.
@@ -220,7 +225,8 @@ unsafe extern "C" fn teardown(data: *mut c_void) {
     // SAFETY: `data` is the `Arc<Shared>` leaked by `Local::new` for this
     // hook, taken back once (Node runs a cleanup hook once).
     let shared = unsafe { Arc::from_raw(data as *const Shared) };
-    shared.woken.lock().unwrap_or_else(|e| e.into_inner()).tsfn = ptr::null_mut();
+    shared.slots.close();
+    shared.ping().0 = ptr::null_mut();
     let gone = LOCAL.with(|local| local.borrow_mut().take());
     drop(gone);
 }
@@ -242,16 +248,7 @@ unsafe extern "C" fn on_ping(
     }
     let slots = LOCAL.with(|local| {
         let local = local.borrow();
-        local.as_ref().map(|local| {
-            std::mem::take(
-                &mut local
-                    .shared
-                    .woken
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .slots,
-            )
-        })
+        local.as_ref().map(|local| local.shared.slots.take())
     });
     if let Some(slots) = slots {
         drain_slots(env, slots);

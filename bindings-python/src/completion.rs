@@ -13,10 +13,9 @@
 use crate::error::to_py;
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Wake, Waker};
-use tinystore_wakeup::Wakeup;
+use tinystore_wakeup::{Completions, Pushed, Wakeup};
 
 /// What the loop does with a woken core future: polls it again with
 /// `waker` and settles its asyncio future once it finished, or gives the
@@ -74,35 +73,23 @@ pub(crate) struct LoopQueue(Arc<Shared>);
 
 struct Shared {
     wakeup: Wakeup,
-    queue: Mutex<Vec<Queued>>,
-    /// Set once the loop is gone: later outcomes are given up.
-    closed: AtomicBool,
+    /// Closed once the loop is gone: later outcomes are given up.
+    queue: Completions<Queued>,
 }
 
 impl LoopQueue {
-    fn queue(&self) -> MutexGuard<'_, Vec<Queued>> {
-        self.0.queue.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Queues `waiting` to be polled again and wakes the loop if it had
     /// nothing queued; gives the outcome up when the loop is gone. Called
     /// by the waker, so it may run inside the store's own calls (a release
     /// that grants the key to this waiter): the give-up, which drops the
     /// core's acquire, runs on a thread of its own.
     fn push(&self, waiting: Queued) {
-        let was_empty = {
-            let mut queue = self.queue();
-            if self.0.closed.load(Ordering::SeqCst) {
-                drop(queue);
+        match self.0.queue.push(waiting) {
+            Pushed::First => self.0.wakeup.wake(),
+            Pushed::Behind => {}
+            Pushed::Closed(waiting) => {
                 crate::runtime::runtime().spawn_blocking(move || waiting.outcome.give_up());
-                return;
             }
-            let was_empty = queue.is_empty();
-            queue.push(waiting);
-            was_empty
-        };
-        if was_empty {
-            self.0.wakeup.wake();
         }
     }
 }
@@ -135,8 +122,7 @@ impl LoopWaker {
         })?;
         Ok(LoopWaker(LoopQueue(Arc::new(Shared {
             wakeup,
-            queue: Mutex::new(Vec::new()),
-            closed: AtomicBool::new(false),
+            queue: Completions::new(),
         }))))
     }
 
@@ -151,8 +137,7 @@ impl LoopWaker {
         // Cleared first: a wake after it comes with a queue this drain or
         // the next one takes.
         self.0 .0.wakeup.clear();
-        let queued = std::mem::take(&mut *self.0.queue());
-        for waiting in queued {
+        for waiting in self.0 .0.queue.take() {
             let Some(fut) = waiting.fut.bind(py).upgrade() else {
                 // Nobody kept the future: nobody waits for the outcome.
                 py.detach(|| waiting.outcome.give_up());
@@ -168,11 +153,7 @@ impl LoopWaker {
 
     /// The loop is gone: gives up what is queued and what comes later.
     fn close(&self, py: Python<'_>) {
-        let queued = {
-            let mut queue = self.0.queue();
-            self.0 .0.closed.store(true, Ordering::SeqCst);
-            std::mem::take(&mut *queue)
-        };
+        let queued = self.0 .0.queue.close();
         py.detach(|| queued.iter().for_each(|waiting| waiting.outcome.give_up()));
     }
 }

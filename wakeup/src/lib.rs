@@ -12,9 +12,16 @@
 //!
 //! Wakes that come before a `clear` count once: a loop that clears and
 //! then takes everything queued for it misses none of them.
+//!
+//! What the threads leave is queued in [`Completions`], the one completion
+//! queue of every binding: a push says whether it found the queue empty,
+//! so that only the first of a burst wakes the loop.
 
+mod completions;
 #[cfg(unix)]
 mod unix;
+
+pub use completions::{Completions, Pushed};
 
 #[cfg(unix)]
 pub use unix::Wakeup;

@@ -17,9 +17,9 @@ use crate::error::{fill, quiet, Failure, Outcome, TsCode, TsError};
 use crate::runtime::runtime;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 use std::task::Poll;
-use tinystore_wakeup::Wakeup;
+use tinystore_wakeup::{Completions, Pushed, Wakeup};
 
 /// A finished call: the token its caller gave, and how it ended (`ok`
 /// false with `err` filled on failure; free `err` with `ts_error_clear`).
@@ -30,7 +30,9 @@ pub struct TsDone {
     pub err: TsError,
 }
 
-static QUEUE: Mutex<Vec<(u64, Outcome)>> = Mutex::new(Vec::new());
+/// The calls that ended, for `ts_done_take` (the completion queue every
+/// binding uses; never closed: the process is its owner).
+static QUEUE: Completions<(u64, Outcome)> = Completions::new();
 static WAKEUP: OnceLock<Result<Wakeup, String>> = OnceLock::new();
 /// How many calls wait now, blocked on their thread or going on in the
 /// runtime.
@@ -52,10 +54,6 @@ impl Drop for Waiting {
     }
 }
 
-fn queue() -> MutexGuard<'static, Vec<(u64, Outcome)>> {
-    QUEUE.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// The wake-up descriptor, made at first use (non-blocking, closed on
 /// exec).
 fn wakeup() -> Outcome<&'static Wakeup> {
@@ -72,13 +70,7 @@ fn wakeup() -> Outcome<&'static Wakeup> {
 /// descriptor when the queue was empty (a reader drains it all after each
 /// read, so one wake per batch is enough).
 fn report(token: u64, result: Outcome) {
-    let was_empty = {
-        let mut queue = queue();
-        let was_empty = queue.is_empty();
-        queue.push((token, result));
-        was_empty
-    };
-    if was_empty {
+    if matches!(QUEUE.push((token, result)), Pushed::First) {
         if let Ok(wakeup) = wakeup() {
             wakeup.wake();
         }
@@ -161,9 +153,9 @@ pub unsafe extern "C" fn ts_done_take(out: *mut TsDone, cap: usize) -> usize {
         if out.is_null() || cap == 0 {
             return 0;
         }
-        let mut queue = queue();
-        let n = queue.len().min(cap);
-        for (i, (token, result)) in queue.drain(..n).enumerate() {
+        let taken = QUEUE.take_up_to(cap);
+        let n = taken.len();
+        for (i, (token, result)) in taken.into_iter().enumerate() {
             // SAFETY: `i < cap`, promised writable by the caller.
             let slot = unsafe { out.add(i) };
             let mut done = TsDone {
