@@ -70,6 +70,14 @@ typedef enum TsCode {
   TS_CODE_STALE = 12,
 } TsCode;
 
+// What a `TsDone` reports.
+typedef enum TsDoneKind {
+  // A call that went on in the runtime ended: `token` is the call's.
+  TS_DONE_KIND_CALL = 0,
+  // A held lease was lost: `token` is the one given with its grant.
+  TS_DONE_KIND_LOST = 1,
+} TsDoneKind;
+
 // Which kind of group `ts_store_group` makes.
 typedef enum TsGroupKind {
   // Exclusive locks, whose leases carry fences; `limit` is ignored.
@@ -190,9 +198,11 @@ typedef struct TsGrant {
   struct TsFence fence;
 } TsGrant;
 
-// A finished call: the token its caller gave, and how it ended (`ok`
-// false with `err` filled on failure; free `err` with `ts_error_clear`).
+// A finished call, or a lost lease: the token its caller gave, and for a
+// call how it ended (`ok` false with `err` filled on failure; free `err`
+// with `ts_error_clear`).
 typedef struct TsDone {
+  enum TsDoneKind kind;
   uint64_t token;
   bool ok;
   struct TsError err;
@@ -364,7 +374,7 @@ bool ts_acquire_wait(const struct TsAcquire *acquire,
 // Takes the outcome of an acquire that ended (its token came out of
 // `ts_done_take`) and frees the handle, in one call: writes its grant to
 // `*out_grant` (the loss of the lease reported with `token`, as
-// `ts_lost_wait` gives it), or fails with the core's error (e.g.
+// `ts_done_take` gives it), or fails with the core's error (e.g.
 // `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`). An acquire that was given up, or
 // has not ended (it is given up now), succeeds with no grant
 // (`out_grant->held` NULL), as the core's `Acquiring` gives none.
@@ -475,8 +485,9 @@ void ts_error_released(const uint8_t *name,
 // `err` is NULL or writable.
 int32_t ts_done_fd(struct TsError *err);
 
-// Writes up to `cap` calls that ended to `out`, without waiting, and
-// returns how many (0 when none, or when `out` is NULL or `cap` is 0).
+// Writes up to `cap` calls that ended and leases lost to `out`, oldest
+// first, without waiting, and returns how many (0 when none, or when
+// `out` is NULL or `cap` is 0).
 //
 // # Safety
 // `out` is NULL or points to `cap` writable `TsDone`s.
@@ -487,7 +498,7 @@ size_t ts_done_take(struct TsDone *out, size_t cap);
 // value: the text the leader is known by, as `ts_election_leader` and
 // observers give it. When nobody leads, writes the leadership's grant to
 // `*out_grant` (its fence the term; its loss reported with `token`, as
-// `ts_lost_wait` gives it) and NULL to `*out_acquire`; otherwise writes an
+// `ts_done_take` gives it) and NULL to `*out_acquire`; otherwise writes an
 // empty grant and a new `TsAcquire` to `*out_acquire`, waited for, taken
 // and given up as `ts_group_acquire`'s.
 //
@@ -593,7 +604,7 @@ bool ts_store_group(const struct TsStore *store,
 
 // Starts acquiring the key (`key`, `key_len`) with per-call `options`.
 // When the key is granted at once, writes its grant to `*out_grant`
-// (the loss of the lease reported with `token`, as `ts_lost_wait` gives
+// (the loss of the lease reported with `token`, as `ts_done_take` gives
 // it) and NULL to `*out_acquire`; otherwise writes an empty grant and a
 // new `TsAcquire` to `*out_acquire`: wait for it with `ts_acquire_wait`
 // and take it with `ts_acquire_take`, or give it up meanwhile with
@@ -853,15 +864,6 @@ bool ts_held_end_hold(struct TsHeld *held,
 // # Safety
 // `held` is NULL or a live handle that no other call uses now or later.
 void ts_held_free(struct TsHeld *held);
-
-// Blocks until at least one lost lease was reported, then writes up to
-// `cap` tokens (as given with the grant of the lease) to `out` and returns
-// how many.
-// Returns 0 at once when `out` is NULL or `cap` is 0.
-//
-// # Safety
-// `out` is NULL or points to `cap` writable `u64`s.
-size_t ts_lost_wait(uint64_t *out, size_t cap);
 
 // Opens the store directory (`dir`, `dir_len`), making it if missing, and
 // serves it on `DIR/tinystore.sock` (mode 0600) with the default options

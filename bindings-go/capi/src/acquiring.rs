@@ -148,7 +148,7 @@ pub unsafe extern "C" fn ts_acquire_wait(
 /// Takes the outcome of an acquire that ended (its token came out of
 /// `ts_done_take`) and frees the handle, in one call: writes its grant to
 /// `*out_grant` (the loss of the lease reported with `token`, as
-/// `ts_lost_wait` gives it), or fails with the core's error (e.g.
+/// `ts_done_take` gives it), or fails with the core's error (e.g.
 /// `TS_CODE_TIMEOUT`, `TS_CODE_CLOSED`). An acquire that was given up, or
 /// has not ended (it is given up now), succeeds with no grant
 /// (`out_grant->held` NULL), as the core's `Acquiring` gives none.

@@ -6,7 +6,9 @@
 //! ([`tinystore_wakeup::Wakeup`]: an eventfd on Linux, a pipe on other
 //! Unix systems). The Go side waits for it through its netpoller (no
 //! thread of its own waits for it), reads it and drains the queue with
-//! `ts_done_take`.
+//! `ts_done_take`. A held lease's loss (the core's `on_lost`) comes the
+//! same way, as a `TsDone` of kind `TS_DONE_KIND_LOST` with the token given
+//! with its grant: one queue, one descriptor, one goroutine for both.
 //!
 //! A call that finds no other call of the process waiting blocks its own
 //! thread instead: one caller alone gains nothing from the queue, and the
@@ -21,18 +23,31 @@ use std::sync::OnceLock;
 use std::task::Poll;
 use tinystore_wakeup::{Completions, Pushed, Wakeup};
 
-/// A finished call: the token its caller gave, and how it ended (`ok`
-/// false with `err` filled on failure; free `err` with `ts_error_clear`).
+/// What a `TsDone` reports.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TsDoneKind {
+    /// A call that went on in the runtime ended: `token` is the call's.
+    Call = 0,
+    /// A held lease was lost: `token` is the one given with its grant.
+    Lost = 1,
+}
+
+/// A finished call, or a lost lease: the token its caller gave, and for a
+/// call how it ended (`ok` false with `err` filled on failure; free `err`
+/// with `ts_error_clear`).
 #[repr(C)]
 pub struct TsDone {
+    pub kind: TsDoneKind,
     pub token: u64,
     pub ok: bool,
     pub err: TsError,
 }
 
-/// The calls that ended, for `ts_done_take` (the completion queue every
-/// binding uses; never closed: the process is its owner).
-static QUEUE: Completions<(u64, Outcome)> = Completions::new();
+/// The calls that ended and the leases lost, for `ts_done_take` (the
+/// completion queue every binding uses; never closed: the process is its
+/// owner).
+static QUEUE: Completions<(TsDoneKind, u64, Outcome)> = Completions::new();
 static WAKEUP: OnceLock<Result<Wakeup, String>> = OnceLock::new();
 /// How many calls wait now, blocked on their thread or going on in the
 /// runtime.
@@ -70,7 +85,17 @@ fn wakeup() -> Outcome<&'static Wakeup> {
 /// descriptor when the queue was empty (a reader drains it all after each
 /// read, so one wake per batch is enough).
 fn report(token: u64, result: Outcome) {
-    if matches!(QUEUE.push((token, result)), Pushed::First) {
+    push(TsDoneKind::Call, token, result)
+}
+
+/// Reports the loss of the lease granted with `token`, through the same
+/// queue as the calls' ends.
+pub fn report_lost(token: u64) {
+    push(TsDoneKind::Lost, token, Ok(()))
+}
+
+fn push(kind: TsDoneKind, token: u64, result: Outcome) {
+    if matches!(QUEUE.push((kind, token, result)), Pushed::First) {
         if let Ok(wakeup) = wakeup() {
             wakeup.wake();
         }
@@ -142,8 +167,9 @@ pub unsafe extern "C" fn ts_done_fd(err: *mut TsError) -> i32 {
     }
 }
 
-/// Writes up to `cap` calls that ended to `out`, without waiting, and
-/// returns how many (0 when none, or when `out` is NULL or `cap` is 0).
+/// Writes up to `cap` calls that ended and leases lost to `out`, oldest
+/// first, without waiting, and returns how many (0 when none, or when
+/// `out` is NULL or `cap` is 0).
 ///
 /// # Safety
 /// `out` is NULL or points to `cap` writable `TsDone`s.
@@ -155,10 +181,11 @@ pub unsafe extern "C" fn ts_done_take(out: *mut TsDone, cap: usize) -> usize {
         }
         let taken = QUEUE.take_up_to(cap);
         let n = taken.len();
-        for (i, (token, result)) in taken.into_iter().enumerate() {
+        for (i, (kind, token, result)) in taken.into_iter().enumerate() {
             // SAFETY: `i < cap`, promised writable by the caller.
             let slot = unsafe { out.add(i) };
             let mut done = TsDone {
+                kind,
                 token,
                 ok: result.is_ok(),
                 err: TsError {

@@ -66,7 +66,7 @@ fn election(group: &TsGroup) -> Outcome<&tinystore::Election> {
 /// value: the text the leader is known by, as `ts_election_leader` and
 /// observers give it. When nobody leads, writes the leadership's grant to
 /// `*out_grant` (its fence the term; its loss reported with `token`, as
-/// `ts_lost_wait` gives it) and NULL to `*out_acquire`; otherwise writes an
+/// `ts_done_take` gives it) and NULL to `*out_acquire`; otherwise writes an
 /// empty grant and a new `TsAcquire` to `*out_acquire`, waited for, taken
 /// and given up as `ts_group_acquire`'s.
 ///

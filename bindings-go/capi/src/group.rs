@@ -162,7 +162,7 @@ fn acquiring(group: &TsGroup, key: String, options: Options) -> Outcome<Acquirin
 
 /// Starts acquiring the key (`key`, `key_len`) with per-call `options`.
 /// When the key is granted at once, writes its grant to `*out_grant`
-/// (the loss of the lease reported with `token`, as `ts_lost_wait` gives
+/// (the loss of the lease reported with `token`, as `ts_done_take` gives
 /// it) and NULL to `*out_acquire`; otherwise writes an empty grant and a
 /// new `TsAcquire` to `*out_acquire`: wait for it with `ts_acquire_wait`
 /// and take it with `ts_acquire_take`, or give it up meanwhile with

@@ -4,7 +4,6 @@
 use crate::completion;
 use crate::error::{call, fill, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
-use crate::lost::report;
 use crate::runtime::block_on;
 use crate::text::{free_handle, handle, put};
 use std::sync::{Arc, Mutex};
@@ -109,9 +108,9 @@ pub struct TsGrant {
 impl TsHeld {
     /// Starts reporting the loss of the lease (it ran out, its store
     /// closed, its connection broke) by putting `token` in the queue
-    /// `ts_lost_wait` drains, once; a release or free stops the report.
+    /// `ts_done_take` gives (`TS_DONE_KIND_LOST`), once; a release or free stops the report.
     fn watch(&self, token: u64) {
-        let watch = either!(&self.held, h => h.on_lost(move |_| report(token)));
+        let watch = either!(&self.held, h => h.on_lost(move |_| completion::report_lost(token)));
         *self.watch.lock().unwrap_or_else(|p| p.into_inner()) = Some(watch);
     }
 }

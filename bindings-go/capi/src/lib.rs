@@ -21,10 +21,9 @@
 //! - [`election`]: what an election adds to a group: `ts_election_leader`
 //!   and `TsObserver` (the core's `Observing`).
 //! - [`completion`]: how a call that waits for a reply ends without blocking
-//!   its caller's thread: a token in a queue behind a wake-up descriptor
-//!   (the `tinystore-wakeup` crate: an eventfd on Linux, a pipe elsewhere).
-//! - [`lost`]: how a held lease tells its loss (the core's `on_lost`): a
-//!   token in a queue that one caller thread drains.
+//!   its caller's thread, and how a held lease tells its loss (the core's
+//!   `on_lost`): a token in one queue behind a wake-up descriptor (the
+//!   `tinystore-wakeup` crate: an eventfd on Linux, a pipe elsewhere).
 //! - [`fence`]: `TsFence` and the core's fence parser and printer.
 //! - [`guard`]: the guards' fixed texts: the SQL register's migration,
 //!   the object-storage and HTTP names, the fence header's parser.
@@ -56,7 +55,6 @@ mod guard_machine_tests;
 pub mod guard_observed;
 pub mod guard_step;
 pub mod lease;
-pub mod lost;
 pub mod runtime;
 pub mod serve;
 pub mod several;

@@ -17,7 +17,7 @@ import (
 // the call's token and result and wakes one descriptor (an eventfd on
 // Linux, a pipe on other Unix systems). One goroutine reads it through Go's
 // netpoller, drains the queue and hands each result to the goroutine
-// waiting for it.
+// waiting for it. A lease's loss comes through the same queue (lost.go).
 
 var (
 	// token -> chan error (buffered 1), put by whichever of the waiter and
@@ -73,6 +73,10 @@ func drainDone(f *os.File) {
 			n := int(C.ts_done_take(buf, capacity))
 			for i := range items[:n] {
 				d := &items[i]
+				if d.kind == C.TS_DONE_KIND_LOST {
+					lost(uint64(d.token))
+					continue
+				}
 				var err error
 				if !d.ok {
 					err = failure(&d.err)

@@ -1,20 +1,14 @@
 package native
 
-/*
-#include <stdlib.h>
-#include "tinystore.h"
-*/
-import "C"
-
 import (
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // A watch is the Go side of a lease's loss report: the C side puts its
-// token in a queue when the lease is lost; one goroutine drains the queue
-// and closes the watch's done channel.
+// token in the completion queue when the lease is lost (a TsDone of kind
+// TS_DONE_KIND_LOST); the goroutine that drains the queue (completion.go)
+// closes the watch's done channel.
 type watch struct {
 	token uint64
 	done  chan struct{}
@@ -24,15 +18,16 @@ type watch struct {
 }
 
 var (
-	watches    sync.Map // token -> *watch
-	nextToken  atomic.Uint64
-	dispatcher sync.Once
+	watches   sync.Map // token -> *watch
+	nextToken atomic.Uint64
 )
 
 // newWatch makes a watch for a lease to come: its token goes to the C
-// side with the acquire, which reports the lease's loss with it.
+// side with the acquire, which reports the lease's loss with it. The
+// drain of the completion queue is started first (doneReady), so that a
+// loss has a reader.
 func newWatch() *watch {
-	dispatcher.Do(func() { go dispatch() })
+	_ = doneReady() // an error here is the acquire's too, and reported there
 	w := &watch{token: nextToken.Add(1), done: make(chan struct{})}
 	watches.Store(w.token, w)
 	return w
@@ -40,19 +35,10 @@ func newWatch() *watch {
 
 func unwatch(token uint64) { watches.Delete(token) }
 
-// dispatch waits for lost leases for the rest of the process, in one
-// thread blocked in C.
-func dispatch() {
-	const capacity = 256
-	buf := (*C.uint64_t)(C.malloc(C.size_t(capacity * unsafe.Sizeof(C.uint64_t(0)))))
-	tokens := unsafe.Slice(buf, capacity)
-	for {
-		n := int(C.ts_lost_wait(buf, capacity))
-		for _, token := range tokens[:n] {
-			if w, ok := watches.LoadAndDelete(uint64(token)); ok {
-				w.(*watch).lose()
-			}
-		}
+// lost is the report of the loss of the lease watched with token.
+func lost(token uint64) {
+	if w, ok := watches.LoadAndDelete(token); ok {
+		w.(*watch).lose()
 	}
 }
 
