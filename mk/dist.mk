@@ -24,6 +24,14 @@ DIST_RUN := PATH="$(DIST_VENV)/bin:$$PATH"
 # proc macros too, through a wrapper named after the tool that runs it, so
 # sharing a folder with another build would rebuild everything each time.
 DIST_TARGET := $(CARGO_TARGET_DIR)/zig
+# The cargo-zigbuild builds of the Node addon and of the Go library for
+# arm64 run the same tool with the same dependencies (core with etcd, the
+# command; all but napi) and one profile, whole-program LTO in one codegen
+# unit: they share one target folder, so a triple's dependencies are
+# compiled once for both (the Go library for arm64 had cost a cold build of
+# its own, about 5 minutes here).
+DIST_ZIGBUILD_TARGET := $(DIST_TARGET)-zigbuild
+DIST_ZIGBUILD_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 TESTS += test-dist
 
 .PHONY: dist test-dist dist-rust-targets

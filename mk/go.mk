@@ -58,12 +58,14 @@ go-lib: deps-rust
 	@ls -l $(GO_LIB)
 
 # The library for linux/arm64, built by zig for glibc 2.17 on this machine
-# (a cross build; debug info stripped by binutils for aarch64).
+# (a cross build; debug info stripped by binutils for aarch64), in the
+# Node addon's target folder and profile (mk/dist.mk), whose dependencies
+# it shares.
 GO_LIB_ARM64 := $(GO_DIR)/build/linux-arm64/libtinystore_capi.a
-GO_BUILT_ARM64 := $(DIST_TARGET)-go/$(DIST_ARM64_TRIPLE)/release/libtinystore_capi.a
+GO_BUILT_ARM64 := $(DIST_ZIGBUILD_TARGET)/$(DIST_ARM64_TRIPLE)/release/libtinystore_capi.a
 .PHONY: go-lib-arm64
 go-lib-arm64: $(DIST_TOOLS) deps-rust deps dist-rust-targets
-	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-go $(CARGO) zigbuild --release -p tinystore-capi \
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) $(DIST_ZIGBUILD_PROFILE) $(CARGO) zigbuild --release -p tinystore-capi \
 	  --target $(DIST_ARM64_TRIPLE).$(DIST_GLIBC)
 	@mkdir -p $(dir $(GO_LIB_ARM64))
 	aarch64-linux-gnu-strip --strip-debug -o $(GO_LIB_ARM64) $(GO_BUILT_ARM64)

@@ -10,9 +10,9 @@
 NODE_DIR := bindings-node
 NODE_BUILD := $(NODE_DIR)/.test-build
 NODE_CONSUMER := $(CARGO_TARGET_DIR)/node-consumer
-NODE_BUILT := $(DIST_TARGET)-node/$(DIST_TRIPLE)/release/libtinystore_node.so
+NODE_BUILT := $(DIST_ZIGBUILD_TARGET)/$(DIST_TRIPLE)/release/libtinystore_node.so
 NODE_ADDON := $(CARGO_TARGET_DIR)/dist/tinystore.linux-x64-gnu.node
-NODE_BUILT_ARM64 := $(DIST_TARGET)-node/$(DIST_ARM64_TRIPLE)/release/libtinystore_node.so
+NODE_BUILT_ARM64 := $(DIST_ZIGBUILD_TARGET)/$(DIST_ARM64_TRIPLE)/release/libtinystore_node.so
 NODE_ADDON_ARM64 := $(CARGO_TARGET_DIR)/dist/tinystore.linux-arm64-gnu.node
 export TINYSTORE_NODE_ADDON := $(NODE_ADDON)
 # mk/guards.mk's $(WITH_S3), expanded when used: guards.mk is read before
@@ -25,8 +25,10 @@ BENCHES += bench-node
 .PHONY: dist-node node-deps test-node bench-node bench-guards-node bench-guards-s3-node
 
 # The published addon is built with whole-program LTO in one codegen unit:
-# smaller (tests/dist/node.sh keeps it under 12 MB) and no slower.
-NODE_DIST_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+# smaller (tests/dist/node.sh keeps it under 12 MB) and no slower; the
+# profile and the target folder are shared with the Go library's arm64
+# build (mk/dist.mk).
+NODE_DIST_PROFILE := $(DIST_ZIGBUILD_PROFILE)
 
 # Both addons, x86_64 and aarch64, in one target folder (the build scripts
 # and macros, built for this machine, serve both); the aarch64 one is
@@ -37,9 +39,9 @@ NODE_DIST_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN
 # the aarch64 one writes to a folder of its own).
 dist-node: $(DIST_TOOLS) deps-rust deps dist-rust-targets
 	mkdir -p $(CARGO_TARGET_DIR)/napi-typedefs $(CARGO_TARGET_DIR)/napi-typedefs-arm64 $(dir $(NODE_ADDON)) $(DIST)
-	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-node NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs \
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs \
 	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node --target $(DIST_TRIPLE).$(DIST_GLIBC)
-	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-node NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs-arm64 \
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) NAPI_TYPE_DEF_TMP_FOLDER=$(CARGO_TARGET_DIR)/napi-typedefs-arm64 \
 	  $(NODE_DIST_PROFILE) $(CARGO) zigbuild --release -p tinystore-node --target $(DIST_ARM64_TRIPLE).$(DIST_GLIBC)
 	strip --strip-all -o $(NODE_ADDON) $(NODE_BUILT)
 	aarch64-linux-gnu-strip --strip-all -o $(NODE_ADDON_ARM64) $(NODE_BUILT_ARM64)
