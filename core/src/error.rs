@@ -15,14 +15,28 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// A guard's error may carry the driver's own error as its cause
 /// ([`std::error::Error::source`]); two errors are equal when their code,
 /// message and stale detail are, whatever their causes.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{code}: {message}")]
+#[derive(Debug, Clone)]
 pub struct Error {
     code: Code,
     message: String,
     stale: Option<Box<Stale>>,
-    #[source]
     cause: Option<Cause>,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Error {
+    /// The driver's own error itself (not the `Arc` that shares it), so
+    /// that `source()?.downcast_ref::<rusqlite::Error>()` reaches it.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|cause| cause as &(dyn std::error::Error + 'static))
+    }
 }
 
 /// The error a tinystore error was caused by: a driver's or an SDK's.
