@@ -10,7 +10,7 @@
 
 # Every feature of core that some target of `make test` turns on, so that
 # one clippy run sees all of its code.
-CHECK_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http
+CHECK_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http,tinystore/guard-redis
 
 check: check-rust check-go check-node check-python
 	@echo "make check: lint and unit tests passed"

@@ -11,6 +11,8 @@ WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
 # moto's S3 server, from PyPI into the Python venv (s3-deps), on loopback
 # (`=`, not `:=`: PY_VENV is set by mk/python.mk, included after this file).
 WITH_S3 = MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
+# A throwaway redis-server (Debian's) on loopback, for the Redis guard.
+WITH_REDIS := bash $(CURDIR)/tests/guards/with-redis.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
 # The object-storage guard (AWS SDK) and the HTTP helpers, tested on moto.
 GUARD_S3_FEATURES := guard-sqlite,guard-s3,guard-http
@@ -26,12 +28,13 @@ s3-deps: python-env
 	@$(PY) -m pip show moto 2>/dev/null | grep -qx 'Version: $(MOTO_VERSION)' || \
 	  $(PY) -m pip install -q --disable-pip-version-check 'moto[server]==$(MOTO_VERSION)'
 
-test-guards-rust: deps-rust s3-deps
-	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --all-targets -- -D warnings
+test-guards-rust: deps deps-rust s3-deps
+	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES),guard-redis --all-targets -- -D warnings
 	$(WITH_PG) env TINYSTORE_REQUIRE_PG=1 $(CARGO) test -p tinystore --features $(GUARD_FEATURES) \
 	  --test guard_sqlite --test guard_postgres --lib guard::
 	$(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(CARGO) test -p tinystore --features $(GUARD_S3_FEATURES) \
 	  --test guard_s3 --test guard_http
+	$(WITH_REDIS) env TINYSTORE_REQUIRE_REDIS=1 $(CARGO) test -p tinystore --features guard-redis --test guard_redis
 	$(CARGO) test -p tinystore --test guard_model
 
 # Writers in four languages on one served key, some stopped past their TTL,

@@ -13,12 +13,23 @@ use crate::fence::{Fence, TEXT_DIGITS};
 /// - one that is not 40 ASCII digits is `corrupt`, naming the resource;
 /// - none, or a smaller one, cannot follow a refusal: `internal`.
 pub fn refused(resource: &str, fence: Fence, recorded: Option<&str>) -> Result<()> {
+    refused_in("tinystore_fences", resource, fence, recorded)
+}
+
+/// [`refused`] for a register named `register` in its messages (the SQL
+/// table, or a Redis key).
+pub fn refused_in(
+    register: &str,
+    resource: &str,
+    fence: Fence,
+    recorded: Option<&str>,
+) -> Result<()> {
     let Some(text) = recorded else {
         return Err(Error::internal(format!(
             "the guard refused fence {fence} for {resource:?}, yet no fence is recorded for it"
         )));
     };
-    let largest = parse_recorded(resource, text)?;
+    let largest = parse_recorded(register, resource, text)?;
     if largest == fence {
         return Ok(());
     }
@@ -35,20 +46,22 @@ pub fn refused(resource: &str, fence: Fence, recorded: Option<&str>) -> Result<(
 }
 
 /// A recorded fence read back: exactly 40 ASCII digits, else `corrupt`.
-fn parse_recorded(resource: &str, text: &str) -> Result<Fence> {
+fn parse_recorded(register: &str, resource: &str, text: &str) -> Result<Fence> {
     let well_formed = text.len() == TEXT_DIGITS && text.bytes().all(|b| b.is_ascii_digit());
     if !well_formed {
         return Err(Error::new(
             Code::Corrupt,
             format!(
-                "the fence recorded for {resource:?} in tinystore_fences is {text:?}, not {TEXT_DIGITS} digits"
+                "the fence recorded for {resource:?} in {register} is {text:?}, not {TEXT_DIGITS} digits"
             ),
         ));
     }
     Fence::parse(text).map_err(|_| {
         Error::new(
             Code::Corrupt,
-            format!("the fence recorded for {resource:?} in tinystore_fences, {text:?}, is above 2^128-1"),
+            format!(
+                "the fence recorded for {resource:?} in {register}, {text:?}, is above 2^128-1"
+            ),
         )
     })
 }

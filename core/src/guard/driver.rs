@@ -139,6 +139,7 @@ impl DriverFailure {
                 named,
                 "AccessDenied" | "Forbidden" | "InvalidAccessKeyId" | "SignatureDoesNotMatch"
             )
+            || matches!(named, "NOAUTH" | "NOPERM" | "WRONGPASS")
         {
             return Class::Permission;
         }
@@ -147,6 +148,10 @@ impl DriverFailure {
             || self.http_status.is_some_and(|s| (500..600).contains(&s))
             || SOCKET_CODES.contains(&named)
             || matches!(named, "SlowDown" | "ServiceUnavailable" | "InternalError")
+            || matches!(
+                named,
+                "LOADING" | "MASTERDOWN" | "CLUSTERDOWN" | "TRYAGAIN" | "READONLY" | "BUSY"
+            )
         {
             return Class::Unavailable;
         }
@@ -235,6 +240,8 @@ mod tests {
             sqlite(8, "readonly"),
             named("AccessDenied"),
             named("SQLITE_READONLY"),
+            named("NOAUTH"),
+            named("NOPERM"),
         ] {
             assert_eq!(f.class(), Class::Permission, "{f:?}");
         }
@@ -248,10 +255,13 @@ mod tests {
             state("57P01"),
             named("ECONNREFUSED"),
             named("connection"),
+            named("LOADING"),
+            named("CLUSTERDOWN"),
         ] {
             assert_eq!(f.class(), Class::Unavailable, "{f:?}");
         }
         assert_eq!(state("23505").class(), Class::Other);
+        assert_eq!(named("WRONGTYPE").class(), Class::Other);
     }
 
     #[test]

@@ -19,7 +19,10 @@
 //! Rust ones. [`object`] decides a guarded write to object storage (S3's
 //! conditional writes) and [`s3`] (cargo feature `guard-s3`) makes it on
 //! the AWS SDK's client; [`http`] carries a fence over HTTP, with `http`
-//! types and a tower layer under cargo feature `guard-http`.
+//! types and a tower layer under cargo feature `guard-http`. For Redis,
+//! [`redis_check`] is one script that checks, writes and records, with the
+//! register beside the data key in its hash slot ([`redis_layout`]), made
+//! on redis-rs by `redis` (cargo feature `guard-redis`).
 //! docs/guards.md is the user's page.
 
 mod decide;
@@ -31,6 +34,10 @@ pub mod object_read;
 pub mod object_write;
 #[cfg(feature = "guard-postgres")]
 pub mod postgres;
+#[cfg(feature = "guard-redis")]
+pub mod redis;
+pub mod redis_check;
+pub mod redis_layout;
 mod resource;
 #[cfg(feature = "guard-sqlite")]
 pub mod rusqlite;
@@ -40,7 +47,7 @@ pub mod sql;
 pub mod sql_check;
 mod verdict;
 
-pub use decide::{missing_table, not_in_transaction, refused};
+pub use decide::{missing_table, not_in_transaction, refused, refused_in};
 pub use driver::{Class, DriverFailure};
 pub use object_read::ObjectRead;
 pub use object_write::{ObjectObserved, ObjectStep, ObjectWrite};
