@@ -92,7 +92,7 @@ impl DriverFailure {
 
 /// A text argument: a `str` of valid UTF-8 (no lone surrogate), else
 /// `invalid` naming `what`.
-fn text(what: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn text(what: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     let Ok(text) = value.cast::<PyString>() else {
         let kind = value.get_type().name()?;
         return Err(invalid(format!("{what} must be a str, not {kind}")));
@@ -105,7 +105,7 @@ fn text(what: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(text.to_string())
 }
 
-fn done(py: Python<'_>, verdict: Verdict) -> PyResult<Bound<'_, PyTuple>> {
+pub(crate) fn done(py: Python<'_>, verdict: Verdict) -> PyResult<Bound<'_, PyTuple>> {
     let (kind, err) = match verdict {
         Verdict::Accepted => return ("done", "accepted", py.None()).into_pyobject(py),
         Verdict::Refused(err) => ("refused", err),
@@ -124,7 +124,7 @@ fn value<'py>(tag: &str, value: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py
     value.ok_or_else(|| invalid(format!("the observation {tag:?} needs its value")))
 }
 
-fn failure(value: &Bound<'_, PyAny>) -> PyResult<guard::DriverFailure> {
+pub(crate) fn failure(value: &Bound<'_, PyAny>) -> PyResult<guard::DriverFailure> {
     Ok(value.cast::<DriverFailure>()?.get().core())
 }
 

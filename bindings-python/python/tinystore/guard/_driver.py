@@ -41,6 +41,15 @@ def failure_of(err: BaseException) -> _native.DriverFailure:
             )
         if isinstance(err, (botocore.ConnectionError, botocore.HTTPClientError)):
             return _native.DriverFailure(message, error_code="connection")
+    redis: Any = sys.modules.get("redis.exceptions")
+    if redis is not None and isinstance(err, redis.RedisError):
+        if isinstance(err, redis.AuthenticationError):
+            return _native.DriverFailure(message, error_code="NOAUTH")
+        if isinstance(err, (redis.ConnectionError, redis.TimeoutError)):
+            return _native.DriverFailure(message, error_code="connection")
+        # A server's error starts with its code: "WRONGTYPE Operation ...".
+        word = message.split(" ", 1)[0]
+        return _native.DriverFailure(message, error_code=word if word.isupper() else None)
     if isinstance(err, OSError) and err.errno is not None and err.errno in errno.errorcode:
         return _native.DriverFailure(message, error_code=errno.errorcode[err.errno])
     return _native.DriverFailure(message)

@@ -1,0 +1,97 @@
+"""The guard on Redis and Valkey, on the redis-py client you already made
+(``redis.Redis``, ``redis.cluster.RedisCluster``; ``redis.asyncio``'s for the
+``_async`` functions)::
+
+    from tinystore.guard import redis as guard
+
+    guard.set(r, "chats/42", summary, lease.fence)        # Stale if a later holder wrote
+    guard.hset(r, "user:{42}:profile", {"plan": "pro"}, lease.fence)
+    guard.delete(r, "chats/42", lease.fence)              # the fence stays: a late write is refused
+    await guard.set_async(ar, "chats/42", summary, lease.fence)
+
+One Lua script (tinystore's core's) checks the fence kept beside the key
+(``{chats/42}:tinystore-fence``, in the key's hash slot), makes the write
+and records the fence; Redis runs it alone. redis-py's script helper sends
+``EVALSHA`` and, on ``NOSCRIPT``, ``EVAL``. A smaller fence than one
+recorded raises :class:`tinystore.Stale` (``.resource`` is the key) and
+writes nothing. The client's own errors are raised as the client raised
+them (``redis.exceptions.ResponseError`` for ``WRONGTYPE``, its
+``ConnectionError``); ``Invalid`` for a key or value that is not a str, a
+key no fence key can share a hash slot with (a ``}`` outside a hash tag), an
+empty mapping; ``Corrupt`` for a fence key edited by hand. redis-py is not
+imported here: the client you pass is used as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import _native
+from ._steps import Run
+
+
+def set(client: Any, key: str, value: str, fence: int) -> None:  # noqa: A001 (the command's name)
+    """``SET key value``, guarded by ``fence``."""
+    _run(client, _native.RedisCheck.set(key, value, fence))
+
+
+def delete(client: Any, key: str, fence: int) -> None:
+    """``DEL key``, guarded by ``fence``; the fence stays recorded."""
+    _run(client, _native.RedisCheck.delete(key, fence))
+
+
+def hset(client: Any, key: str, mapping: Mapping[str, str], fence: int) -> None:
+    """``HSET key field value ...`` of ``mapping``, guarded by ``fence``."""
+    _run(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, fence))
+
+
+async def set_async(client: Any, key: str, value: str, fence: int) -> None:
+    """:func:`set` on a ``redis.asyncio`` client."""
+    await _run_async(client, _native.RedisCheck.set(key, value, fence))
+
+
+async def delete_async(client: Any, key: str, fence: int) -> None:
+    """:func:`delete` on a ``redis.asyncio`` client."""
+    await _run_async(client, _native.RedisCheck.delete(key, fence))
+
+
+async def hset_async(client: Any, key: str, mapping: Mapping[str, str], fence: int) -> None:
+    """:func:`hset` on a ``redis.asyncio`` client."""
+    await _run_async(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, fence))
+
+
+def _run(client: Any, machine: _native.RedisCheck) -> None:
+    step = machine.start()
+    run = Run()
+    if step[0] == "eval":
+        _, script, keys, args = step
+        try:
+            reply = client.register_script(script)(keys=list(keys), args=list(args))
+        except Exception as err:
+            step = machine.failed(run.failure(err)[1])
+        else:
+            step = machine.reply(_texts(reply))
+    run.end(step)
+
+
+async def _run_async(client: Any, machine: _native.RedisCheck) -> None:
+    step = machine.start()
+    run = Run()
+    if step[0] == "eval":
+        _, script, keys, args = step
+        try:
+            reply = await client.register_script(script)(keys=list(keys), args=list(args))
+        except Exception as err:
+            step = machine.failed(run.failure(err)[1])
+        else:
+            step = machine.reply(_texts(reply))
+    run.end(step)
+
+
+def _texts(reply: object) -> list[str]:
+    """The script's reply as text, whether the client decodes responses or
+    gives bytes."""
+    if not isinstance(reply, list):
+        return [repr(reply)]
+    return [item.decode("utf-8", "replace") if isinstance(item, bytes) else str(item) for item in reply]
