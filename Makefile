@@ -50,14 +50,23 @@ build:
 test: deps lint $(TESTS)
 	@echo "make test: every suite passed ($(TESTS))"
 
+# Every cargo feature of core that some test turns on. Every Rust test run
+# (lint, test-rust, test-etcd, test-guards-rust, the guard matrix,
+# test-deploy) builds core and the command's tests with this one set, in one
+# cargo invocation for both packages (RUST_TEST), so that the test binaries
+# are built once and each target only picks its tests by module
+# (core/tests/integration and cli/tests/integration mirror src/).
+CORE_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http,tinystore/guard-redis
+RUST_TEST = $(CARGO) test -p tinystore -p tinystore-cli --features $(CORE_FEATURES)
+
 lint: deps-rust
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features $(CORE_FEATURES) -- -D warnings
 
-# Two runs: core's own tests without the etcd feature (its etcd tests need the
-# cluster `make test-etcd` starts), then the command's, which carries etcd.
+# Every Rust test that needs no server of another project: the etcd tests
+# need the cluster `make test-etcd` starts, the guard tests the servers
+# `make test-guards-rust` starts.
 test-rust: deps-rust
-	$(CARGO) test -p tinystore
-	$(CARGO) test -p tinystore-cli
+	$(RUST_TEST) -- --skip etcd:: --skip guard::
 
 bench: $(BENCHES)

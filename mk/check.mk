@@ -8,16 +8,12 @@
 
 .PHONY: check check-rust check-go check-node check-python
 
-# Every feature of core that some target of `make test` turns on, so that
-# one clippy run sees all of its code.
-CHECK_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http,tinystore/guard-redis
-
 check: check-rust check-go check-node check-python
 	@echo "make check: lint and unit tests passed"
 
 check-rust: deps-rust
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --features $(CHECK_FEATURES) -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features $(CORE_FEATURES) -- -D warnings
 	$(CARGO) test -q -p tinystore -p tinystore-cli --lib
 	$(CARGO) build -q -p tinystore-cli
 

@@ -10,4 +10,4 @@ TESTS += test-deploy
 .PHONY: test-deploy
 
 test-deploy: deps-rust deps
-	$(CARGO) test -p tinystore-cli --test deploy_units
+	$(RUST_TEST) --test integration deploy::

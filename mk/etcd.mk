@@ -15,21 +15,19 @@ ETCD_CLUSTER := core/tests/etcd_cluster.sh
 
 etcd-deps: deps-rust deps
 
-# The tests that kill members (etcd_failover) run one at a time. The tests
-# that cut members off from each other (etcd_member_partitions) run on a
+# The tests that kill members (etcd::failover) run one at a time. The tests
+# that cut members off from each other (etcd::member_partitions) run on a
 # second cluster whose members live in network namespaces of their own
 # (core/tests/etcd_netns.sh: needs root, as CI has); on a machine that cannot
 # make namespaces they fail, unless TINYSTORE_SKIP_NETNS=1 skips them.
 test-etcd: etcd-deps
-	$(CARGO) clippy -p tinystore --features etcd --all-targets -- -D warnings
-	$(CARGO) test -p tinystore --features etcd --no-run
+	$(RUST_TEST) --no-run
 	@dir=$$(mktemp -d) && bash $(ETCD_CLUSTER) start $$dir || { bash $(ETCD_CLUSTER) stop $$dir; exit 1; }; \
 	  export TINYSTORE_ETCD_DIR=$$dir TINYSTORE_ETCD=$$(cat $$dir/endpoints); \
 	  echo "etcd cluster $$TINYSTORE_ETCD in $$dir"; \
-	  $(CARGO) test -p tinystore --features etcd --lib etcd:: && \
-	  $(CARGO) test -p tinystore --features etcd --test etcd_locks --test etcd_processes --test etcd_elections --test etcd_waits --test etcd_more_ways --test etcd_partitions --test etcd_lost_replies && \
-	  $(CARGO) test -p tinystore-cli --test etcd_target --test etcd_clock -- --include-ignored && \
-	  $(CARGO) test -p tinystore --features etcd --test etcd_failover -- --test-threads=1 && \
+	  $(RUST_TEST) --lib --test integration etcd:: -- --skip etcd::failover:: --skip etcd::member_partitions:: && \
+	  $(RUST_TEST) --test integration -- --ignored etcd::target:: etcd::clock:: && \
+	  $(RUST_TEST) --test integration etcd::failover:: -- --test-threads=1 && \
 	  $(MAKE) --no-print-directory test-etcd-netns test-torture-etcd; \
 	  rc=$$?; bash $(ETCD_CLUSTER) stop $$dir; rm -rf $$dir; exit $$rc
 
@@ -41,7 +39,7 @@ test-etcd-netns: etcd-deps
 	  bash $(ETCD_NETNS) can-run || { echo "test-etcd-netns: this machine cannot make network namespaces and bridges (root and iproute2 needed); TINYSTORE_SKIP_NETNS=1 skips these tests" >&2; exit 1; }; \
 	  dir=$$(mktemp -d) && bash $(ETCD_NETNS) start $$dir || { bash $(ETCD_NETNS) stop $$dir; exit 1; }; \
 	  echo "namespaced etcd cluster $$(cat $$dir/endpoints) in $$dir"; \
-	  TINYSTORE_ETCD_NETNS_DIR=$$dir $(CARGO) test -p tinystore --features etcd --test etcd_member_partitions -- --test-threads=1; \
+	  TINYSTORE_ETCD_NETNS_DIR=$$dir $(RUST_TEST) --test integration etcd::member_partitions:: -- --test-threads=1; \
 	  rc=$$?; bash $(ETCD_NETNS) stop $$dir; rm -rf $$dir; exit $$rc
 
 # The fault tests (members killed, clients and members cut off, replies

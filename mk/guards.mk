@@ -14,8 +14,6 @@ WITH_S3 = MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/wit
 # A throwaway redis-server (Debian's) on loopback, for the Redis guard.
 WITH_REDIS := bash $(CURDIR)/tests/guards/with-redis.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
-# The object-storage guard (AWS SDK) and the HTTP helpers, tested on moto.
-GUARD_S3_FEATURES := guard-sqlite,guard-s3,guard-http
 
 .PHONY: test-guards test-guards-rust test-guards-contention s3-deps
 
@@ -28,14 +26,12 @@ s3-deps: python-env
 	@$(PY) -m pip show moto 2>/dev/null | grep -qx 'Version: $(MOTO_VERSION)' || \
 	  $(PY) -m pip install -q --disable-pip-version-check 'moto[server]==$(MOTO_VERSION)'
 
+# Every guard test of core (its unit tests and core/tests/integration/guard,
+# the model checker among them) under the three servers at once; the
+# conformance matrix runs in test-guards-matrix.
 test-guards-rust: deps deps-rust s3-deps
-	$(CARGO) clippy -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES),guard-redis --all-targets -- -D warnings
-	$(WITH_PG) env TINYSTORE_REQUIRE_PG=1 $(CARGO) test -p tinystore --features $(GUARD_FEATURES) \
-	  --test guard_sqlite --test guard_postgres --lib guard::
-	$(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(CARGO) test -p tinystore --features $(GUARD_S3_FEATURES) \
-	  --test guard_s3 --test guard_http
-	$(WITH_REDIS) env TINYSTORE_REQUIRE_REDIS=1 $(CARGO) test -p tinystore --features guard-redis --test guard_redis
-	$(CARGO) test -p tinystore --test guard_model
+	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 TINYSTORE_REQUIRE_REDIS=1 \
+	  $(RUST_TEST) --lib --test integration guard:: -- --skip guard::conformance::
 
 # Writers in four languages on one served key, some stopped past their TTL,
 # through the guard on SQLite, on PostgreSQL and on S3 (moto, a versioned
@@ -49,10 +45,10 @@ test-guards-contention: python-install node-deps guard-worker-go s3-deps
 # cell (tests/guards/matrix.py). Each binding's mk file adds its runner to
 # GUARD_MATRIX_RUNNERS (LANGUAGE='COMMAND') and its build as a
 # prerequisite of test-guards-matrix.
-GUARD_MATRIX_RUNNERS += rust='$(CARGO) test -q -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --test guard_conformance -- --nocapture'
+GUARD_MATRIX_RUNNERS += rust='$(RUST_TEST) -q --test integration guard::conformance:: -- --nocapture'
 .PHONY: test-guards-matrix
 test-guards-matrix: deps-rust s3-deps
-	$(CARGO) test -p tinystore --features $(GUARD_FEATURES),$(GUARD_S3_FEATURES) --test guard_conformance --no-run
+	$(RUST_TEST) --test integration --no-run
 	$(WITH_S3) $(WITH_PG) python3 tests/guards/matrix.py $(GUARD_MATRIX_RUNNERS)
 
 test-guards: test-guards-rust test-guards-contention test-guards-matrix

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The etcd fault tests N times in a row, stopping at the first failure:
-# members killed (etcd_failover), clients cut off (etcd_partitions), replies
-# lost (etcd_lost_replies) on a loopback cluster, and members cut off from
-# each other (etcd_member_partitions) on a namespaced one (skipped with
+# members killed (etcd::failover), clients cut off (etcd::partitions), replies
+# lost (etcd::lost_replies) on a loopback cluster, and members cut off from
+# each other (etcd::member_partitions) on a namespaced one (skipped with
 # TINYSTORE_SKIP_NETNS=1). `make test-etcd-loop N=30` runs it.
 #
 #   etcd_fault_loop.sh N
 #
-# The test binaries are built once and copied aside, so that builds made in
+# The test binary is built once and copied aside, so that builds made in
 # the same tree while it runs change nothing in it. Each run's output goes to
 # $TINYSTORE_LOOP_LOG (default /tmp/tinystore-etcd-loop.log); the last line
 # says how many runs passed, and in how long.
@@ -31,18 +31,14 @@ stop() {
 }
 trap stop EXIT
 
-# Build once; keep a copy of each binary the loop runs.
-tests=(etcd_failover etcd_partitions etcd_lost_replies etcd_member_partitions)
-args=()
-for t in "${tests[@]}"; do args+=(--test "$t"); done
-built=$("$cargo" test -p tinystore --features etcd "${args[@]}" --no-run \
+# Build once; keep a copy of the binary the loop runs (core's integration
+# tests, whose etcd:: module holds the fault tests).
+built=$("$cargo" test -p tinystore --features etcd --test integration --no-run \
 	--message-format=json) || exit 1
 mkdir -p "$dir/bin"
-for t in "${tests[@]}"; do
-	exe=$(grep -F "\"name\":\"$t\"" <<<"$built" | grep -o '"executable":"[^"]*"' | cut -d'"' -f4)
-	[[ -n $exe ]] || { echo "etcd_fault_loop.sh: no binary for $t" >&2; exit 1; }
-	cp "$exe" "$dir/bin/$t"
-done
+exe=$(grep -F '"name":"integration"' <<<"$built" | grep -o '"executable":"[^"]*"' | cut -d'"' -f4)
+[[ -n $exe ]] || { echo "etcd_fault_loop.sh: no integration test binary" >&2; exit 1; }
+cp "$exe" "$dir/bin/integration"
 
 bash "$here/etcd_cluster.sh" start "$loop" || exit 1
 export TINYSTORE_ETCD_DIR=$loop TINYSTORE_ETCD=$(cat "$loop/endpoints")
@@ -51,9 +47,10 @@ if [[ $netns == 1 ]]; then
 	export TINYSTORE_ETCD_NETNS_DIR=$netdir
 fi
 
-# Runs one test binary from the crate's directory, as cargo test does.
+# Runs one module of the test binary from the crate's directory, as cargo
+# test does.
 run() {
-	(cd "$core" && "$dir/bin/$1" "${@:2}") >>"$log" 2>&1
+	(cd "$core" && "$dir/bin/integration" "$@") >>"$log" 2>&1
 }
 
 : >"$log"
@@ -61,10 +58,10 @@ start=$(date +%s)
 passed=0
 for ((i = 1; i <= runs; i++)); do
 	echo "== run $i of $runs ($(date -u +%H:%M:%S))" | tee -a "$log"
-	run etcd_failover --test-threads=1 &&
-		run etcd_partitions &&
-		run etcd_lost_replies &&
-		{ [[ $netns == 0 ]] || run etcd_member_partitions --test-threads=1; } ||
+	run etcd::failover:: --test-threads=1 &&
+		run etcd::partitions:: &&
+		run etcd::lost_replies:: &&
+		{ [[ $netns == 0 ]] || run etcd::member_partitions:: --test-threads=1; } ||
 		{
 			echo "run $i failed; its output is in $log" >&2
 			break

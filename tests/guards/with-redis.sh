@@ -5,7 +5,7 @@
 # (for tests that start a server of their own); then stops it and exits with
 # the command's status.
 #
-#   with-redis.sh cargo test -p tinystore --features guard-redis --test guard_redis
+#   with-redis.sh cargo test -p tinystore --features guard-redis --test integration guard::redis
 set -uo pipefail
 server=${REDIS_SERVER:-redis-server}
 command -v "$server" >/dev/null || { echo "with-redis.sh: $server not found (apt-get install redis-server)" >&2; exit 1; }

@@ -17,7 +17,7 @@
 //! meets one half done lists again ([`super::object_read`]). The largest
 //! fence listed never goes down, whatever the order of the steps of many
 //! writers, lost answers and retried requests included: the model checker
-//! in core/tests/guard_model.rs explores them all.
+//! in core/tests/integration/guard/model.rs explores them all.
 
 use super::driver::DriverFailure;
 use super::object::{check_metadata, METADATA_KEY, TOMBSTONE_KEY};

@@ -1,0 +1,3 @@
+//! The deploy units (deploy/): systemd units checked and run.
+
+mod units;

@@ -1,0 +1,4 @@
+//! The client (core/src/client): a store reached over a connection.
+
+mod basic;
+mod order;

@@ -1,0 +1,13 @@
+//! Guards (core/src/guard): the fence compared where the write lands, on
+//! real SQLite files and real servers; the conformance matrix
+//! (vectors/guards.json) and the model checker of the protocol.
+
+mod conformance;
+mod http;
+mod model;
+mod postgres;
+mod redis;
+mod s3;
+mod sqlite;
+#[cfg(any(feature = "guard-sqlite", feature = "guard-postgres"))]
+pub mod support;

@@ -1,0 +1,3 @@
+//! The server (core/src/server) in this process.
+
+mod last_words;

@@ -1,0 +1,3 @@
+//! Helpers shared by the modules above.
+
+pub mod served;
