@@ -5,7 +5,6 @@
 //! moved to a temporary directory, serves over TLS, takes the backup unit's
 //! command, and stops cleanly on SIGTERM.
 
-
 use crate::support::server::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -3,7 +3,6 @@
 //! TINYSTORE_FENCE, the exit status follows hold's rules, `leader` prints
 //! the leader (text and `--json`) and `--watch` every change.
 
-
 use crate::support::server::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

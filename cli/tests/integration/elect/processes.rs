@@ -8,7 +8,6 @@
 //!
 //! Assertions are about order and terms, never about how long things took.
 
-
 use crate::support::server::*;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

@@ -10,7 +10,6 @@
 //! TINYSTORE_ETCD to its members, installs faketime and runs them with
 //! `--include-ignored`.
 
-
 use crate::etcd::support::fresh_address;
 use std::path::Path;
 use std::process::{Command, Output};

@@ -4,7 +4,6 @@
 //! The tests marked `ignore` need a running cluster: `make test-etcd` starts
 //! one, sets TINYSTORE_ETCD to its members and runs them with `--ignored`.
 
-
 use crate::etcd::support::fresh_address;
 use std::process::{Command, Output};
 

@@ -2,7 +2,6 @@
 //! whatever CMD's status: the holder stopped past its TTL, the server killed,
 //! the server stopped. A hold that kept its lease exits with CMD's status.
 
-
 use crate::support::server::*;
 use std::io::BufReader;
 use std::process::{Child, ChildStdout, Command, Stdio};

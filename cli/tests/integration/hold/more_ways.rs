@@ -3,7 +3,6 @@
 //! --max-hold`, against a real server: what CMD's environment says, what
 //! status shows while it runs, who waits for whom, and the exit statuses.
 
-
 use crate::support::server::*;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};

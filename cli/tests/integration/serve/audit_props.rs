@@ -7,9 +7,8 @@
 //! its limit, every fence unique and strictly rising in grant order, and
 //! every grant a client saw is in the log.
 
-
-use proptest::prelude::*;
 use crate::support::server::*;
+use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 

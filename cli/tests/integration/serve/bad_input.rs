@@ -2,9 +2,8 @@
 //! while another client holds a lease and acquires and releases keys
 //! undisturbed.
 
-
-use serde_json::Value;
 use crate::support::server::*;
+use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;

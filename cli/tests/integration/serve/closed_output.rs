@@ -4,7 +4,6 @@
 //! on SIGTERM; `tinystore leader --watch` whose stdout was closed ends with
 //! status 0 at the next change instead of a panic.
 
-
 use crate::support::server::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

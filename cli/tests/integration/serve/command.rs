@@ -2,7 +2,6 @@
 //! lease stopping the command), status, backup and restore (their --help:
 //! help.rs).
 
-
 use crate::support::server::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -3,7 +3,6 @@
 //! grace; a server stopped with SIGTERM releases leases, tells waiters
 //! `closed`, marks kv.db clean and removes its socket.
 
-
 use crate::support::server::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

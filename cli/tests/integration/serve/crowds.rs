@@ -1,7 +1,6 @@
 //! Crowds against a real `tinystore serve`: connections full of waiters
 //! closing at once, and a bystander that must not notice.
 
-
 use crate::support::server::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,6 @@
 //! lease lost, each refused authentication (the token never in them), in
 //! JSON with `--log-format json`, filtered by RUST_LOG.
 
-
 use crate::support::server::*;
 use std::time::Duration;
 use tinystore::blocking::Store;

@@ -4,7 +4,6 @@
 //! labels allow, a client with a wrong token), and checked against what the
 //! workload did.
 
-
 use crate::support::server::*;
 use std::collections::HashMap;
 use std::io::{Read, Write};

@@ -3,7 +3,6 @@
 //! corrupt kv.db, a read-only store directory. Each ends in a clear error
 //! and loses nothing.
 
-
 use crate::support::server::{Raw, Served, BIN};
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;

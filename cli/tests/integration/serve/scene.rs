@@ -4,7 +4,6 @@
 //! the older fence is refused by the conditional update in a shared SQLite
 //! file, and A learns that its lease was lost.
 
-
 use crate::support::server::*;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;

@@ -2,7 +2,6 @@
 //! reconnecting at once, and rounds of connections full of waiters that
 //! close, after which the server's memory must go back down.
 
-
 use crate::support::server::*;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};

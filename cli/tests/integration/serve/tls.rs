@@ -4,12 +4,11 @@
 //! client certificate, a plain client on the TLS port (the server carrying
 //! on for the others).
 
-
+use crate::support::server::*;
 use rcgen::{
     date_time_ymd, BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa,
     KeyPair,
 };
-use crate::support::server::*;
 use std::path::{Path, PathBuf};
 use tinystore::blocking::Store;
 use tinystore::{Code, ConnectOptions};

@@ -1,7 +1,6 @@
 //! The wire spoken by hand, as docs/wire.md shows it: cancelling a waiting
 //! acquire, acquires queued in the order sent, and `lost` events.
 
-
 use crate::support::server::*;
 
 #[test]

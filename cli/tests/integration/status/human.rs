@@ -2,7 +2,6 @@
 //! with their epoch's date and count, short durations, and names and keys
 //! escaped so that none can forge a line or colour the terminal.
 
-
 use crate::support::server::*;
 use std::process::Command;
 use std::time::{Duration, Instant};

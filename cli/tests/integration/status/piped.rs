@@ -1,7 +1,6 @@
 //! `tinystore status` whose reader stops early (`status --json | head -1`):
 //! it ends with status 0 and no panic, as `leader --watch` does.
 
-
 use crate::support::server::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

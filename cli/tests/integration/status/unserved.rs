@@ -2,7 +2,6 @@
 //! and never opens the store (no epoch written, nothing made, no ownership
 //! taken from a process that has it open).
 
-
 use crate::support::server::{status_json, BIN};
 use std::process::Command;
 use tinystore::blocking::Store;

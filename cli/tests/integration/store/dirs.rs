@@ -5,7 +5,6 @@
 //! without a store and make nothing; a new store directory is mode 0700;
 //! a backup never lands on the store's own files.
 
-
 use crate::support::server::*;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

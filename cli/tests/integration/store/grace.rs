@@ -4,7 +4,6 @@
 //! until an owner has waited it out. A store that was never served needs no
 //! grace. `tinystore backup` of a store nobody owns writes nothing into it.
 
-
 use crate::support::server::*;
 use std::path::Path;
 use std::process::{Command, Stdio};

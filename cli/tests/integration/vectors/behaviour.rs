@@ -4,9 +4,8 @@
 //! and which error each bad input gets. A case this runner cannot express
 //! fails the test unless the file marks it not applicable to Rust.
 
-
-use serde_json::Value;
 use crate::support::server::Served;
+use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tinystore::{Code, Error, Lease, Permit, Store};

@@ -3,9 +3,8 @@
 //! against the real library, on an embedded store and over a `tinystore
 //! serve` process reached by two connections.
 
-
-use serde_json::Value;
 use crate::support::server::Served;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;
 use tinystore::{Error, Fence, Lease, Options, Permit, Store};

@@ -1,7 +1,6 @@
 //! The Rust client against a real server on a Unix socket, in one process:
 //! the same API as an embedded store, over the wire.
 
-
 use crate::support::served::served;
 use std::time::Duration;
 use tinystore::server::{ServeOptions, Server};

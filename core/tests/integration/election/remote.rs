@@ -3,9 +3,8 @@
 //! (core/tests/integration/election/embedded.rs), and what only a connection can do: break.
 //! Several processes campaigning are in cli/tests/integration/elect/processes.rs.
 
-
-use futures_util::StreamExt;
 use crate::support::served::{served, through_proxy};
+use futures_util::StreamExt;
 use std::time::Duration;
 use tinystore::{Code, Leader, Observer, Store, OBSERVE_BUFFER};
 use tokio::net::UnixStream;

@@ -8,7 +8,6 @@
 //! The children are this test binary run again with `campaigner`.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::{address, next_change as next, prefix_of, raw};
 use futures_util::StreamExt;
 use std::io::{BufRead, BufReader, Write};

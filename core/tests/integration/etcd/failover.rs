@@ -4,7 +4,6 @@
 //! kills a member and starts it again.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::{address, entries_become, kill, leader};
 use futures_util::StreamExt;
 use std::time::Duration;

@@ -4,7 +4,6 @@
 //! leaks, TTLs, lost leases, the epoch, closing, and errors.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::{address, entries, entries_become, prefix_of, raw};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -9,7 +9,6 @@
 //! held, and fences keep rising.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::lost_reply::LostReply;
 use crate::etcd::support::{members, next_change as next, prefix, raw};
 use std::future::Future;

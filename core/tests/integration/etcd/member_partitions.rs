@@ -7,7 +7,6 @@
 //! their TTL says, never held twice; after healing, fences keep rising.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::netns::Cluster;
 use crate::etcd::support::prefix;
 use std::time::{Duration, Instant};

@@ -6,7 +6,6 @@
 //! alive for the others.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::{address, prefix_of, raw};
 use crate::more_ways::support::*;
 use std::time::Duration;

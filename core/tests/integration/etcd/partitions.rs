@@ -7,7 +7,6 @@
 //! once, and fences rose, also after the cut is healed.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::{members, prefix, Proxy};
 use std::time::{Duration, Instant};
 use tinystore::{Code, Store};

@@ -7,7 +7,6 @@
 //! TINYSTORE_ETCD_ROLE.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::address;
 use rusqlite::Connection;
 use std::io::{BufRead, BufReader, Write};

@@ -3,10 +3,9 @@
 //! message as on a store in this process, and no waiter left in line.
 #![cfg(feature = "etcd")]
 
-
 use crate::etcd::support::address;
-use tinystore::Store;
 use crate::locks::waits_support::{a_zero_wait_runs_out_at_once, each_kind_runs_out_alike};
+use tinystore::Store;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn etcd_waits_run_out_with_one_code_and_message() {

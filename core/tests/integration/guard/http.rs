@@ -105,7 +105,8 @@ fn request(path: &str) -> http::request::Builder {
 #[tokio::test]
 async fn every_fence_header_vector_holds_over_http() {
     let (address, calls) = serve().await;
-    let all: Value = serde_json::from_str(include_str!("../../../../vectors/behaviour.json")).unwrap();
+    let all: Value =
+        serde_json::from_str(include_str!("../../../../vectors/behaviour.json")).unwrap();
     let cases = all["fence_header"]["cases"].as_array().unwrap();
     assert!(
         cases.len() >= 10,

@@ -7,7 +7,6 @@
 //! (as `make test` sets), where they fail.
 #![cfg(feature = "guard-postgres")]
 
-
 use std::time::Duration;
 use tinystore::guard::postgres::{check, ensure};
 use tinystore::{Code, Fence};

@@ -104,7 +104,8 @@ async fn every_object_guard_vector_holds_on_moto() {
     let Some(url) = s3_url() else { return };
     let client = client_at(&url);
     let bucket = bucket(&client, "vectors").await;
-    let all: Value = serde_json::from_str(include_str!("../../../../vectors/behaviour.json")).unwrap();
+    let all: Value =
+        serde_json::from_str(include_str!("../../../../vectors/behaviour.json")).unwrap();
     let cases = all["object_guard"]["cases"].as_array().unwrap();
     assert!(
         cases.len() >= 11,

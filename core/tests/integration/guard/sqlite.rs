@@ -3,7 +3,6 @@
 //! and a call outside a transaction refused.
 #![cfg(feature = "guard-sqlite")]
 
-
 use rusqlite::{Connection, OptionalExtension};
 use tinystore::guard::rusqlite::{check, ensure};
 use tinystore::{Code, Fence};

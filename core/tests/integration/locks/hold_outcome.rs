@@ -4,7 +4,6 @@
 //! when it ran out or its connection broke); else the body's value. And `lost_reason`, `release` and
 //! `end_hold`, which give the bindings the same answers.
 
-
 use crate::support::served::through_proxy;
 use std::time::Duration;
 use tinystore::server::Server;

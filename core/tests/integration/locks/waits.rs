@@ -2,10 +2,9 @@
 //! a connection: for a lock, a semaphore and an election, the same
 //! `timeout` with the same message, and no waiter left in line.
 
-
+use crate::locks::waits_support::{a_zero_wait_runs_out_at_once, each_kind_runs_out_alike};
 use crate::support::served::served;
 use tinystore::Store;
-use crate::locks::waits_support::{a_zero_wait_runs_out_at_once, each_kind_runs_out_alike};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_waits_run_out_with_one_code_and_message() {

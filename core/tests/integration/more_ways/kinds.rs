@@ -2,7 +2,6 @@
 //! `max_hold`, on a store in this process and on one served over a
 //! connection (two clients, so that waits cross the wire).
 
-
 use crate::more_ways::support::*;
 use crate::support::served::served;
 use tinystore::Store;

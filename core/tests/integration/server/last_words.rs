@@ -4,9 +4,8 @@
 //! the stream. Spoken on the raw wire, so nothing in a client can stand in
 //! for a missing line.
 
-
-use serde_json::Value;
 use crate::support::served::served;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
