@@ -25,11 +25,7 @@ export interface Options {
 }
 
 /** Options of `tryAcquire`, which never waits. */
-export interface TryOptions {
-  ttl?: number
-  renew?: boolean
-  maxHold?: number
-}
+export type TryOptions = Omit<Options, 'wait' | 'signal'>
 
 /** Options of a semaphore's acquire and hold (and of the semaphore). */
 export interface PermitOptions extends Options {
@@ -38,10 +34,7 @@ export interface PermitOptions extends Options {
 }
 
 /** Options of a semaphore's `tryAcquire`. */
-export interface TryPermitOptions extends TryOptions {
-  /** How many of the key's places the permit takes, all or nothing: 1 (the default) to the limit. */
-  weight?: number
-}
+export type TryPermitOptions = Omit<PermitOptions, 'wait' | 'signal'>
 
 /** Options of `connect`. */
 export interface ConnectOptions {

@@ -44,7 +44,7 @@ export declare class NativeElection {
    * Starts campaigning, first come first served, with `value`; the core
    * checks the name, value and options at the first poll.
    */
-  campaigning(value: string, options?: NativeOptions | undefined | null): NativeLeadershipAcquiring
+  campaigning(value: string, options?: Record<string, number | boolean> | undefined | null): NativeLeadershipAcquiring
   /**
    * The leader now, or `null`; at once when it can tell, else as a
    * promise.
@@ -295,18 +295,18 @@ export declare class NativeLocks {
    * Starts waiting first come first served for `key`; the core
    * checks the name, key and options at the first poll.
    */
-  acquiring(key: string, options?: NativeOptions | undefined | null): NativeLeaseAcquiring
+  acquiring(key: string, options?: Record<string, number | boolean> | undefined | null): NativeLeaseAcquiring
   /**
    * Holds `key` if it is free now, else `null`; at once when it
    * can tell, else as a promise.
    */
-  tryAcquire(key: string, options?: NativeOptions | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  tryAcquire(key: string, options?: Record<string, number | boolean> | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
   /**
    * Starts waiting for every key of `keys` (a lease each, in the order
    * of `keys`) or none; the core checks the keys and options at the
    * first poll, and a give-up leaves none held.
    */
-  acquiringAll(keys: Array<string>, options?: NativeOptions | undefined | null): NativeLeasesAcquiring
+  acquiringAll(keys: Array<string>, options?: Record<string, number | boolean> | undefined | null): NativeLeasesAcquiring
 }
 
 /**
@@ -367,18 +367,6 @@ export declare class NativeObserver {
    * `done`. Idempotent.
    */
   close(): void
-}
-
-/**
- * `ttl`, `wait` and `maxHold` in milliseconds, `renew` on or off, and a
- * semaphore permit's `weight`; a missing field keeps the group's value.
- */
-export interface NativeOptions {
-  ttl?: number
-  wait?: number
-  renew?: boolean
-  maxHold?: number
-  weight?: number
 }
 
 /** One of a semaphore key's places; it has no fence. */
@@ -447,19 +435,19 @@ export declare class NativeRwLocks {
    * Starts waiting first come first served to read `key`; the core
    * checks the name, key and options at the first poll.
    */
-  acquiringRead(key: string, options?: NativeOptions | undefined | null): NativePermitAcquiring
+  acquiringRead(key: string, options?: Record<string, number | boolean> | undefined | null): NativePermitAcquiring
   /** Starts waiting first come first served to write `key`. */
-  acquiringWrite(key: string, options?: NativeOptions | undefined | null): NativeLeaseAcquiring
+  acquiringWrite(key: string, options?: Record<string, number | boolean> | undefined | null): NativeLeaseAcquiring
   /**
    * Reads `key` if no writer holds it or waits for it now, else `null`;
    * at once when it can tell, else as a promise.
    */
-  tryAcquireRead(key: string, options?: NativeOptions | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+  tryAcquireRead(key: string, options?: Record<string, number | boolean> | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
   /**
    * Writes `key` if nobody holds it or waits for it now, else `null`;
    * at once when it can tell, else as a promise.
    */
-  tryAcquireWrite(key: string, options?: NativeOptions | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  tryAcquireWrite(key: string, options?: Record<string, number | boolean> | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
 }
 
 /** A group of semaphores: up to `limit` holders per key at once. */
@@ -470,12 +458,12 @@ export declare class NativeSemaphore {
    * Starts waiting first come first served for `key`; the core
    * checks the name, key and options at the first poll.
    */
-  acquiring(key: string, options?: NativeOptions | undefined | null): NativePermitAcquiring
+  acquiring(key: string, options?: Record<string, number | boolean> | undefined | null): NativePermitAcquiring
   /**
    * Holds `key` if it is free now, else `null`; at once when it
    * can tell, else as a promise.
    */
-  tryAcquire(key: string, options?: NativeOptions | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+  tryAcquire(key: string, options?: Record<string, number | boolean> | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
 }
 
 /** A store served on its Unix socket by this process until `close`. */
@@ -524,13 +512,13 @@ export interface NativeStatus {
 /** An open store, owned by this process or reached over a connection. */
 export declare class NativeStore {
   /** The group of exclusive locks called `name`, with its options. */
-  locks(name: string, options?: NativeOptions | undefined | null): NativeLocks
+  locks(name: string, options?: Record<string, number | boolean> | undefined | null): NativeLocks
   /** The group of semaphores called `name`, `limit` holders per key. */
-  semaphore(name: string, limit: number, options?: NativeOptions | undefined | null): NativeSemaphore
+  semaphore(name: string, limit: number, options?: Record<string, number | boolean> | undefined | null): NativeSemaphore
   /** The group of read-write locks called `name`, with its options. */
-  rwLocks(name: string, options?: NativeOptions | undefined | null): NativeRwLocks
+  rwLocks(name: string, options?: Record<string, number | boolean> | undefined | null): NativeRwLocks
   /** The election called `name`, with its options. */
-  election(name: string, options?: NativeOptions | undefined | null): NativeElection
+  election(name: string, options?: Record<string, number | boolean> | undefined | null): NativeElection
   /**
    * The store's status: the `limit` held leases and keys with waiters
    * (default 1,000) after the first `offset` of each; the core checks

@@ -208,26 +208,15 @@ typedef struct TsDone {
   struct TsError err;
 } TsDone;
 
-// The options of a group or a call; a field whose `has_` flag is false
-// keeps the group's value, or else the core's default. The core checks
-// the values.
+// The options of a group or a call, as text: one `name=value` line each,
+// named as the core names them (`ttl`, `wait`, `renew`, `max_hold`,
+// `weight`), a duration in nanoseconds, a count in decimal, a boolean as
+// `true` or `false`. An option not given keeps the group's value, or else
+// the core's default; `lines_len` 0 gives none. The core checks the
+// names and the values.
 typedef struct TsOptions {
-  bool has_ttl;
-  // The lease's TTL, in nanoseconds.
-  uint64_t ttl_ns;
-  bool has_wait;
-  // How long acquire may wait, in nanoseconds.
-  uint64_t wait_ns;
-  bool has_renew;
-  // Whether a held lease is renewed every ttl/3 until released.
-  bool renew;
-  bool has_max_hold;
-  // The longest a lease is kept after its grant, renewals included, in
-  // nanoseconds.
-  uint64_t max_hold_ns;
-  bool has_weight;
-  // How many of a semaphore key's places one permit takes.
-  uint32_t weight;
+  const uint8_t *lines;
+  size_t lines_len;
 } TsOptions;
 
 // A leader, or none: its value (`value_len` bytes of UTF-8 the caller

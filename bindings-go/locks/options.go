@@ -15,19 +15,19 @@ type Option func(*native.Options)
 // TTL sets how long a lease lives after its grant or last renewal
 // (default 15s; from 10ms to 24h).
 func TTL(d time.Duration) Option {
-	return func(o *native.Options) { o.HasTTL, o.TTL = true, d }
+	return func(o *native.Options) { o.SetDuration("ttl", d) }
 }
 
 // Wait sets how long Acquire and Hold may wait for the key before they fail
 // with ErrTimeout (default: until ctx is done).
 func Wait(d time.Duration) Option {
-	return func(o *native.Options) { o.HasWait, o.Wait = true, d }
+	return func(o *native.Options) { o.SetDuration("wait", d) }
 }
 
 // NoRenew turns keeping alive off: a held lease then runs out TTL after
 // its grant or last Renew, even while its holder runs.
 func NoRenew() Option {
-	return func(o *native.Options) { o.HasRenew, o.Renew = true, false }
+	return func(o *native.Options) { o.SetBool("renew", false) }
 }
 
 // MaxHold caps how long a lease is kept after its grant, renewals
@@ -36,14 +36,14 @@ func NoRenew() Option {
 // ErrLeaseLost error naming max_hold). A holder whose work is stuck while
 // its renewing lives cannot keep a key forever.
 func MaxHold(d time.Duration) Option {
-	return func(o *native.Options) { o.HasMaxHold, o.MaxHold = true, d }
+	return func(o *native.Options) { o.SetDuration("max_hold", d) }
 }
 
 // Weight makes a semaphore's permit take n places of its key at once
 // (default 1; from 1 to the semaphore's limit), all or nothing, first come
 // first served. Any other group refuses it with ErrInvalid.
 func Weight(n int) Option {
-	return func(o *native.Options) { o.HasWeight, o.Weight = true, clampLimit(n) }
+	return func(o *native.Options) { o.SetCount("weight", int64(n)) }
 }
 
 // gather gathers opts.

@@ -21,30 +21,30 @@ function keyText(key) {
 }
 
 /**
- * The addon's options for the ttl, wait, renew, maxHold and weight fields
- * of `options` (the core checks their ranges, and that only a semaphore
- * takes a weight).
+ * @typedef {Record<string, number | boolean>} NativeOptions
+ * Options by their names in the core's snake_case (`max_hold`), each a
+ * number (milliseconds, or a count) or a boolean.
+ */
+
+/**
+ * The addon's options for the fields of `options` but `signal`, each
+ * renamed from camelCase to snake_case (`maxHold` to `max_hold`); the core
+ * knows every option, and checks each name and value.
  * @param {unknown} options
  * @param {string} where
- * @returns {import('../native').NativeOptions | undefined}
+ * @returns {NativeOptions | undefined}
  */
 function nativeOptions(options, where) {
   if (options === undefined || options === null) return undefined
   if (typeof options !== 'object') throw new InvalidError(`options of ${where} must be an object, not ${describe(options)}`)
-  const { ttl, wait, renew, maxHold, weight } =
-    /** @type {{ ttl?: unknown, wait?: unknown, renew?: unknown, maxHold?: unknown, weight?: unknown }} */ (options)
-  /** @type {import('../native').NativeOptions} */
+  /** @type {NativeOptions} */
   const out = {}
-  if (ttl !== undefined) out.ttl = millis('ttl', ttl, where)
-  if (wait !== undefined) out.wait = millis('wait', wait, where)
-  if (maxHold !== undefined) out.maxHold = millis('maxHold', maxHold, where)
-  if (renew !== undefined) {
-    if (typeof renew !== 'boolean') throw new InvalidError(`renew of ${where} must be a boolean, not ${describe(renew)}`)
-    out.renew = renew
-  }
-  if (weight !== undefined) {
-    if (typeof weight !== 'number') throw new InvalidError(`weight of ${where} must be a number of places, not ${describe(weight)}`)
-    out.weight = weight
+  for (const [name, value] of Object.entries(options)) {
+    if (name === 'signal' || value === undefined) continue
+    if (typeof value !== 'number' && typeof value !== 'boolean') {
+      throw new InvalidError(`${name} of ${where} must be a number or a boolean, not ${describe(value)}`)
+    }
+    out[name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value
   }
   return out
 }
@@ -61,17 +61,6 @@ function signalOf(options, where) {
   if (signal === undefined) return undefined
   if (!(signal instanceof AbortSignal)) throw new InvalidError(`signal of ${where} must be an AbortSignal, not ${describe(signal)}`)
   return signal
-}
-
-/**
- * @param {string} what
- * @param {unknown} value
- * @param {string} where
- * @returns {number}
- */
-function millis(what, value, where) {
-  if (typeof value !== 'number') throw new InvalidError(`${what} of ${where} must be a number of milliseconds, not ${describe(value)}`)
-  return value
 }
 
 /** @param {unknown} value */

@@ -47,7 +47,7 @@ class Election {
    * (WaitTimeoutError) or the signal aborts (its reason); a campaign given
    * up never leads.
    * @param {string} value
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    * @returns {Promise<Leadership>}
    */
   async campaign(value, options) {
@@ -68,7 +68,7 @@ class Election {
    * @template T
    * @param {string} value
    * @param {(leadership: Leadership) => T | PromiseLike<T>} fn
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    * @returns {Promise<T>}
    */
   async lead(value, fn, options) {

@@ -16,8 +16,8 @@ const { acquireAll, holdingAll } = require('./several')
  * @template N
  * @typedef {{
  *   readonly name: string,
- *   acquiring(key: string, options?: import('../native').NativeOptions): import('./hold').Acquiring<N>,
- *   tryAcquire(key: string, options?: import('../native').NativeOptions): N | null | undefined | Promise<N | null | undefined>,
+ *   acquiring(key: string, options?: import('./convert').NativeOptions): import('./hold').Acquiring<N>,
+ *   tryAcquire(key: string, options?: import('./convert').NativeOptions): N | null | undefined | Promise<N | null | undefined>,
  * }} Side
  */
 
@@ -56,7 +56,7 @@ class Group {
    * Waits first come first served for `key` and holds it, until `wait`
    * runs out (WaitTimeoutError) or the signal aborts (its reason).
    * @param {string | number | bigint} key
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, weight?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').PermitOptions} [options]
    * @returns {Promise<H>}
    */
   async acquire(key, options) {
@@ -73,7 +73,7 @@ class Group {
   /**
    * Holds `key` if it is free now; else resolves to null.
    * @param {string | number | bigint} key
-   * @param {{ ttl?: number, renew?: boolean, maxHold?: number, weight?: number }} [options]
+   * @param {import('../index').TryPermitOptions} [options]
    * @returns {Promise<H | null>}
    */
   async tryAcquire(key, options) {
@@ -92,7 +92,7 @@ class Group {
    * @template T
    * @param {string | number | bigint} key
    * @param {(held: H) => T | PromiseLike<T>} fn
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, weight?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').PermitOptions} [options]
    * @returns {Promise<T>}
    */
   async hold(key, fn, options) {
@@ -129,7 +129,7 @@ class Locks extends Group {
    * (WaitTimeoutError), an error or an abort of the signal (its reason)
    * leaves none held.
    * @param {Iterable<string | number | bigint>} keys
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    * @returns {Promise<Lease[]>}
    */
   async acquireAll(keys, options) {
@@ -147,7 +147,7 @@ class Locks extends Group {
    * @template T
    * @param {Iterable<string | number | bigint>} keys
    * @param {(leases: Lease[], signal: AbortSignal) => T | PromiseLike<T>} fn
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    * @returns {Promise<T>}
    */
   async holdAll(keys, fn, options) {

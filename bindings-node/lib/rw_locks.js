@@ -44,7 +44,7 @@ class RwLocks {
    * readers, after every writer that came first), until `wait` runs out
    * (WaitTimeoutError) or the signal aborts (its reason).
    * @param {string | number | bigint} key
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    * @returns {Promise<Permit>}
    */
   acquireRead(key, options) {
@@ -55,7 +55,7 @@ class RwLocks {
    * Waits first come first served to write `key` (alone, with a fence),
    * until `wait` runs out (WaitTimeoutError) or the signal aborts.
    * @param {string | number | bigint} key
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    * @returns {Promise<Lease>}
    */
   acquireWrite(key, options) {
@@ -65,7 +65,7 @@ class RwLocks {
   /**
    * Reads `key` if no writer holds it or waits for it now; else null.
    * @param {string | number | bigint} key
-   * @param {{ ttl?: number, renew?: boolean, maxHold?: number }} [options]
+   * @param {import('../index').TryOptions} [options]
    * @returns {Promise<Permit | null>}
    */
   tryAcquireRead(key, options) {
@@ -75,7 +75,7 @@ class RwLocks {
   /**
    * Writes `key` if nobody holds it or waits for it now; else null.
    * @param {string | number | bigint} key
-   * @param {{ ttl?: number, renew?: boolean, maxHold?: number }} [options]
+   * @param {import('../index').TryOptions} [options]
    * @returns {Promise<Lease | null>}
    */
   tryAcquireWrite(key, options) {
@@ -88,7 +88,7 @@ class RwLocks {
    * @template T
    * @param {string | number | bigint} key
    * @param {(permit: Permit) => T | PromiseLike<T>} fn
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    * @returns {Promise<T>}
    */
   holdRead(key, fn, options) {
@@ -101,7 +101,7 @@ class RwLocks {
    * @template T
    * @param {string | number | bigint} key
    * @param {(lease: Lease) => T | PromiseLike<T>} fn
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    * @returns {Promise<T>}
    */
   holdWrite(key, fn, options) {

@@ -22,7 +22,7 @@ class Store {
    * The group of exclusive locks called `name` (1 to 128 bytes of
    * A-Z a-z 0-9 . _ - :, checked at the first acquire), with its options.
    * @param {string} name
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    */
   locks(name, options) {
     checkName(name)
@@ -34,7 +34,7 @@ class Store {
    * The group of semaphores called `name`: up to `limit` holders per key.
    * @param {string} name
    * @param {number} limit
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, weight?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').PermitOptions} [options]
    */
   semaphore(name, limit, options) {
     checkName(name)
@@ -48,7 +48,7 @@ class Store {
    * writer holds it alone (with a fence); first come first served, so a
    * waiting writer holds back the readers that came after it.
    * @param {string} name
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    */
   rwLocks(name, options) {
     checkName(name)
@@ -60,7 +60,7 @@ class Store {
    * The election called `name` (a lock whose holder is named, apart from
    * the lock group and semaphore of that name), with its options.
    * @param {string} name
-   * @param {{ ttl?: number, wait?: number, renew?: boolean, maxHold?: number, signal?: AbortSignal }} [options]
+   * @param {import('../index').Options} [options]
    */
   election(name, options) {
     checkName(name)

@@ -8,10 +8,11 @@ use crate::acquiring::acquiring_class;
 use crate::error::to_napi;
 use crate::lease::holding_methods;
 use crate::now::now_or_later;
-use crate::options::{to_core, NativeOptions};
+use crate::options::to_core;
 use napi::bindgen_prelude::{within_runtime_if_available, BigInt, Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// An election's leader: its value and its term.
@@ -69,7 +70,7 @@ impl NativeElection {
     pub fn campaigning(
         &self,
         value: String,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<NativeLeadershipAcquiring> {
         Ok(self.inner.campaigning(&value, to_core(options)?).into())
     }

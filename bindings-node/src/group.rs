@@ -6,10 +6,11 @@ use crate::acquiring::{NativeLeaseAcquiring, NativePermitAcquiring};
 use crate::error::to_napi;
 use crate::lease::{NativeLease, NativePermit};
 use crate::now::now_or_later;
-use crate::options::{to_core, NativeOptions};
+use crate::options::to_core;
 use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
+use std::collections::HashMap;
 
 /// A group of exclusive locks, one per key.
 #[napi]
@@ -52,7 +53,7 @@ macro_rules! group_methods {
             pub fn acquiring(
                 &self,
                 key: String,
-                options: Option<NativeOptions>,
+                options: Option<HashMap<String, Either<f64, bool>>>,
             ) -> napi::Result<$acquiring> {
                 Ok(self.inner.acquiring(key, to_core(options)?).into())
             }
@@ -64,7 +65,7 @@ macro_rules! group_methods {
                 &self,
                 env: &'env Env,
                 key: String,
-                options: Option<NativeOptions>,
+                options: Option<HashMap<String, Either<f64, bool>>>,
             ) -> napi::Result<Either<Option<$held>, PromiseRaw<'env, Option<$held>>>> {
                 let options = to_core(options)?;
                 let group = self.inner.clone();

@@ -6,10 +6,11 @@ use crate::acquiring::{NativeLeaseAcquiring, NativePermitAcquiring};
 use crate::error::to_napi;
 use crate::lease::{NativeLease, NativePermit};
 use crate::now::now_or_later;
-use crate::options::{to_core, NativeOptions};
+use crate::options::to_core;
 use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
+use std::collections::HashMap;
 
 /// A group of read-write locks, one per key: readers share a key, a
 /// writer holds it alone; first come first served.
@@ -38,7 +39,7 @@ impl NativeRwLocks {
     pub fn acquiring_read(
         &self,
         key: String,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<NativePermitAcquiring> {
         Ok(self.inner.acquiring_read(key, to_core(options)?).into())
     }
@@ -48,7 +49,7 @@ impl NativeRwLocks {
     pub fn acquiring_write(
         &self,
         key: String,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<NativeLeaseAcquiring> {
         Ok(self.inner.acquiring_write(key, to_core(options)?).into())
     }
@@ -60,7 +61,7 @@ impl NativeRwLocks {
         &self,
         env: &'env Env,
         key: String,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<Either<Option<NativePermit>, PromiseRaw<'env, Option<NativePermit>>>> {
         let options = to_core(options)?;
         let group = self.inner.clone();
@@ -77,7 +78,7 @@ impl NativeRwLocks {
         &self,
         env: &'env Env,
         key: String,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<Either<Option<NativeLease>, PromiseRaw<'env, Option<NativeLease>>>> {
         let options = to_core(options)?;
         let group = self.inner.clone();

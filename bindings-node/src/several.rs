@@ -6,8 +6,10 @@
 use crate::acquiring::acquiring_class;
 use crate::group::NativeLocks;
 use crate::lease::NativeLease;
-use crate::options::{to_core, NativeOptions};
+use crate::options::to_core;
+use napi::Either;
 use napi_derive::napi;
+use std::collections::HashMap;
 
 acquiring_class!(
     "A lock group's acquire of several keys under way.",
@@ -30,7 +32,7 @@ impl NativeLocks {
     pub fn acquiring_all(
         &self,
         keys: Vec<String>,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<NativeLeasesAcquiring> {
         Ok(self.inner.acquiring_all(keys, to_core(options)?).into())
     }

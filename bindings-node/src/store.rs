@@ -4,10 +4,12 @@
 use crate::election::NativeElection;
 use crate::error::{invalid, to_napi};
 use crate::group::{NativeLocks, NativeSemaphore};
-use crate::options::{to_core, NativeOptions};
+use crate::options::to_core;
 use crate::rw_locks::NativeRwLocks;
 use crate::status::NativeStatus;
+use napi::Either;
 use napi_derive::napi;
+use std::collections::HashMap;
 
 /// An open store, owned by this process or reached over a connection.
 #[napi]
@@ -41,7 +43,11 @@ pub async fn connect_store(address: String, token: Option<String>) -> napi::Resu
 impl NativeStore {
     /// The group of exclusive locks called `name`, with its options.
     #[napi]
-    pub fn locks(&self, name: String, options: Option<NativeOptions>) -> napi::Result<NativeLocks> {
+    pub fn locks(
+        &self,
+        name: String,
+        options: Option<HashMap<String, Either<f64, bool>>>,
+    ) -> napi::Result<NativeLocks> {
         Ok(self.inner.locks(&name).with(to_core(options)?).into())
     }
 
@@ -51,7 +57,7 @@ impl NativeStore {
         &self,
         name: String,
         limit: f64,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<NativeSemaphore> {
         // Only the conversion: the core checks the limit (from 1 to
         // MAX_LIMIT) at the first acquire, as it does every field.
@@ -70,7 +76,7 @@ impl NativeStore {
     pub fn rw_locks(
         &self,
         name: String,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<NativeRwLocks> {
         Ok(self.inner.rw_locks(&name).with(to_core(options)?).into())
     }
@@ -80,7 +86,7 @@ impl NativeStore {
     pub fn election(
         &self,
         name: String,
-        options: Option<NativeOptions>,
+        options: Option<HashMap<String, Either<f64, bool>>>,
     ) -> napi::Result<NativeElection> {
         Ok(self.inner.election(&name).with(to_core(options)?).into())
     }

@@ -1,14 +1,12 @@
 //! Python arguments to core values: keys (str, or int as its decimal text),
-//! a semaphore's limit, and the options `ttl`, `wait`, `renew`, `max_hold`
-//! (seconds as float) and `weight`. The core checks the values; this only
-//! converts them.
+//! a semaphore's limit, and the options by name (the core's table; seconds
+//! as float). The core checks the values; this only converts them.
 
-use crate::error::invalid;
+use crate::error::{invalid, to_py};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyString};
-use std::time::Duration;
-use tinystore::Options;
+use tinystore::{Given, Options, TimeUnit};
 
 /// A key's text: a `str` as it is, an `int` as its decimal text (so `42`
 /// and `"42"` are the same key). Anything else is `invalid`.
@@ -29,49 +27,37 @@ pub(crate) fn key_text(key: &Bound<'_, PyAny>) -> PyResult<String> {
     Err(invalid(format!("a key must be str or int, not {kind}")))
 }
 
-/// Seconds as a `Duration`; `what` names the option in the error.
-fn seconds(what: &str, secs: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(secs).map_err(|_| {
-        invalid(format!(
-            "{what} must be a finite number of seconds >= 0, not {secs}"
-        ))
-    })
-}
-
-/// The keyword options a group or a call sets: `ttl`, `wait` and
-/// `max_hold` (seconds), `renew`, and `weight` (the places one permit
-/// takes). One left out or `None` stays unset; any other keyword is a
-/// `TypeError`, as a Python function's would be. The core checks the
-/// values (a weight only on a semaphore, from 1 to its limit).
+/// The keyword options a group or a call sets (`ttl`, `wait`, `max_hold`
+/// in seconds, `renew`, `weight`: the core's table names them): a bool
+/// or a number each, set by name in the core, which checks them. One left
+/// out or `None` stays unset; an unknown keyword is a `TypeError`, as a
+/// Python function's would be, and so is a value neither a number nor a
+/// bool.
 pub(crate) fn options(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     let mut over = Options::default();
     for (name, value) in kwargs.into_iter().flat_map(|k| k.iter()) {
         let name = name.str()?.to_str()?.to_owned();
-        let given = !value.is_none();
-        match name.as_str() {
-            "ttl" | "wait" | "max_hold" | "renew" | "weight" if !given => {}
-            "ttl" => over.ttl = Some(seconds("ttl", value.extract()?)?),
-            "wait" => over.wait = Some(seconds("wait", value.extract()?)?),
-            "max_hold" => over.max_hold = Some(seconds("max_hold", value.extract()?)?),
-            "renew" => over.renew = Some(value.extract()?),
-            "weight" => over.weight = Some(weight(value.extract()?)?),
-            _ => {
-                return Err(PyTypeError::new_err(format!(
-                    "got an unexpected keyword argument '{name}'"
-                )))
-            }
+        if !Options::is_option(&name) {
+            return Err(PyTypeError::new_err(format!(
+                "got an unexpected keyword argument '{name}'"
+            )));
         }
+        if value.is_none() {
+            continue;
+        }
+        let given = if let Ok(b) = value.cast::<PyBool>() {
+            Given::Bool(b.is_true())
+        } else if let Ok(n) = value.extract::<f64>() {
+            Given::Number(n)
+        } else {
+            let kind = value.get_type().name()?;
+            return Err(PyTypeError::new_err(format!(
+                "{name} must be a number or a bool, not {kind}"
+            )));
+        };
+        over.set(&name, given, TimeUnit::Seconds).map_err(to_py)?;
     }
     Ok(over)
-}
-
-/// A weight as the core's type; an int no `u32` holds is `invalid` here.
-fn weight(weight: i64) -> PyResult<u32> {
-    u32::try_from(weight).map_err(|_| {
-        invalid(format!(
-            "weight {weight} is out of range: a weight is from 1 to the semaphore's limit"
-        ))
-    })
 }
 
 /// A semaphore's limit as the core's type. An int no `u32` holds becomes

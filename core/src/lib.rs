@@ -68,6 +68,7 @@ mod locks;
 mod names;
 mod on_lost;
 mod options;
+mod options_given;
 mod os;
 mod poll;
 mod rw_locks;
@@ -98,6 +99,8 @@ pub use options::{
     Options, DEFAULT_MAX_HOLD, DEFAULT_RENEW, DEFAULT_TTL, DEFAULT_WAIT, MAX_MAX_HOLD, MAX_TTL,
     MAX_WAIT, MIN_MAX_HOLD, MIN_TTL,
 };
+#[doc(hidden)] // binding plumbing
+pub use options_given::{Given, TimeUnit};
 #[doc(hidden)] // binding plumbing
 pub use poll::poll_now;
 pub use rw_locks::RwLocks;

@@ -89,7 +89,7 @@ pub unsafe extern "C" fn ts_election_campaign(
         call(err, || {
             let election = election(handle(group, "group")?)?.clone();
             let value = utf8(value, value_len, "value")?.to_owned();
-            let options = options.into();
+            let options = options.read()?;
             let campaigning = one(async move {
                 let leadership = election.campaign_with(&value, options).await;
                 leadership.map(Held::leadership)

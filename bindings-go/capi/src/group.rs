@@ -7,43 +7,31 @@ use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::lease::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::block_on;
 use crate::store::TsStore;
-use crate::text::{free_handle, handle, put_handle, utf8};
-use std::time::Duration;
-use tinystore::{Acquiring, Options};
+use crate::text::{bytes, free_handle, handle, put_handle, utf8};
+use tinystore::{Acquiring, Options, TimeUnit};
 
-/// The options of a group or a call; a field whose `has_` flag is false
-/// keeps the group's value, or else the core's default. The core checks
-/// the values.
+/// The options of a group or a call, as text: one `name=value` line each,
+/// named as the core names them (`ttl`, `wait`, `renew`, `max_hold`,
+/// `weight`), a duration in nanoseconds, a count in decimal, a boolean as
+/// `true` or `false`. An option not given keeps the group's value, or else
+/// the core's default; `lines_len` 0 gives none. The core checks the
+/// names and the values.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct TsOptions {
-    pub has_ttl: bool,
-    /// The lease's TTL, in nanoseconds.
-    pub ttl_ns: u64,
-    pub has_wait: bool,
-    /// How long acquire may wait, in nanoseconds.
-    pub wait_ns: u64,
-    pub has_renew: bool,
-    /// Whether a held lease is renewed every ttl/3 until released.
-    pub renew: bool,
-    pub has_max_hold: bool,
-    /// The longest a lease is kept after its grant, renewals included, in
-    /// nanoseconds.
-    pub max_hold_ns: u64,
-    pub has_weight: bool,
-    /// How many of a semaphore key's places one permit takes.
-    pub weight: u32,
+    pub lines: *const u8,
+    pub lines_len: usize,
 }
 
-impl From<TsOptions> for Options {
-    fn from(o: TsOptions) -> Options {
-        Options {
-            ttl: o.has_ttl.then(|| Duration::from_nanos(o.ttl_ns)),
-            wait: o.has_wait.then(|| Duration::from_nanos(o.wait_ns)),
-            renew: o.has_renew.then_some(o.renew),
-            max_hold: o.has_max_hold.then(|| Duration::from_nanos(o.max_hold_ns)),
-            weight: o.has_weight.then_some(o.weight),
-        }
+impl TsOptions {
+    /// The core's options for these lines.
+    ///
+    /// # Safety
+    /// `lines` points to `lines_len` readable bytes, or `lines_len` is 0.
+    pub(crate) unsafe fn read(self) -> Outcome<Options> {
+        // SAFETY: forwarded from the caller.
+        let lines = unsafe { bytes(self.lines, self.lines_len) };
+        Ok(Options::from_lines(lines, TimeUnit::Nanos)?)
     }
 }
 
@@ -102,20 +90,17 @@ pub unsafe extern "C" fn ts_store_group(
         call(err, || {
             let store = handle(store, "store")?;
             let name = utf8(name, name_len, "name")?;
+            let options = options.read()?;
             let group = match kind {
-                TsGroupKind::Locks => TsGroup::Locks(store.store.locks(name).with(options.into())),
+                TsGroupKind::Locks => TsGroup::Locks(store.store.locks(name).with(options)),
                 TsGroupKind::Semaphore => {
-                    TsGroup::Semaphore(store.store.semaphore(name, limit).with(options.into()))
+                    TsGroup::Semaphore(store.store.semaphore(name, limit).with(options))
                 }
                 TsGroupKind::Election => {
-                    TsGroup::Election(store.store.election(name).with(options.into()))
+                    TsGroup::Election(store.store.election(name).with(options))
                 }
-                TsGroupKind::RwRead => {
-                    TsGroup::RwRead(store.store.rw_locks(name).with(options.into()))
-                }
-                TsGroupKind::RwWrite => {
-                    TsGroup::RwWrite(store.store.rw_locks(name).with(options.into()))
-                }
+                TsGroupKind::RwRead => TsGroup::RwRead(store.store.rw_locks(name).with(options)),
+                TsGroupKind::RwWrite => TsGroup::RwWrite(store.store.rw_locks(name).with(options)),
             };
             put_handle(out, group, "group")
         })
@@ -188,7 +173,7 @@ pub unsafe extern "C" fn ts_group_acquire(
             let group = handle(group, "group")?;
             let key = utf8(key, key_len, "key")?.to_owned();
             put_started(
-                acquiring(group, key, options.into())?,
+                acquiring(group, key, options.read()?)?,
                 &[token],
                 out_grant,
                 out_acquire,
@@ -219,7 +204,7 @@ pub unsafe extern "C" fn ts_group_try_acquire(
             let group = handle(group, "group")?;
             let key = utf8(key, key_len, "key")?;
             put_no_grant(out_grant)?;
-            let options: Options = options.into();
+            let options = options.read()?;
             let held = match group {
                 TsGroup::Locks(l) => block_on(l.try_acquire_with(key, options))??.map(Held::lease),
                 TsGroup::Semaphore(s) => {

@@ -89,7 +89,7 @@ pub unsafe extern "C" fn ts_group_acquire_all(
             let keys = unpack(packed, slice(key_lens, n_keys, "key lengths")?)?;
             let tokens = slice(tokens, n_keys, "tokens")?;
             put_started(
-                acquiring_all(group, keys, options.into())?,
+                acquiring_all(group, keys, options.read()?)?,
                 tokens,
                 out_grants,
                 out_acquire,

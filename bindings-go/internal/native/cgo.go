@@ -17,6 +17,7 @@ package native
 import "C"
 
 import (
+	"strconv"
 	"time"
 	"unsafe"
 )
@@ -30,42 +31,34 @@ func text(s string) (*C.uint8_t, C.size_t) {
 // failure turns a filled TsError into a Go error and frees its message.
 func failure(e *C.TsError) error { return fromC(e) }
 
-// Options are a group's or a call's options; a false Has field keeps the
-// group's value.
-type Options struct {
-	HasTTL   bool
-	TTL      time.Duration
-	HasWait  bool
-	Wait     time.Duration
-	HasRenew bool
-	Renew    bool
-	// MaxHold caps how long a lease is kept after its grant.
-	HasMaxHold bool
-	MaxHold    time.Duration
-	// Weight is how many of a semaphore key's places a permit takes.
-	HasWeight bool
-	Weight    uint32
+// Options are a group's or a call's options as the C ABI takes them: one
+// name=value line each, named as the core names them, a duration in
+// nanoseconds. An option not set keeps the group's value; the core checks
+// the names and the values.
+type Options struct{ lines []byte }
+
+// SetDuration sets the option name to d (a negative d is 0).
+func (o *Options) SetDuration(name string, d time.Duration) {
+	o.SetCount(name, int64(max(d, 0)))
 }
 
-func nanos(d time.Duration) C.uint64_t {
-	if d < 0 {
-		return 0
-	}
-	return C.uint64_t(d)
+// SetCount sets the option name to n.
+func (o *Options) SetCount(name string, n int64) {
+	o.lines = append(append(o.lines, name...), '=')
+	o.lines = append(strconv.AppendInt(o.lines, n, 10), '\n')
 }
 
+// SetBool sets the option name to b.
+func (o *Options) SetBool(name string, b bool) {
+	o.lines = append(append(o.lines, name...), '=')
+	o.lines = append(strconv.AppendBool(o.lines, b), '\n')
+}
+
+// c is the C view of o, valid while o's lines are not changed; the core
+// reads it during the call it is passed to.
 func (o Options) c() C.TsOptions {
-	return C.TsOptions{
-		has_ttl:   C.bool(o.HasTTL),
-		ttl_ns:    nanos(o.TTL),
-		has_wait:  C.bool(o.HasWait),
-		wait_ns:   nanos(o.Wait),
-		has_renew: C.bool(o.HasRenew),
-		renew:     C.bool(o.Renew),
-
-		has_max_hold: C.bool(o.HasMaxHold),
-		max_hold_ns:  nanos(o.MaxHold),
-		has_weight:   C.bool(o.HasWeight),
-		weight:       C.uint32_t(o.Weight),
+	if len(o.lines) == 0 {
+		return C.TsOptions{}
 	}
+	return C.TsOptions{lines: (*C.uint8_t)(unsafe.Pointer(&o.lines[0])), lines_len: C.size_t(len(o.lines))}
 }

@@ -44,7 +44,7 @@ func Connect(address, token string, timeout time.Duration) (*Store, error) {
 	var e C.TsError
 	aptr, an := text(address)
 	tptr, tn := text(token)
-	if !C.ts_store_connect(aptr, an, tptr, tn, nanos(timeout), &p, &e) {
+	if !C.ts_store_connect(aptr, an, tptr, tn, C.uint64_t(max(timeout, 0)), &p, &e) {
 		return nil, failure(&e)
 	}
 	return newStore(p, address), nil
