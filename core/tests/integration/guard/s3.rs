@@ -410,3 +410,63 @@ async fn requests_made_twice_and_tombstones_written_twice_keep_the_rule() {
         [fence(8).text()]
     );
 }
+
+#[tokio::test]
+async fn a_writer_stopped_between_its_listing_and_its_put_is_refused_though_bodies_repeat() {
+    let Some(url) = s3_url() else { return };
+    let client = client_at(&url);
+    let bucket = bucket(&client, "paused-before-put").await;
+    s3::put(&client, &bucket, "k", b"x", fence(100))
+        .await
+        .unwrap();
+    // The late writer (101) listed, then stopped before its put; meanwhile
+    // one writer put another body and the next put the late writer's own
+    // body again: an ETag would read as it did before the pause.
+    let others = async {
+        s3::put(&client, &bucket, "k", b"y", fence(102))
+            .await
+            .unwrap();
+        s3::put(&client, &bucket, "k", b"x", fence(103))
+            .await
+            .unwrap();
+    };
+    let err = stepped(&client, &bucket, fence(101), b"x", 1, 0, others)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.stale_detail().map(|s| (s.fence, s.largest)),
+        Some((101, 103)),
+        "{err}"
+    );
+    let found = s3::get(&client, &bucket, "k").await.unwrap().unwrap();
+    assert_eq!(
+        (found.body.as_slice(), found.fence),
+        (&b"x"[..], fence(103))
+    );
+    assert_eq!(
+        listed(&client, &bucket, &fences_prefix("k")).await,
+        [fence(103).text()]
+    );
+
+    // The same through tombstones: delete, put, delete while it is stopped.
+    let others = async {
+        s3::delete(&client, &bucket, "k", fence(105)).await.unwrap();
+        s3::put(&client, &bucket, "k", b"z", fence(106))
+            .await
+            .unwrap();
+        s3::delete(&client, &bucket, "k", fence(107)).await.unwrap();
+    };
+    let err = stepped(&client, &bucket, fence(104), b"", 1, 1, others)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.stale_detail().map(|s| (s.fence, s.largest)),
+        Some((104, 107)),
+        "{err}"
+    );
+    assert_eq!(s3::get(&client, &bucket, "k").await.unwrap(), None);
+    assert_eq!(
+        listed(&client, &bucket, &fences_prefix("k")).await,
+        [fence(107).text()]
+    );
+}
