@@ -47,23 +47,25 @@ impl TimeUnit {
     }
 }
 
-/// What an option takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Duration,
-    Bool,
-    Count,
+/// What an option takes, and how it is stored in [`Options`]: one row of
+/// the table below says both, so a new option cannot be named without
+/// its field.
+#[derive(Clone, Copy)]
+enum Setter {
+    Duration(fn(&mut Options, Duration)),
+    Bool(fn(&mut Options, bool)),
+    Count(fn(&mut Options, u32)),
 }
 
 /// Every option of a group, an acquire, a hold and a campaign, by its name
 /// in snake_case (a binding spells it in its own case: `maxHold` in
-/// JavaScript), with the kind of value it takes.
-const OPTIONS: &[(&str, Kind)] = &[
-    ("ttl", Kind::Duration),
-    ("wait", Kind::Duration),
-    ("renew", Kind::Bool),
-    ("max_hold", Kind::Duration),
-    ("weight", Kind::Count),
+/// JavaScript), with the kind of value it takes and its field.
+const OPTIONS: &[(&str, Setter)] = &[
+    ("ttl", Setter::Duration(|o, d| o.ttl = Some(d))),
+    ("wait", Setter::Duration(|o, d| o.wait = Some(d))),
+    ("renew", Setter::Bool(|o, b| o.renew = Some(b))),
+    ("max_hold", Setter::Duration(|o, d| o.max_hold = Some(d))),
+    ("weight", Setter::Count(|o, n| o.weight = Some(n))),
 ];
 
 impl Options {
@@ -79,29 +81,22 @@ impl Options {
     /// ranges themselves (a TTL from 10 ms to 24 h) are checked where the
     /// options are used, as for options set in Rust.
     pub fn set(&mut self, name: &str, given: Given, unit: TimeUnit) -> Result<()> {
-        let Some(&(_, kind)) = OPTIONS.iter().find(|(n, _)| *n == name) else {
+        let Some(&(_, setter)) = OPTIONS.iter().find(|(n, _)| *n == name) else {
             let names: Vec<&str> = OPTIONS.iter().map(|(n, _)| *n).collect();
             return Err(Error::invalid(format!(
                 "there is no option {name:?}: the options are {}",
                 names.join(", ")
             )));
         };
-        match (kind, given) {
-            (Kind::Duration, Given::Number(n)) => {
-                let d = duration(name, n, unit)?;
-                match name {
-                    "ttl" => self.ttl = Some(d),
-                    "wait" => self.wait = Some(d),
-                    _ => self.max_hold = Some(d),
-                }
-            }
-            (Kind::Bool, Given::Bool(b)) => self.renew = Some(b),
-            (Kind::Count, Given::Number(n)) => self.weight = Some(count(name, n)?),
-            (Kind::Duration, Given::Bool(_)) => {
+        match (setter, given) {
+            (Setter::Duration(set), Given::Number(n)) => set(self, duration(name, n, unit)?),
+            (Setter::Bool(set), Given::Bool(b)) => set(self, b),
+            (Setter::Count(set), Given::Number(n)) => set(self, count(name, n)?),
+            (Setter::Duration(_), Given::Bool(_)) => {
                 return Err(wrong_kind(name, &format!("a number of {}", unit.name())))
             }
-            (Kind::Bool, Given::Number(_)) => return Err(wrong_kind(name, "a boolean")),
-            (Kind::Count, Given::Bool(_)) => return Err(wrong_kind(name, "a whole number")),
+            (Setter::Bool(_), Given::Number(_)) => return Err(wrong_kind(name, "a boolean")),
+            (Setter::Count(_), Given::Bool(_)) => return Err(wrong_kind(name, "a whole number")),
         }
         Ok(())
     }
