@@ -23,21 +23,21 @@
 
 use super::decide::refused_in;
 use super::driver::DriverFailure;
-use super::redis_layout::register_key;
+use super::redis_layout::{register_key, same_slot};
 use super::resource::check_resource;
 use super::verdict::Verdict;
 use crate::error::Error;
 use crate::fence::Fence;
+use std::borrow::Cow;
 
-/// The guard's script. `KEYS[1]` is the register, `KEYS[2]` the data key;
-/// `ARGV[1]` the fence's 40 digits, `ARGV[2]` the write (`set`, `del`,
-/// `hset`), `ARGV[3..]` its arguments. It answers `{"accepted"}`, or
-/// `{"refused", recorded}` with the register's text (a larger fence, or
-/// not 40 digits), or `{"refused", "(not a string)"}` for a register of
-/// another type; nothing is written then. The write comes before the
-/// record: a write Redis refuses (a key of another type) ends the script
-/// with its error and changes nothing.
-pub const SCRIPT: &str = r#"local recorded = redis.pcall('GET', KEYS[1])
+/// The check every guard script begins with. `KEYS[1]` is the register,
+/// `ARGV[1]` the fence's 40 digits. It ends the script with `{"refused",
+/// recorded}` (the register's text: a larger fence, or not 40 digits), or
+/// `{"refused", "(not a string)"}` for a register of another type; nothing
+/// is written then.
+macro_rules! check {
+    () => {
+        r#"local recorded = redis.pcall('GET', KEYS[1])
 if type(recorded) == 'table' and recorded.err then
   return {'refused', '(not a string)'}
 end
@@ -46,7 +46,19 @@ if recorded then
     return {'refused', recorded}
   end
 end
-local op = ARGV[2]
+"#
+    };
+}
+const CHECK: &str = check!();
+
+/// The guard's script for its own writes: [`CHECK`], then the write.
+/// `KEYS[2]` is the data key, `ARGV[2]` the write (`set`, `del`, `hset`),
+/// `ARGV[3..]` its arguments. It answers `{"accepted"}`. The write comes
+/// before the record: a write Redis refuses (a key of another type) ends
+/// the script with its error and changes nothing.
+pub const SCRIPT: &str = concat!(
+    check!(),
+    r#"local op = ARGV[2]
 if op == 'set' then
   redis.call('SET', KEYS[2], ARGV[3])
 elseif op == 'del' then
@@ -58,7 +70,26 @@ else
 end
 redis.call('SET', KEYS[1], ARGV[1])
 return {'accepted'}
+"#
+);
+
+/// What follows [`CHECK`] in a script that runs the user's own body: the
+/// record first (so a body that fails half-way has left its writes under
+/// the fence, and no smaller fence can write after them), then the body as
+/// a function of its own `KEYS` (the data key, then the caller's keys) and
+/// `ARGV` (the caller's arguments); its reply comes back as the second
+/// element of `{"accepted", reply}`.
+const BEHIND_CHECK: &str = r#"redis.call('SET', KEYS[1], ARGV[1])
+local keys, args = {}, {}
+for i = 2, #KEYS do keys[i - 1] = KEYS[i] end
+for i = 2, #ARGV do args[i - 1] = ARGV[i] end
+local reply = (function(KEYS, ARGV)
 "#;
+
+/// The script that runs the user's Lua `body` behind the check.
+pub fn script_behind_check(body: &str) -> String {
+    format!("{CHECK}{BEHIND_CHECK}{body}\nend)(keys, args)\nreturn {{'accepted', reply}}\n")
+}
 
 /// The write a guarded call makes to the data key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,17 +101,30 @@ pub enum RedisWrite {
     Del,
     /// `HSET key field value [field value ...]`.
     HSet(Vec<(String, String)>),
+    /// The caller's own Lua `body`, run behind the check with `KEYS` the
+    /// data key then `keys` (all in the data key's hash slot) and `ARGV`
+    /// `args`; the fence is recorded before it runs.
+    Script {
+        /// The Lua text, as it would be given to `EVAL`.
+        body: String,
+        /// The keys it touches besides the data key.
+        keys: Vec<String>,
+        /// Its arguments.
+        args: Vec<String>,
+    },
 }
 
 /// What the binding does next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RedisStep {
-    /// Run [`SCRIPT`] (`script`) with `keys` and `args` (its client's
-    /// script helper: `EVALSHA`, then `EVAL` on `NOSCRIPT`) and observe its
-    /// reply as text ([`RedisObserved::Reply`]).
+    /// Run `script` with `keys` and `args` (its client's script helper:
+    /// `EVALSHA`, then `EVAL` on `NOSCRIPT`) and observe its reply
+    /// ([`RedisObserved::Reply`]: each element as text; for a
+    /// [`RedisWrite::Script`], the first element is enough, and the second
+    /// is the caller's reply to hand back when accepted).
     Eval {
-        /// The script's text: [`SCRIPT`].
-        script: &'static str,
+        /// The script's text: [`SCRIPT`], or [`script_behind_check`]'s.
+        script: Cow<'static, str>,
         /// The register key, then the data key (one hash slot).
         keys: Vec<String>,
         /// The fence's 40 digits, the write, its arguments.
@@ -128,7 +172,8 @@ impl RedisCheck {
 
     /// The first step: the script, or the end when the key is not a
     /// resource (empty, over 1,024 bytes, a NUL), no register can share its
-    /// hash slot, or an `HSET` has no field (`invalid`, before any call).
+    /// hash slot, an `HSET` has no field, or a script is empty or touches a
+    /// key in another hash slot (`invalid`, before any call).
     pub fn start(&mut self) -> RedisStep {
         if self.state != State::Start {
             return self.misuse("start");
@@ -138,6 +183,8 @@ impl RedisCheck {
             Err(err) => return self.end(Verdict::Refused(err)),
         };
         let mut args = vec![self.fence.text()];
+        let mut keys = vec![register, self.key.clone()];
+        let mut script = Cow::Borrowed(SCRIPT);
         match &self.write {
             RedisWrite::Set(value) => args.extend(["set".to_string(), value.clone()]),
             RedisWrite::Del => args.push("del".to_string()),
@@ -147,13 +194,18 @@ impl RedisCheck {
                     args.extend([field.clone(), value.clone()]);
                 }
             }
+            RedisWrite::Script {
+                body,
+                keys: theirs,
+                args: given,
+            } => {
+                script = Cow::Owned(script_behind_check(body));
+                keys.extend(theirs.iter().cloned());
+                args.extend(given.iter().cloned());
+            }
         }
         self.state = State::Ran;
-        RedisStep::Eval {
-            script: SCRIPT,
-            keys: vec![register, self.key.clone()],
-            args,
-        }
+        RedisStep::Eval { script, keys, args }
     }
 
     fn checked(&self) -> crate::Result<String> {
@@ -163,6 +215,15 @@ impl RedisCheck {
                 "a guarded HSET of Redis key {:?} was given no field",
                 self.key
             )));
+        }
+        if let RedisWrite::Script { body, keys, .. } = &self.write {
+            if body.trim().is_empty() {
+                return Err(Error::invalid(format!(
+                    "a guarded script for Redis key {:?} was given no Lua text",
+                    self.key
+                )));
+            }
+            same_slot(&self.key, keys.iter().map(String::as_str))?;
         }
         register_key(&self.key)
     }
@@ -185,6 +246,7 @@ impl RedisCheck {
         let register = register_key(&self.key).unwrap_or_default();
         match reply {
             [word] if word == "accepted" => Verdict::Accepted,
+            [word, _] if word == "accepted" && self.runs_theirs() => Verdict::Accepted,
             [word, recorded] if word == "refused" => {
                 match refused_in(&register, &self.key, self.fence, Some(recorded)) {
                     Ok(()) => Verdict::Refused(Error::internal(format!(
@@ -199,6 +261,10 @@ impl RedisCheck {
                 self.key
             ))),
         }
+    }
+
+    fn runs_theirs(&self) -> bool {
+        matches!(self.write, RedisWrite::Script { .. })
     }
 
     fn end(&mut self, verdict: Verdict) -> RedisStep {
@@ -250,6 +316,49 @@ mod tests {
         let fields = vec![("a".into(), "1".into()), ("b".into(), "2".into())];
         let (_, _, args) = started(RedisWrite::HSet(fields));
         assert_eq!(args, [fence.as_str(), "hset", "a", "1", "b", "2"]);
+    }
+
+    #[test]
+    fn their_script_runs_behind_the_check_with_its_own_keys_and_arguments() {
+        let write = RedisWrite::Script {
+            body: "return redis.call('INCR', KEYS[2])".into(),
+            keys: vec!["user:{42}:visits".into()],
+            args: vec!["a".into()],
+        };
+        let mut check = RedisCheck::new("user:{42}:profile", Fence::from_u128(7), write);
+        let RedisStep::Eval { keys, args, script } = check.start() else {
+            panic!("no script")
+        };
+        assert_eq!(
+            keys,
+            [
+                "user:{42}:profile:tinystore-fence",
+                "user:{42}:profile",
+                "user:{42}:visits"
+            ]
+        );
+        assert_eq!(args, [Fence::from_u128(7).text().as_str(), "a"]);
+        assert!(script.starts_with(CHECK), "{script}");
+        assert!(script.contains("return redis.call('INCR', KEYS[2])\nend)(keys, args)"));
+        let reply = vec!["accepted".into(), "3".into()];
+        assert_eq!(
+            check.observe(RedisObserved::Reply(reply)),
+            RedisStep::Done(Verdict::Accepted)
+        );
+    }
+
+    #[test]
+    fn their_script_in_another_slot_or_empty_is_invalid() {
+        for (body, key) in [("return 1", "user:{43}:visits"), (" \n", "user:{42}:x")] {
+            let write = RedisWrite::Script {
+                body: body.into(),
+                keys: vec![key.into()],
+                args: vec![],
+            };
+            let mut check = RedisCheck::new("user:{42}:profile", Fence::from_u128(7), write);
+            let err = refused(check.start());
+            assert_eq!(err.code(), Code::Invalid, "{body:?} {key}");
+        }
     }
 
     #[test]
