@@ -19,7 +19,7 @@ use redis::aio::ConnectionLike;
 use std::sync::OnceLock;
 
 /// The guard's script, its SHA1 computed once.
-fn script() -> &'static redis::Script {
+fn guard_script() -> &'static redis::Script {
     static MADE: OnceLock<redis::Script> = OnceLock::new();
     MADE.get_or_init(|| redis::Script::new(SCRIPT))
 }
@@ -38,12 +38,15 @@ pub async fn set<C: ConnectionLike + Send>(
         RedisCheck::new(key, fence, RedisWrite::Set(value.into())),
     )
     .await
+    .map(drop)
 }
 
 /// `DEL key`, guarded by `fence`; the fence stays recorded, so a late
 /// holder's write is still refused.
 pub async fn del<C: ConnectionLike + Send>(conn: &mut C, key: &str, fence: Fence) -> Result<()> {
-    run(conn, RedisCheck::new(key, fence, RedisWrite::Del)).await
+    run(conn, RedisCheck::new(key, fence, RedisWrite::Del))
+        .await
+        .map(drop)
 }
 
 /// `HSET key field value ...`, guarded by `fence`.
@@ -57,31 +60,95 @@ pub async fn hset<C: ConnectionLike + Send>(
         .iter()
         .map(|(f, v)| (f.to_string(), v.to_string()))
         .collect();
-    run(conn, RedisCheck::new(key, fence, RedisWrite::HSet(fields))).await
+    run(conn, RedisCheck::new(key, fence, RedisWrite::HSet(fields)))
+        .await
+        .map(drop)
 }
 
-/// Makes the check's one step on `conn`.
-async fn run<C: ConnectionLike + Send>(conn: &mut C, mut check: RedisCheck) -> Result<()> {
-    let (keys, args) = match check.start() {
-        RedisStep::Eval { keys, args, .. } => (keys, args),
-        RedisStep::Done(verdict) => return verdict.into_result(),
+/// The caller's own Lua `body`, run behind the check in one script:
+/// `stale` (nothing run) when a larger fence wrote to `key`; else the
+/// fence is recorded and `body` runs with `KEYS` = `key` then `keys` (all
+/// in `key`'s hash slot, else `invalid`) and `ARGV` = `args`, and its
+/// reply comes back. A body that fails half-way leaves what it wrote
+/// (Redis does not roll a script back) under the recorded fence.
+///
+/// ```no_run
+/// # async fn f(conn: &mut redis::aio::MultiplexedConnection, lease: &tinystore::Lease) -> Result<(), tinystore::Error> {
+/// use tinystore::guard::redis as guard;
+/// let body = "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('INCR', KEYS[2])";
+/// let saves = guard::script(conn, "user:{42}:profile", body, &["user:{42}:saves"], &["pro"], lease.fence()).await?;
+/// # Ok(()) }
+/// ```
+pub async fn script<C: ConnectionLike + Send>(
+    conn: &mut C,
+    key: &str,
+    body: &str,
+    keys: &[&str],
+    args: &[&str],
+    fence: Fence,
+) -> Result<redis::Value> {
+    let write = RedisWrite::Script {
+        body: body.to_string(),
+        keys: keys.iter().map(|k| k.to_string()).collect(),
+        args: args.iter().map(|a| a.to_string()).collect(),
     };
-    let mut invocation = script().prepare_invoke();
+    let reply = run(conn, RedisCheck::new(key, fence, write)).await?;
+    Ok(match reply {
+        redis::Value::Array(mut items) if items.len() > 1 => items.swap_remove(1),
+        _ => redis::Value::Nil,
+    })
+}
+
+/// Makes the check's one step on `conn`; the script's reply when accepted.
+async fn run<C: ConnectionLike + Send>(
+    conn: &mut C,
+    mut check: RedisCheck,
+) -> Result<redis::Value> {
+    let (text, keys, args) = match check.start() {
+        RedisStep::Eval { script, keys, args } => (script, keys, args),
+        RedisStep::Done(verdict) => return verdict.into_result().map(|()| redis::Value::Nil),
+    };
+    let theirs;
+    let chosen = if text == SCRIPT {
+        guard_script()
+    } else {
+        theirs = redis::Script::new(&text);
+        &theirs
+    };
+    let mut invocation = chosen.prepare_invoke();
     for key in &keys {
         invocation.key(key);
     }
     for arg in &args {
         invocation.arg(arg);
     }
-    let (observed, cause) = match invocation.invoke_async::<Vec<String>>(conn).await {
-        Ok(reply) => (RedisObserved::Reply(reply), None),
-        Err(err) => (RedisObserved::Failed(failure(&err)), Some(err)),
+    let (observed, reply, cause) = match invocation.invoke_async::<redis::Value>(conn).await {
+        Ok(reply) => (RedisObserved::Reply(texts(&reply)), reply, None),
+        Err(err) => (
+            RedisObserved::Failed(failure(&err)),
+            redis::Value::Nil,
+            Some(err),
+        ),
     };
     match check.observe(observed) {
-        RedisStep::Done(verdict) => verdict.into_result_caused_by(cause),
+        RedisStep::Done(verdict) => verdict.into_result_caused_by(cause).map(|()| reply),
         RedisStep::Eval { .. } => Err(crate::Error::internal(
             "the Redis guard asked for a second script",
         )),
+    }
+}
+
+/// The script's reply as the machine reads it: each element as text.
+fn texts(reply: &redis::Value) -> Vec<String> {
+    let text = |v: &redis::Value| match v {
+        redis::Value::BulkString(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        redis::Value::SimpleString(s) => s.clone(),
+        redis::Value::Int(n) => n.to_string(),
+        other => format!("{other:?}"),
+    };
+    match reply {
+        redis::Value::Array(items) => items.iter().map(text).collect(),
+        other => vec![text(other)],
     }
 }
 

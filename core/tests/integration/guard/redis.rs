@@ -228,3 +228,70 @@ async fn the_server_gone_mid_call_is_unavailable_with_the_clients_error() {
         .and_then(|c| c.downcast_ref::<redis::RedisError>())
         .is_some());
 }
+
+const OWN_SCRIPT: &str =
+    "redis.call('SET', KEYS[1], ARGV[1]) return {ARGV[1], redis.call('INCR', KEYS[2])}";
+
+#[tokio::test]
+async fn their_script_runs_behind_the_check_and_its_reply_comes_back() {
+    let Some(url) = redis_url() else { return };
+    let mut conn = connect(&url).await;
+    let k = format!("{{{}}}:profile", key("own"));
+    let count = format!("{{{}}}:saves", key("own"));
+    let reply = guard::script(&mut conn, &k, OWN_SCRIPT, &[&count], &["pro"], fence(5))
+        .await
+        .unwrap();
+    let (plan, saves): (String, i64) = redis::from_redis_value(reply).unwrap();
+    assert_eq!((plan.as_str(), saves), ("pro", 1));
+    let err = guard::script(&mut conn, &k, OWN_SCRIPT, &[&count], &["late"], fence(4))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Stale);
+    assert_eq!(err.stale_detail().unwrap().largest, 5);
+    let value: String = conn.get(&k).await.unwrap();
+    let saves: i64 = conn.get(&count).await.unwrap();
+    assert_eq!((value.as_str(), saves), ("pro", 1), "the late body ran");
+    // The guard's own SET and the script share the fence.
+    let err = guard::set(&mut conn, &k, "late", fence(4))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Stale);
+}
+
+#[tokio::test]
+async fn their_script_failing_half_way_keeps_its_writes_under_the_fence() {
+    let Some(url) = redis_url() else { return };
+    let mut conn = connect(&url).await;
+    let k = key("half");
+    let body = "redis.call('SET', KEYS[1], 'half') return redis.call('HSET', KEYS[1], 'f', 'v')";
+    let err = guard::script(&mut conn, &k, body, &[], &[], fence(8))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Io, "{err}");
+    let cause = err.source().expect("the client's error as the cause");
+    assert!(cause.to_string().contains("WRONGTYPE"), "{cause}");
+    let value: String = conn.get(&k).await.unwrap();
+    assert_eq!(value, "half");
+    let err = guard::set(&mut conn, &k, "late", fence(7))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code(),
+        Code::Stale,
+        "a smaller fence wrote after the half-way body"
+    );
+}
+
+#[tokio::test]
+async fn their_script_touching_another_slot_is_invalid_before_any_call() {
+    let Some(url) = redis_url() else { return };
+    let mut conn = connect(&url).await;
+    let k = format!("{{{}}}:a", key("slot"));
+    let err = guard::script(&mut conn, &k, OWN_SCRIPT, &["elsewhere"], &["x"], fence(1))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Invalid);
+    assert!(err.message().contains("hash slot"), "{}", err.message());
+    let exists: bool = conn.exists(register_key(&k).unwrap()).await.unwrap();
+    assert!(!exists, "a fence was recorded");
+}
