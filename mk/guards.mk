@@ -49,7 +49,7 @@ GUARD_MATRIX_RUNNERS += rust='$(RUST_TEST) -q --test integration guard::conforma
 .PHONY: test-guards-matrix
 test-guards-matrix: deps-rust s3-deps
 	$(RUST_TEST) --test integration --no-run
-	$(WITH_S3) $(WITH_PG) python3 tests/guards/matrix.py $(GUARD_MATRIX_RUNNERS)
+	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) python3 tests/guards/matrix.py $(GUARD_MATRIX_RUNNERS)
 
 test-guards: test-guards-rust test-guards-contention test-guards-matrix
 
