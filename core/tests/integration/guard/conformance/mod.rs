@@ -1,7 +1,8 @@
 //! The guard's conformance matrix for Rust: every scenario of
 //! vectors/guards.json on every backend it names (a SQLite file, the
 //! throwaway PostgreSQL at `$TINYSTORE_PG_URL`, moto's S3 at
-//! `$TINYSTORE_S3_URL`, a hyper server on loopback), through the crate's
+//! `$TINYSTORE_S3_URL`, a hyper server on loopback, the redis-server at
+//! `$TINYSTORE_REDIS_URL`), through the crate's
 //! public guard API. Prints `MATRIX rust <backend> <scenario> ok|FAIL|n/a`
 //! lines (tests/guards/matrix.sh gathers them) and fails on any FAIL.
 //! Without the servers' variables it fails unless
@@ -10,11 +11,13 @@
     feature = "guard-sqlite",
     feature = "guard-postgres",
     feature = "guard-s3",
-    feature = "guard-http"
+    feature = "guard-http",
+    feature = "guard-redis"
 ))]
 
 mod http;
 mod postgres;
+mod redis;
 mod s3;
 mod sqlite;
 
@@ -117,6 +120,7 @@ async fn run(backend: &str, scenario: &Value) -> Result<(), String> {
         }
         "s3" => replay!(s3::S3::new(&env("TINYSTORE_S3_URL").unwrap(), name).await?),
         "http" => replay!(http::Http::new(name).await),
+        "redis" => replay!(redis::Redis::new(&env("TINYSTORE_REDIS_URL").unwrap(), name).await?),
         other => Err(format!("no backend {other}")),
     }
 }
@@ -140,6 +144,7 @@ async fn every_scenario_on_every_backend() {
             let server = match backend {
                 "postgres" => Some("TINYSTORE_PG_URL"),
                 "s3" => Some("TINYSTORE_S3_URL"),
+                "redis" => Some("TINYSTORE_REDIS_URL"),
                 _ => None,
             };
             if let Some(var) = server.filter(|v| env(v).is_none()) {
