@@ -7,7 +7,7 @@
 use crate::fence::fence_value;
 use crate::guard_step::{done, failure, text};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyInt, PySequence, PyString, PyTuple};
 use tinystore::guard::redis_check::{self, RedisObserved, RedisStep, RedisWrite};
 use tinystore::Fence;
 
@@ -68,6 +68,23 @@ impl RedisCheck {
         made(key, fence, RedisWrite::HSet(fields))
     }
 
+    /// The caller's own Lua `body`, run behind the check with `KEYS` the
+    /// key then `keys` and `ARGV` `args` (each a str, or an int as its
+    /// decimal text), guarded by `fence`.
+    #[staticmethod]
+    fn script(
+        key: &Bound<'_, PyAny>,
+        body: &Bound<'_, PyAny>,
+        keys: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyAny>,
+        fence: &Bound<'_, PyAny>,
+    ) -> PyResult<RedisCheck> {
+        let body = text("a Redis script", body)?;
+        let keys = texts("a Redis script's key", keys, false)?;
+        let args = texts("a Redis script's argument", args, true)?;
+        made(key, fence, RedisWrite::Script { body, keys, args })
+    }
+
     /// The first step: `("eval", script, keys, args)`, or the end.
     fn start<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         match self.0.start() {
@@ -112,6 +129,33 @@ impl RedisCheck {
             ))),
         }
     }
+}
+
+/// The items of `items` (a list or tuple) as text: each a str, or with
+/// `ints` an int as its decimal text.
+fn texts(what: &str, items: &Bound<'_, PyAny>, ints: bool) -> PyResult<Vec<String>> {
+    let Ok(items) = items.cast::<PySequence>() else {
+        let kind = items.get_type().name()?;
+        return Err(crate::error::invalid(format!(
+            "{what}s must be a list or tuple, not {kind}"
+        )));
+    };
+    if items.is_instance_of::<PyString>() {
+        return Err(crate::error::invalid(format!(
+            "{what}s must be a list or tuple, not a str"
+        )));
+    }
+    let mut out = Vec::with_capacity(items.len()?);
+    for item in items.try_iter()? {
+        let item = item?;
+        let is_int = item.is_instance_of::<PyInt>() && !item.is_instance_of::<PyBool>();
+        out.push(if ints && is_int {
+            item.str()?.to_string()
+        } else {
+            text(what, &item)?
+        });
+    }
+    Ok(out)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

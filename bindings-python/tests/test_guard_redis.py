@@ -1,6 +1,6 @@
 """tinystore.guard.redis on a real redis-server ($TINYSTORE_REDIS_URL;
 tests/guards/with-redis.sh starts one), through redis-py, sync and asyncio:
-the rule on SET, DEL and HSET, a script flushed from the server's cache, a
+the rule on SET, DEL, HSET and your own script, a script flushed from the server's cache, a
 hand-edited fence key, a write Redis refuses, bad arguments refused before
 any call, and the server gone.
 
@@ -48,6 +48,7 @@ def key(name: str) -> str:
 BYTES_KEY: Any = b"k"
 INT_VALUE: Any = 7
 PAIRS: Any = [("f", "v")]
+STR_KEYS: Any = "{k}:a"
 
 
 def register(k: str) -> str:
@@ -117,6 +118,10 @@ def test_a_write_redis_refuses_is_the_clients_error_and_records_nothing(r: Any) 
         (lambda r: guard.set(r, "k", "v", -1), "fence"),
         (lambda r: guard.hset(r, "k", {}, 1), "no field"),
         (lambda r: guard.hset(r, "k", PAIRS, 1), "dict"),
+        (lambda r: guard.script(r, "{u}:a", "return 1", 1, keys=["{v}:b"]), "hash slot"),
+        (lambda r: guard.script(r, "k", " ", 1), "no Lua text"),
+        (lambda r: guard.script(r, "k", "return 1", 1, keys=STR_KEYS), "list or tuple"),
+        (lambda r: guard.script(r, "k", "return 1", 1, args=[BYTES_KEY]), "must be a str"),
     ],
 )
 def test_bad_arguments_are_invalid_before_any_call(call: Any, message: str) -> None:
@@ -126,6 +131,31 @@ def test_bad_arguments_are_invalid_before_any_call(call: Any, message: str) -> N
 
     with pytest.raises(tinystore.Invalid, match=message):
         call(NoCalls())
+
+
+OWN = "redis.call('SET', KEYS[1], ARGV[1]) return {ARGV[1], redis.call('INCRBY', KEYS[2], ARGV[2])}"
+
+
+def test_your_script_runs_behind_the_check_and_its_reply_comes_back(r: Any) -> None:
+    tag = uuid.uuid4().hex
+    k, saves = f"{{{tag}}}:profile", f"{{{tag}}}:saves"
+    assert guard.script(r, k, OWN, 5, keys=[saves], args=["pro", 2]) == [b"pro", 2]
+    with pytest.raises(tinystore.Stale) as refused:
+        guard.script(r, k, OWN, 4, keys=[saves], args=["late", 1])
+    assert (refused.value.resource, refused.value.fence, refused.value.largest) == (k, 4, 5)
+    assert (r.get(k), r.get(saves)) == (b"pro", b"2")
+    with pytest.raises(tinystore.Stale):
+        guard.set(r, k, "late", 4)
+
+
+def test_your_script_failing_half_way_keeps_its_writes_under_the_fence(r: Any) -> None:
+    k = key("half")
+    body = "redis.call('SET', KEYS[1], 'half') return redis.call('HSET', KEYS[1], 'f', 'v')"
+    with pytest.raises(redis.exceptions.ResponseError, match="WRONGTYPE"):
+        guard.script(r, k, body, 8)
+    assert r.get(k) == b"half"
+    with pytest.raises(tinystore.Stale):
+        guard.set(r, k, "late", 7)
 
 
 def free_port() -> int:
@@ -168,6 +198,9 @@ def test_the_asyncio_client_keeps_the_same_rule() -> None:
                 await guard.set_async(ar, k, "late", 1)
             await guard.delete_async(ar, k, 3)
             assert await ar.exists(k) == 0
+            assert await guard.script_async(ar, k, "return ARGV[1]", 4, args=["mine"]) == b"mine"
+            with pytest.raises(tinystore.Stale):
+                await guard.script_async(ar, k, "return 1", 3)
         finally:
             await ar.aclose()
 

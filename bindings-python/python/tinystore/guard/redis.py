@@ -7,6 +7,7 @@
     guard.set(r, "chats/42", summary, lease.fence)        # Stale if a later holder wrote
     guard.hset(r, "user:{42}:profile", {"plan": "pro"}, lease.fence)
     guard.delete(r, "chats/42", lease.fence)              # the fence stays: a late write is refused
+    saves = guard.script(r, "user:{42}:profile", LUA, lease.fence, keys=["user:{42}:saves"], args=["pro"])
     await guard.set_async(ar, "chats/42", summary, lease.fence)
 
 One Lua script (tinystore's core's) checks the fence kept beside the key
@@ -18,13 +19,14 @@ writes nothing. The client's own errors are raised as the client raised
 them (``redis.exceptions.ResponseError`` for ``WRONGTYPE``, its
 ``ConnectionError``); ``Invalid`` for a key or value that is not a str, a
 key no fence key can share a hash slot with (a ``}`` outside a hash tag), an
-empty mapping; ``Corrupt`` for a fence key edited by hand. redis-py is not
+empty mapping, a script's key in another hash slot than the key's;
+``Corrupt`` for a fence key edited by hand. redis-py is not
 imported here: the client you pass is used as it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import _native
@@ -46,6 +48,17 @@ def hset(client: Any, key: str, mapping: Mapping[str, str], fence: int) -> None:
     _run(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, fence))
 
 
+def script(
+    client: Any, key: str, body: str, fence: int, *, keys: Sequence[str] = (), args: Sequence[str | int] = ()
+) -> Any:
+    """Your own Lua ``body``, run behind the check in one script: the fence
+    is recorded, then ``body`` runs with ``KEYS`` = ``[key, *keys]`` (all in
+    ``key``'s hash slot) and ``ARGV`` = ``args``; its reply is returned (as
+    the client returns replies). A body that fails half-way keeps what it
+    wrote (Redis does not roll a script back), under the recorded fence."""
+    return _run(client, _native.RedisCheck.script(key, body, keys, args, fence))
+
+
 async def set_async(client: Any, key: str, value: str, fence: int) -> None:
     """:func:`set` on a ``redis.asyncio`` client."""
     await _run_async(client, _native.RedisCheck.set(key, value, fence))
@@ -61,9 +74,19 @@ async def hset_async(client: Any, key: str, mapping: Mapping[str, str], fence: i
     await _run_async(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, fence))
 
 
-def _run(client: Any, machine: _native.RedisCheck) -> None:
+async def script_async(
+    client: Any, key: str, body: str, fence: int, *, keys: Sequence[str] = (), args: Sequence[str | int] = ()
+) -> Any:
+    """:func:`script` on a ``redis.asyncio`` client."""
+    return await _run_async(client, _native.RedisCheck.script(key, body, keys, args, fence))
+
+
+def _run(client: Any, machine: _native.RedisCheck) -> Any:
+    """Runs the machine's one script on ``client``; the caller's reply (the
+    second element of an accepted script's), else None."""
     step = machine.start()
     run = Run()
+    reply: Any = None
     if step[0] == "eval":
         _, script, keys, args = step
         try:
@@ -73,11 +96,13 @@ def _run(client: Any, machine: _native.RedisCheck) -> None:
         else:
             step = machine.reply(_texts(reply))
     run.end(step)
+    return _theirs(reply)
 
 
-async def _run_async(client: Any, machine: _native.RedisCheck) -> None:
+async def _run_async(client: Any, machine: _native.RedisCheck) -> Any:
     step = machine.start()
     run = Run()
+    reply: Any = None
     if step[0] == "eval":
         _, script, keys, args = step
         try:
@@ -87,6 +112,12 @@ async def _run_async(client: Any, machine: _native.RedisCheck) -> None:
         else:
             step = machine.reply(_texts(reply))
     run.end(step)
+    return _theirs(reply)
+
+
+def _theirs(reply: object) -> Any:
+    """The caller's own script's reply within the guard's: its second element."""
+    return reply[1] if isinstance(reply, list) and len(reply) > 1 else None
 
 
 def _texts(reply: object) -> list[str]:
