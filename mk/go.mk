@@ -10,7 +10,9 @@
 # bench-guards-go` measures the guard's cost per write. Both live in their
 # own module, tests/guards/go, so that no SQL driver enters the module
 # users get. The S3 guard, tinystore.dev/go/s3guard, is a module of its own
-# in bindings-go/s3guard, tested against moto's S3 server.
+# in bindings-go/s3guard, tested against moto's S3 server; so is the Redis
+# guard, tinystore.dev/go/redisguard in bindings-go/redisguard, tested
+# against a throwaway redis-server.
 
 GO_BIN ?= go
 GO_DIR := bindings-go
@@ -42,6 +44,11 @@ GO_GUARD_TOOLS := tests/guards/go
 # tinystore.dev/go/s3guard, so that tinystore.dev/go needs no AWS module.
 # Its tests run against moto's S3 server ($(WITH_S3), mk/guards.mk).
 GO_S3GUARD := $(GO_DIR)/s3guard
+# The Redis guard on go-redis v9: its own module,
+# tinystore.dev/go/redisguard, so that tinystore.dev/go needs no Redis
+# client. Its tests run against Debian's redis-server ($(WITH_REDIS),
+# mk/guards.mk).
+GO_REDISGUARD := $(GO_DIR)/redisguard
 
 .PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go guard-worker-go bench-guards-go
 
@@ -98,6 +105,8 @@ test-go: go-tools go-lib go-header-check s3-deps
 	cd $(GO_DIR) && $(GO_WITH_PG) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
 	cd $(GO_S3GUARD) && $(GO) vet ./...
 	cd $(GO_S3GUARD) && $(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
+	cd $(GO_REDISGUARD) && $(GO) vet ./...
+	cd $(GO_REDISGUARD) && $(WITH_REDIS) env TINYSTORE_REQUIRE_REDIS=1 $(GO) test -race -count=1 ./...
 
 # The guard's contention writer for Go (tests/guards/contention.py runs it).
 guard-worker-go: go-tools go-lib
@@ -105,8 +114,8 @@ guard-worker-go: go-tools go-lib
 	cd $(GO_GUARD_TOOLS) && $(GO) build -o $(CARGO_TARGET_DIR)/guard-worker-go ./worker
 
 # The guard's conformance matrix in Go (vectors/guards.json; the runner is
-# tests/guards/go/conformance): run it under tests/guards/with-postgres.sh
-# and tests/guards/with-s3.sh.
+# tests/guards/go/conformance): run it under tests/guards/with-postgres.sh,
+# tests/guards/with-s3.sh and tests/guards/with-redis.sh.
 .PHONY: guard-conformance-go
 guard-conformance-go: go-tools go-lib
 	rm -f $(CARGO_TARGET_DIR)/guard-conformance-go

@@ -51,6 +51,10 @@
 // `Get` that found nothing too: HTTP 404).
 #define TS_OBSERVED_FAILED 8
 
+// `TsObserved.kind`: an `Eval`'s script answered `reply`, each element
+// of its top-level array as text.
+#define TS_OBSERVED_REPLY 9
+
 // An error code: `Ok`, or one per tinystore error code, whose value is
 // the core's number for it (`Code::number`; a test checks each), whose
 // name `ts_code_name` gives.
@@ -117,6 +121,10 @@ typedef enum TsStepKind {
   // Objects: get the key `text` (its body, kept by the caller, and its
   // metadata).
   TS_STEP_KIND_GET = 6,
+  // Redis: run the script `text` with `keys` as its `KEYS` and
+  // `params` as its `ARGV` (`EVALSHA`, then `EVAL` on `NOSCRIPT`) and
+  // observe its reply.
+  TS_STEP_KIND_EVAL = 7,
 } TsStepKind;
 
 // How a machine ended.
@@ -292,12 +300,16 @@ typedef struct TsVerdict {
 // the machine that gave it, valid until that machine's next call or free.
 typedef struct TsGuardStep {
   enum TsStepKind kind;
-  // The statement (`Execute`, `Query`), the prefix (`List`) or the key
-  // (`Put`, `Delete`, `Get`); empty for `Done`.
+  // The statement (`Execute`, `Query`), the prefix (`List`), the key
+  // (`Put`, `Delete`, `Get`) or the script (`Eval`); empty for `Done`.
   struct TsText text;
-  // The statement's parameters, in order (`Execute`, `Query`).
+  // The statement's parameters, in order (`Execute`, `Query`), or the
+  // script's `ARGV` (`Eval`).
   const struct TsText *params;
   size_t params_len;
+  // The script's `KEYS`, in order (`Eval`).
+  const struct TsText *keys;
+  size_t keys_len;
   // The metadata of a `Put`.
   const struct TsPair *metadata;
   size_t metadata_len;
@@ -336,6 +348,8 @@ typedef struct TsObserved {
   size_t keys_len;
   const struct TsPair *metadata;
   size_t metadata_len;
+  const struct TsText *reply;
+  size_t reply_len;
   struct TsDriverFailure failure;
 } TsObserved;
 
@@ -794,6 +808,69 @@ bool ts_guard_classify(const struct TsDriverFailure *described,
                        enum TsDriverClass *class_,
                        struct TsError *error,
                        struct TsError *err);
+
+// Makes a guarded `SET key value` with `fence`.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `out`, `first` and
+// `err` are writable; `first` is written with the first step.
+bool ts_guard_redis_set_new(const uint8_t *key,
+                            size_t key_len,
+                            const uint8_t *value,
+                            size_t value_len,
+                            struct TsFence fence,
+                            struct TsGuardMachine **out,
+                            struct TsGuardStep *first,
+                            struct TsError *err);
+
+// Makes a guarded `DEL key` with `fence`; the fence stays recorded.
+//
+// # Safety
+// `key` points to `key_len` readable bytes; `out`, `first` and `err` are
+// writable; `first` is written with the first step.
+bool ts_guard_redis_del_new(const uint8_t *key,
+                            size_t key_len,
+                            struct TsFence fence,
+                            struct TsGuardMachine **out,
+                            struct TsGuardStep *first,
+                            struct TsError *err);
+
+// Makes a guarded `HSET key field value ...` of the `fields_len` pairs at
+// `fields`, in order, with `fence`.
+//
+// # Safety
+// `key` and `fields` point to their lengths' readable values, each pair's
+// texts to their lengths' readable bytes; `out`, `first` and `err` are
+// writable; `first` is written with the first step.
+bool ts_guard_redis_hset_new(const uint8_t *key,
+                             size_t key_len,
+                             const struct TsPair *fields,
+                             size_t fields_len,
+                             struct TsFence fence,
+                             struct TsGuardMachine **out,
+                             struct TsGuardStep *first,
+                             struct TsError *err);
+
+// Makes a guarded run of the caller's Lua `body` with `fence`: `KEYS` the
+// data key then the `keys_len` texts at `keys` (one hash slot), `ARGV`
+// the `args_len` texts at `args`. Accepted, the script's reply is
+// `{"accepted", the body's reply}`.
+//
+// # Safety
+// The texts and arrays point to their lengths' readable values; `out`,
+// `first` and `err` are writable; `first` is written with the first step.
+bool ts_guard_redis_script_new(const uint8_t *key,
+                               size_t key_len,
+                               const uint8_t *body,
+                               size_t body_len,
+                               const struct TsText *keys,
+                               size_t keys_len,
+                               const struct TsText *args,
+                               size_t args_len,
+                               struct TsFence fence,
+                               struct TsGuardMachine **out,
+                               struct TsGuardStep *first,
+                               struct TsError *err);
 
 // Whether it is still held: false once released, run out, or lost with
 // its store or connection. When it was lost, `err` (when not NULL) gets

@@ -1,6 +1,6 @@
 //! `TsGuardMachine`: one of the core's guard machines, which do no I/O
 //! (the SQL check-and-record, a guarded object write, a guarded object
-//! read). The Go side makes it, which gives its first step, does what
+//! read, a guarded Redis write: its makers are in `guard_redis`). The Go side makes it, which gives its first step, does what
 //! each step says on the caller's own driver or client, and hands back
 //! what it observed (`ts_guard_observe`) until the step is
 //! `TS_STEP_KIND_DONE`, whose verdict it turns into Go's outcome. A step
@@ -9,17 +9,20 @@
 
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
-use crate::guard_observed::{object, sql, TsObserved, TsPair};
+use crate::guard_observed::{object, redis, sql, TsObserved, TsPair};
 use crate::guard_step::{Lent, TsGuardStep};
 use crate::text::{free_handle, handle, put, put_handle, slice, utf8};
 use std::sync::Mutex;
+use tinystore::guard::redis_check::RedisCheck;
 use tinystore::guard::{Dialect, ObjectRead, ObjectWrite, Placeholders, SqlCheck};
 use tinystore::Fence;
 
-enum Machine {
+/// The machine behind a handle.
+pub(crate) enum Machine {
     Sql(SqlCheck),
     Write(ObjectWrite),
     Read(ObjectRead),
+    Redis(RedisCheck),
 }
 
 /// A machine and the texts of the step it gave last.
@@ -37,7 +40,7 @@ pub struct TsGuardMachine(Mutex<Held>);
 ///
 /// # Safety
 /// `ptr` points to `len` readable bytes.
-unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str) -> Outcome<&'a str> {
+pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str) -> Outcome<&'a str> {
     // SAFETY: forwarded from the caller.
     unsafe { utf8(ptr, len, what) }
 }
@@ -196,7 +199,7 @@ unsafe fn object_name<'a>(
 ///
 /// # Safety
 /// `out` and `first` are NULL or writable.
-unsafe fn made(
+pub(crate) unsafe fn made(
     out: *mut *mut TsGuardMachine,
     first: *mut TsGuardStep,
     machine: Machine,
@@ -209,6 +212,7 @@ unsafe fn made(
         Machine::Sql(c) => held.lent.sql(c.start()),
         Machine::Write(w) => held.lent.object(w.start()),
         Machine::Read(r) => held.lent.object(r.start()),
+        Machine::Redis(c) => held.lent.redis(c.start()),
     };
     // SAFETY: forwarded from the caller; the step's texts are the heap
     // buffers of `held.lent`, which do not move with the handle.
@@ -253,6 +257,7 @@ pub unsafe extern "C" fn ts_guard_observe(
                 Machine::Sql(c) => lent.sql(c.observe(sql(o)?)),
                 Machine::Write(w) => lent.object(w.observe(object(o)?)),
                 Machine::Read(r) => lent.object(r.observe(object(o)?)),
+                Machine::Redis(c) => lent.redis(c.observe(redis(o)?)),
             };
             put(step, next, "step")
         })

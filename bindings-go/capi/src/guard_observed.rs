@@ -4,6 +4,7 @@
 
 use crate::error::{call, fill, Failure, Outcome, TsCode, TsError};
 use crate::text::{bytes, put, slice};
+use tinystore::guard::redis_check::RedisObserved;
 use tinystore::guard::{Class, DriverFailure, ObjectObserved, SqlObserved};
 
 /// Text the caller lends for the call: `len` bytes at `ptr` (NULL when
@@ -60,6 +61,9 @@ pub const TS_OBSERVED_GOT: u32 = 7;
 /// `TsObserved.kind`: the step failed in the driver, as `failure` says (a
 /// `Get` that found nothing too: HTTP 404).
 pub const TS_OBSERVED_FAILED: u32 = 8;
+/// `TsObserved.kind`: an `Eval`'s script answered `reply`, each element
+/// of its top-level array as text.
+pub const TS_OBSERVED_REPLY: u32 = 9;
 
 /// What the caller observed of the step it ran: `kind` (a
 /// `TS_OBSERVED_*`) says which of the other fields is meant.
@@ -72,6 +76,8 @@ pub struct TsObserved {
     pub keys_len: usize,
     pub metadata: *const TsPair,
     pub metadata_len: usize,
+    pub reply: *const TsText,
+    pub reply_len: usize,
     pub failure: TsDriverFailure,
 }
 
@@ -165,6 +171,24 @@ pub unsafe fn object(o: &TsObserved) -> Outcome<ObjectObserved> {
             }
             TS_OBSERVED_FAILED => ObjectObserved::Failed(failure(&o.failure)),
             kind => return Err(misfit(kind, "guarded object's machine")),
+        })
+    }
+}
+
+/// The Redis guard's observation of the C one.
+///
+/// # Safety
+/// Its texts and arrays point to their lengths' readable values.
+pub unsafe fn redis(o: &TsObserved) -> Outcome<RedisObserved> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        Ok(match o.kind {
+            TS_OBSERVED_REPLY => {
+                let reply = slice(o.reply, o.reply_len, "script reply")?;
+                RedisObserved::Reply(reply.iter().map(|r| lossy(r)).collect())
+            }
+            TS_OBSERVED_FAILED => RedisObserved::Failed(failure(&o.failure)),
+            kind => return Err(misfit(kind, "Redis guard")),
         })
     }
 }

@@ -8,6 +8,7 @@ use crate::error::{Failure, TsCode};
 use crate::fence::TsFence;
 use crate::guard_observed::{TsPair, TsText};
 use std::borrow::Cow;
+use tinystore::guard::redis_check::RedisStep;
 use tinystore::guard::{ObjectStep, SqlStep, Verdict};
 use tinystore::Fence;
 
@@ -32,6 +33,10 @@ pub enum TsStepKind {
     /// Objects: get the key `text` (its body, kept by the caller, and its
     /// metadata).
     Get = 6,
+    /// Redis: run the script `text` with `keys` as its `KEYS` and
+    /// `params` as its `ARGV` (`EVALSHA`, then `EVAL` on `NOSCRIPT`) and
+    /// observe its reply.
+    Eval = 7,
 }
 
 /// How a machine ended.
@@ -72,12 +77,16 @@ pub struct TsVerdict {
 #[repr(C)]
 pub struct TsGuardStep {
     pub kind: TsStepKind,
-    /// The statement (`Execute`, `Query`), the prefix (`List`) or the key
-    /// (`Put`, `Delete`, `Get`); empty for `Done`.
+    /// The statement (`Execute`, `Query`), the prefix (`List`), the key
+    /// (`Put`, `Delete`, `Get`) or the script (`Eval`); empty for `Done`.
     pub text: TsText,
-    /// The statement's parameters, in order (`Execute`, `Query`).
+    /// The statement's parameters, in order (`Execute`, `Query`), or the
+    /// script's `ARGV` (`Eval`).
     pub params: *const TsText,
     pub params_len: usize,
+    /// The script's `KEYS`, in order (`Eval`).
+    pub keys: *const TsText,
+    pub keys_len: usize,
     /// The metadata of a `Put`.
     pub metadata: *const TsPair,
     pub metadata_len: usize,
@@ -91,13 +100,16 @@ pub struct Lent {
     text: Cow<'static, str>,
     params: Vec<String>,
     param_texts: Vec<TsText>,
+    keys: Vec<String>,
+    key_texts: Vec<TsText>,
     metadata: Vec<(String, String)>,
     metadata_pairs: Vec<TsPair>,
     message: String,
     stale_resource: String,
 }
 
-// SAFETY: the raw pointers in `param_texts` and `metadata_pairs` point into
+// SAFETY: the raw pointers in `param_texts`, `key_texts` and
+// `metadata_pairs` point into
 // this struct's own strings, which move with it; nothing else shares them.
 unsafe impl Send for Lent {}
 
@@ -150,6 +162,31 @@ impl Lent {
             ObjectStep::Delete { key } => self.keyed(TsStepKind::Delete, key),
             ObjectStep::Get { key } => self.keyed(TsStepKind::Get, key),
             ObjectStep::Done(verdict) => self.done(verdict),
+        }
+    }
+
+    /// The C step of a Redis guard's step, borrowing from `self`.
+    pub fn redis(&mut self, step: RedisStep) -> TsGuardStep {
+        match step {
+            RedisStep::Eval { script, keys, args } => {
+                self.keys = keys;
+                self.key_texts = self.keys.iter().map(|k| text_of(k)).collect();
+                let (keys, keys_len) = array_of(&self.key_texts);
+                self.params = args;
+                self.param_texts = self.params.iter().map(|p| text_of(p)).collect();
+                let (params, params_len) = array_of(&self.param_texts);
+                self.text = script;
+                TsGuardStep {
+                    kind: TsStepKind::Eval,
+                    text: text_of(&self.text),
+                    params,
+                    params_len,
+                    keys,
+                    keys_len,
+                    ..empty(TsStepKind::Done)
+                }
+            }
+            RedisStep::Done(verdict) => self.done(verdict),
         }
     }
 
@@ -220,6 +257,8 @@ fn empty(kind: TsStepKind) -> TsGuardStep {
         text: nothing(),
         params: std::ptr::null(),
         params_len: 0,
+        keys: std::ptr::null(),
+        keys_len: 0,
         metadata: std::ptr::null(),
         metadata_len: 0,
         verdict: TsVerdict {

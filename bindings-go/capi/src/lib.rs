@@ -30,6 +30,8 @@
 //! - [`guard_machine`]: `TsGuardMachine`, the core's guard protocols as
 //!   machines that do no I/O (the SQL check, an object's guarded write and
 //!   read): the Go side does each step's I/O on the caller's own driver.
+//! - [`guard_redis`]: the Redis guard's machine (the core's `RedisCheck`):
+//!   a guarded `SET`, `DEL`, `HSET` or the caller's own script.
 //! - [`guard_step`]: a machine's step and verdict as C structs.
 //! - [`guard_observed`]: what was observed of a step, and a driver's
 //!   failure as it reports it, which the core classifies.
@@ -53,6 +55,7 @@ pub mod guard_machine;
 #[cfg(test)]
 mod guard_machine_tests;
 pub mod guard_observed;
+pub mod guard_redis;
 pub mod guard_step;
 pub mod lease;
 pub mod runtime;

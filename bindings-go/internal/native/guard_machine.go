@@ -13,7 +13,8 @@ import (
 )
 
 // A Machine is one of the core's guard machines, which do no I/O: the
-// SQL check-and-record, a guarded object write, a guarded object read.
+// SQL check-and-record, a guarded object write, a guarded object read, a
+// guarded Redis write (guard_redis.go).
 // Making one gives its first step; the caller does what it says on its
 // own driver or client and hands what it observed to Observe, until the
 // step is StepDone, whose Verdict is the outcome. Free it when done.
@@ -34,6 +35,7 @@ const (
 	StepPut     StepKind = C.TS_STEP_KIND_PUT
 	StepDelete  StepKind = C.TS_STEP_KIND_DELETE
 	StepGet     StepKind = C.TS_STEP_KIND_GET
+	StepEval    StepKind = C.TS_STEP_KIND_EVAL
 )
 
 // VerdictKind is how a machine ended.
@@ -49,11 +51,13 @@ const (
 
 // A Step is what to do next: run Text (a statement) with Params; list
 // the prefix Text; put, delete or get the key Text (a put with
-// Metadata); or, for StepDone, the Verdict.
+// Metadata); run the script Text with KEYS Keys and ARGV Params; or, for
+// StepDone, the Verdict.
 type Step struct {
 	Kind     StepKind
 	Text     string
 	Params   []string
+	Keys     []string
 	Metadata map[string]string
 	Verdict  Verdict
 }
@@ -200,6 +204,11 @@ func stepOf(s *C.TsGuardStep) Step {
 	if s.params_len > 0 {
 		for _, p := range unsafe.Slice(s.params, int(s.params_len)) {
 			step.Params = append(step.Params, goText(p))
+		}
+	}
+	if s.keys_len > 0 {
+		for _, k := range unsafe.Slice(s.keys, int(s.keys_len)) {
+			step.Keys = append(step.Keys, goText(k))
 		}
 	}
 	if s.metadata_len > 0 {

@@ -23,17 +23,20 @@ const (
 	ObservedDeleted ObservedKind = C.TS_OBSERVED_DELETED
 	ObservedGot     ObservedKind = C.TS_OBSERVED_GOT
 	ObservedFailed  ObservedKind = C.TS_OBSERVED_FAILED
+	ObservedReply   ObservedKind = C.TS_OBSERVED_REPLY
 )
 
 // Observed is what the caller observed of a step: the rows an Execute
 // changed, the row a Query read (or none), the keys a List found, a Put
-// or Delete done, the metadata a Get found, or the driver's Failure.
+// or Delete done, the metadata a Get found, the Reply of an Eval's script
+// (each element of its array as text), or the driver's Failure.
 type Observed struct {
 	Kind     ObservedKind
 	Changed  uint64
 	Row      string
 	Keys     []string
 	Metadata map[string]string
+	Reply    []string
 	Failure  DriverFailure
 }
 
@@ -86,6 +89,20 @@ func pinned(pin *runtime.Pinner, s string) C.TsText {
 	return C.TsText{ptr: (*C.uint8_t)(unsafe.Pointer(p)), len: C.size_t(len(s))}
 }
 
+// textsOf lends texts to C: the array and every string are pinned until
+// pin.Unpin.
+func textsOf(pin *runtime.Pinner, texts []string) []C.TsText {
+	if len(texts) == 0 {
+		return nil
+	}
+	lent := make([]C.TsText, len(texts))
+	for i, t := range texts {
+		lent[i] = pinned(pin, t)
+	}
+	pin.Pin(&lent[0])
+	return lent
+}
+
 func pairsOf(pin *runtime.Pinner, metadata map[string]string) []C.TsPair {
 	if len(metadata) == 0 {
 		return nil
@@ -119,13 +136,11 @@ func (f DriverFailure) c(pin *runtime.Pinner) C.TsDriverFailure {
 func (o Observed) c(pin *runtime.Pinner) C.TsObserved {
 	c := C.TsObserved{kind: C.uint32_t(o.Kind), changed: C.uint64_t(o.Changed)}
 	c.row = pinned(pin, o.Row)
-	if len(o.Keys) > 0 {
-		keys := make([]C.TsText, len(o.Keys))
-		for i, k := range o.Keys {
-			keys[i] = pinned(pin, k)
-		}
-		pin.Pin(&keys[0])
+	if keys := textsOf(pin, o.Keys); len(keys) > 0 {
 		c.keys, c.keys_len = &keys[0], C.size_t(len(keys))
+	}
+	if reply := textsOf(pin, o.Reply); len(reply) > 0 {
+		c.reply, c.reply_len = &reply[0], C.size_t(len(reply))
 	}
 	if pairs := pairsOf(pin, o.Metadata); len(pairs) > 0 {
 		c.metadata, c.metadata_len = &pairs[0], C.size_t(len(pairs))
