@@ -74,6 +74,8 @@ func open(ctx context.Context, name, scenario string) (*cell, error) {
 		b, err = openS3(ctx, scenario, resource)
 	case "http":
 		b, err = openHTTP(ctx, resource)
+	case "redis":
+		b, err = openRedis(ctx, resource)
 	default:
 		err = fmt.Errorf("the runner has no backend %q", name)
 	}

@@ -8,7 +8,10 @@
 //
 // DB is a SQLite file or a postgresql:// URL whose tables exist already,
 // or s3://BUCKET/KEY: then each write is a guarded put of KEY (s3guard) on
-// the server at $TINYSTORE_S3_URL, its body {"fence": ..., "writer": NAME}.
+// the server at $TINYSTORE_S3_URL, its body {"fence": ..., "writer": NAME},
+// or a redis:// URL: then each write is a guarded script (redisguard) on
+// key "contention/1" that logs "<fence as 40 digits> NAME" to
+// "{contention/1}:log" and sets the key to the fence's digits.
 // `make guard-worker-go` builds it as $(CARGO_TARGET_DIR)/guard-worker-go; it
 // lives in its own module, tests/guards/go, so that the drivers stay out
 // of the module users get.
@@ -36,7 +39,7 @@ const resource = "contention/1"
 
 func main() {
 	address := flag.String("store", "", "the server's address, unix:DIR/tinystore.sock")
-	dsn := flag.String("db", "", "a SQLite file, a postgresql:// URL or s3://BUCKET/KEY")
+	dsn := flag.String("db", "", "a SQLite file, a postgresql:// URL, s3://BUCKET/KEY or a redis:// URL")
 	name := flag.String("name", "", "this writer's name, logged with each accepted write")
 	seconds := flag.Float64("seconds", 10, "how long to take turns")
 	ttlMS := flag.Int("ttl-ms", 300, "the lease's TTL in milliseconds")
@@ -68,13 +71,21 @@ type writer interface {
 func run(address, dsn, name string, seconds, ttl time.Duration) error {
 	ctx := context.Background()
 	var w writer
-	if strings.HasPrefix(dsn, "s3://") {
+	switch {
+	case strings.HasPrefix(dsn, "s3://"):
 		o, err := newObjectWriter(dsn, name)
 		if err != nil {
 			return err
 		}
 		w = o
-	} else {
+	case strings.HasPrefix(dsn, "redis://"):
+		r, err := newRedisWriter(dsn, name)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = r.client.Close() }()
+		w = r
+	default:
 		s, err := openSQL(dsn, name)
 		if err != nil {
 			return err
