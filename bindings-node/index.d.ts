@@ -599,6 +599,88 @@ export declare namespace guard.s3 {
   export function get(client: GuardS3Client, bucket: string, key: string): Promise<GuardS3Object | null>
 }
 
+/**
+ * An ioredis client (`Redis` or `Cluster`), as the Redis guard uses it: it
+ * sends `evalsha` and `eval` with the number of keys.
+ */
+export interface GuardIoredisClient {
+  evalsha(sha: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>
+}
+
+/**
+ * A node-redis client (the `redis` package, v4 and later: `createClient`'s
+ * or `createCluster`'s, connected), as the Redis guard uses it: it sends
+ * `evalSha` and `eval` with `{ keys, arguments }`.
+ */
+export interface GuardNodeRedisClient {
+  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
+}
+
+/** The Redis clients the guard takes, told apart by their methods. */
+export type GuardRedisClient = GuardIoredisClient | GuardNodeRedisClient
+
+/** What `guard.redis.script` passes the caller's own script. */
+export interface GuardRedisScriptOptions {
+  /** The keys it touches besides the data key, `KEYS[2]` on: in the data key's hash slot. */
+  keys?: string[]
+  /** Its arguments, `ARGV`. */
+  args?: string[]
+}
+
+/**
+ * The guard on Redis and Valkey (docs/guards.md, "Redis and Valkey"), on
+ * your own ioredis or node-redis client (optional peer dependencies; the
+ * package requires neither). The fence of data key K is kept in a string
+ * key beside it, in its hash slot: `{K}:tinystore-fence`, or, for a key
+ * with a hash tag (`user:{42}:profile`), `user:{42}:profile:tinystore-fence`.
+ * Each call is one Lua script, which Redis runs alone: it reads K's fence,
+ * refuses the write when a larger one is recorded (StaleError, nothing
+ * written; its resource is the key), else makes the write and records the
+ * fence. Equal is accepted. The script is sent by its SHA1 (EVALSHA), and
+ * again in full (EVAL) when the server does not have it (NOSCRIPT: after a
+ * restart or SCRIPT FLUSH).
+ *
+ * Every call rejects with StaleError when refused; CorruptError, naming
+ * the fence key, when it holds what is not a fence (a hand edit);
+ * InvalidError, before any call, for a client of another kind, a key that
+ * is not a string, is empty, over 1,024 bytes, holds a NUL or a lone UTF-16
+ * surrogate, or a `}` outside a hash tag (no fence key can share its slot:
+ * give it a hash tag), a value, field or argument that is not a string or
+ * holds a lone surrogate, and a fence that is not a bigint from 0 to
+ * 2^128-1. The client's own errors are rejected with as the client threw
+ * them (a ReplyError or ErrorReply "WRONGTYPE ...", "NOPERM ...", a
+ * refused or closed connection), and nothing is recorded then.
+ */
+export declare namespace guard.redis {
+  /** `SET key value`, guarded by `fence`. */
+  export function set(client: GuardRedisClient, key: string, value: string, fence: bigint): Promise<void>
+  /**
+   * `DEL key`, guarded by `fence`. The fence stays recorded, so a late
+   * holder's write is still refused and cannot bring the key back.
+   */
+  function delete_(client: GuardRedisClient, key: string, fence: bigint): Promise<void>
+  export { delete_ as delete }
+  /**
+   * `HSET key field value ...` of `fields`, guarded by `fence`; no field is
+   * InvalidError. A write Redis refuses (the key holds another type:
+   * WRONGTYPE) records nothing.
+   */
+  export function hset(client: GuardRedisClient, key: string, fields: Record<string, string>, fence: bigint): Promise<void>
+  /**
+   * Your own Lua `body`, run behind the check in the same script: when no
+   * larger fence is recorded for `key`, the fence is recorded and `body`
+   * runs with `KEYS[1]` = `key`, `KEYS[2]...` = `options.keys` (each in
+   * `key`'s hash slot, else InvalidError) and `ARGV` = `options.args`;
+   * resolves to its reply (null for nil), as the client gives replies.
+   * Refused: StaleError and `body` does not run. A body that fails half-way
+   * leaves what it wrote (Redis does not roll a script back) under the
+   * recorded fence, and its error is the client's.
+   */
+  export function script(client: GuardRedisClient, key: string, body: string, fence: bigint, options?: GuardRedisScriptOptions): Promise<unknown>
+}
+
 /** A request as the HTTP helpers read it (node:http's IncomingMessage, Express's Request). */
 export interface FencedRequest {
   readonly headers: Record<string, string | string[] | undefined>

@@ -90,7 +90,7 @@ export interface NativeGuardObserved {
 
 /** What the JS layer does next, or the protocol's end. */
 export interface NativeGuardStep {
-  /** `list`, `put`, `delete`, `get` or `done`. */
+  /** `list`, `put`, `delete`, `get`, `eval` or `done`. */
   kind: string
   /** What `list` lists. */
   prefix?: string
@@ -98,6 +98,12 @@ export interface NativeGuardStep {
   key?: string
   /** The metadata `put` writes. */
   metadata?: Record<string, string>
+  /** The Lua text `eval` runs (its SHA1 is what `EVALSHA` names). */
+  script?: string
+  /** The keys `eval` passes (`KEYS`). */
+  keys?: Array<string>
+  /** The arguments `eval` passes (`ARGV`). */
+  args?: Array<string>
   /**
    * The end of `done`: `accepted`, `refused` (the guard's own error) or
    * `driver` (the driver's error, classified).
@@ -422,6 +428,30 @@ export declare class NativePermitAcquiring {
    * up is released. Nothing once the outcome was taken.
    */
   giveUp(): void
+}
+
+/** One guarded write of a fence to a Redis key. */
+export declare class NativeRedisCheck {
+  /** `SET key value`, guarded by `fence`. */
+  static set(key: string, value: string, fence: bigint): NativeRedisCheck
+  /** `DEL key`, guarded by `fence`; the fence stays recorded. */
+  static del(key: string, fence: bigint): NativeRedisCheck
+  /**
+   * `HSET key field value ...` of `fields`, each `[field, value]`,
+   * guarded by `fence`.
+   */
+  static hset(key: string, fields: Array<Array<string>>, fence: bigint): NativeRedisCheck
+  /**
+   * The caller's own Lua `body`, run behind the check with `KEYS` the
+   * data key then `keys` and `ARGV` `args`, guarded by `fence`.
+   */
+  static script(key: string, body: string, keys: Array<string>, args: Array<string>, fence: bigint): NativeRedisCheck
+  /** The first step (`eval`), or the end for bad input. */
+  start(): NativeGuardStep
+  /** The end, after the script answered `reply` (each element as text). */
+  reply(reply: Array<string>): NativeGuardStep
+  /** The end, after the call failed in the client, as it reported. */
+  failed(failure: NativeDriverFailure): NativeGuardStep
 }
 
 /**

@@ -14,6 +14,7 @@ const { text, fenceOf } = require('./guard_input')
 const { failureOf, pgFailureOf, isSerializationFailure, concluded } = require('./guard_driver')
 const { begin, release, after } = require('./guard_sql')
 const { s3 } = require('./s3')
+const { redis } = require('./redis')
 
 /**
  * @typedef {{ run(...params: unknown[]): { changes: number }, get(...params: unknown[]): unknown, pluck(on?: boolean): SqliteStatement }} SqliteStatement
@@ -180,6 +181,6 @@ function migration(dialect) {
   return mappedSync(() => native.guardMigration(dialect))
 }
 
-const guard = Object.freeze({ check, ensure, migration, isSerializationFailure, s3 })
+const guard = Object.freeze({ check, ensure, migration, isSerializationFailure, s3, redis })
 
 module.exports = { guard }

@@ -1,7 +1,8 @@
 'use strict'
 // A driver's own errors, for the guards: each described by what the driver
 // reports (better-sqlite3's code name, pg's SQLSTATE, the S3 SDK's HTTP
-// status and error name, a socket's code), for the core to classify; and
+// status and error name, a Redis server's error code, a socket's code), for
+// the core to classify; and
 // the one policy of a guard's end:
 //
 // - accepted: return;
@@ -58,6 +59,32 @@ function pgFailureOf(err) {
   return failure
 }
 
+/** The names of a Redis server's error replies: ioredis's, node-redis's (v4 to v6). */
+const REDIS_REPLIES = new Set(['ReplyError', 'ErrorReply', 'SimpleError', 'BlobError'])
+
+/**
+ * What a Redis client's error reports: a server's error reply gives its
+ * code, the first word of its text ("WRONGTYPE Operation against a key
+ * ...", "NOPERM ...", "LOADING ..."); a socket's error its code
+ * (ECONNREFUSED); and a connection the client lost or never had, which
+ * ioredis and node-redis report as an Error without a code ('Connection is
+ * closed.', 'The client is closed', 'Reached the max retries per
+ * request limit'), is error code "connection".
+ * @param {unknown} err
+ * @returns {Failure}
+ */
+function redisFailureOf(err) {
+  const failure = failureOf(err)
+  if (failure.errorCode !== undefined || !(err instanceof Error)) return failure
+  if (REDIS_REPLIES.has(err.name) || REDIS_REPLIES.has(err.constructor.name)) {
+    const word = err.message.split(' ', 1)[0]
+    if (/^[A-Z][A-Z_-]*$/.test(word)) failure.errorCode = word
+  } else {
+    failure.errorCode = 'connection'
+  }
+  return failure
+}
+
 /**
  * The core's class of the driver's error `err`: "missing_table",
  * "serialization", "permission", "unavailable" or "other".
@@ -105,4 +132,4 @@ function concluded(done, failed, didFail) {
   throw didFail ? withCause(err, failed) : err
 }
 
-module.exports = { failureOf, pgFailureOf, failureClass, isSerializationFailure, concluded }
+module.exports = { failureOf, pgFailureOf, redisFailureOf, failureClass, isSerializationFailure, concluded }

@@ -1,13 +1,15 @@
-//! The object-storage guard machines' steps and observations as plain JS
-//! objects, and a driver's error as the JS layer describes it
-//! (lib/guard_driver.js). (The SQL check, on the hot path of every guarded
-//! write, passes its steps as text: [`crate::guard_sql`].)
+//! The object-storage and Redis guard machines' steps, the object-storage
+//! observations as plain JS objects, and a driver's error as the JS layer
+//! describes it (lib/guard_driver.js). (The SQL check, on the hot path of
+//! every guarded write, passes its steps as text: [`crate::guard_sql`].)
 //!
 //! A step is `{ kind, ... }`: `list` (`prefix`), `put` (`key`,
-//! `metadata`), `delete` and `get` (`key`), and `done` (`verdict`:
-//! `accepted`, `refused` or `driver`, with `error` for the last two). An
-//! observation is `{ kind, ... }`: `listed` (`keys`), `written`, `deleted`,
-//! `got` (`metadata`), `failed` (`failure`).
+//! `metadata`), `delete` and `get` (`key`), `eval` (`script`, `keys`,
+//! `args`: Redis's), and `done` (`verdict`: `accepted`, `refused` or
+//! `driver`, with `error` for the last two). An object observation is
+//! `{ kind, ... }`: `listed` (`keys`), `written`, `deleted`, `got`
+//! (`metadata`), `failed` (`failure`); Redis's are the methods of
+//! [`crate::guard_redis`].
 
 use crate::error::to_napi;
 use crate::guard::{error_value, NativeError};
@@ -20,7 +22,7 @@ use tinystore::{Code, Error};
 #[napi(object)]
 #[derive(Default)]
 pub struct NativeGuardStep {
-    /// `list`, `put`, `delete`, `get` or `done`.
+    /// `list`, `put`, `delete`, `get`, `eval` or `done`.
     pub kind: String,
     /// What `list` lists.
     pub prefix: Option<String>,
@@ -28,6 +30,12 @@ pub struct NativeGuardStep {
     pub key: Option<String>,
     /// The metadata `put` writes.
     pub metadata: Option<HashMap<String, String>>,
+    /// The Lua text `eval` runs (its SHA1 is what `EVALSHA` names).
+    pub script: Option<String>,
+    /// The keys `eval` passes (`KEYS`).
+    pub keys: Option<Vec<String>>,
+    /// The arguments `eval` passes (`ARGV`).
+    pub args: Option<Vec<String>>,
     /// The end of `done`: `accepted`, `refused` (the guard's own error) or
     /// `driver` (the driver's error, classified).
     pub verdict: Option<String>,
@@ -84,14 +92,16 @@ pub fn guard_failure_class(failure: NativeDriverFailure) -> String {
     DriverFailure::from(failure).class().name().to_string()
 }
 
-fn step(kind: &str) -> NativeGuardStep {
+/// A step of `kind` with no field set.
+pub fn step(kind: &str) -> NativeGuardStep {
     NativeGuardStep {
         kind: kind.to_string(),
         ..NativeGuardStep::default()
     }
 }
 
-fn done(verdict: Verdict) -> NativeGuardStep {
+/// The end `done` with `verdict`.
+pub fn done(verdict: Verdict) -> NativeGuardStep {
     let (name, error) = match &verdict {
         Verdict::Accepted => ("accepted", None),
         Verdict::Refused(err) => ("refused", Some(error_value(err))),

@@ -14,8 +14,9 @@
 //! - [`guard`]: a core error as a value and the guards' names, for
 //!   lib/guard.js and lib/s3.js; the core's guard machines, whose steps
 //!   the JS layer takes on its users' own handles: [`guard_sql`] (the
-//!   check, its steps as text) and [`guard_object`] (S3's, its steps as
-//!   objects: [`guard_step`]); [`guard_http`]: the HTTP helpers'.
+//!   check, its steps as text), [`guard_object`] (S3's) and
+//!   [`guard_redis`] (Redis's), their steps as objects: [`guard_step`];
+//!   [`guard_http`]: the HTTP helpers'.
 //! - [`error`] and [`options`]: how errors and options cross the boundary;
 //!   [`throw`]: `errorThrow`, any core error thrown on request.
 //! - [`now`]: calls that return their value at once when it is ready.
@@ -34,6 +35,7 @@ pub mod group;
 pub mod guard;
 pub mod guard_http;
 pub mod guard_object;
+pub mod guard_redis;
 pub mod guard_sql;
 pub mod guard_step;
 pub mod lease;

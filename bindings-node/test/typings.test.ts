@@ -41,7 +41,11 @@ function declared(file: string): Map<string, Set<string>> {
     if (!exported) continue
     if (ts.isClassDeclaration(node) && node.name) {
       const members = new Set<string>()
-      for (const m of node.members) if (m.name && ts.isIdentifier(m.name)) members.add(m.name.text)
+      for (const m of node.members) {
+        if (!m.name || !ts.isIdentifier(m.name)) continue
+        const isStatic = ts.canHaveModifiers(m) && ts.getModifiers(m)?.some(k => k.kind === ts.SyntaxKind.StaticKeyword)
+        members.add(isStatic ? `static ${m.name.text}` : m.name.text)
+      }
       out.set(node.name.text, members)
     } else if (ts.isFunctionDeclaration(node) && node.name) {
       out.set(node.name.text, new Set())
@@ -67,11 +71,14 @@ function declared(file: string): Map<string, Set<string>> {
   return out
 }
 
-/** The own and inherited members of a class's prototype, but Object's. */
+/** The own and inherited members of a class's prototype, but Object's, and its own static methods (`static NAME`). */
 function members(made: Function): Set<string> {
   const out = new Set<string>()
   for (let proto = made.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') out.add(name)
+  }
+  for (const name of Object.getOwnPropertyNames(made)) {
+    if (typeof (made as unknown as Record<string, unknown>)[name] === 'function') out.add(`static ${name}`)
   }
   return out
 }
@@ -120,4 +127,11 @@ test("index.d.ts declares exactly what guard.s3 exports", () => {
   const s3 = nested.get('guard.s3')
   assert.ok(s3, 'namespace guard.s3 is declared')
   assert.deepEqual(Object.keys(tinystore.guard.s3).sort(), [...s3].sort())
+})
+
+test("index.d.ts declares exactly what guard.redis exports", () => {
+  declared(path.join(pkg, 'index.d.ts'))
+  const redis = nested.get('guard.redis')
+  assert.ok(redis, 'namespace guard.redis is declared')
+  assert.deepEqual(Object.keys(tinystore.guard.redis).sort(), [...redis].sort())
 })
