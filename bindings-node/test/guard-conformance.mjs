@@ -11,16 +11,21 @@
 //   http      a node:http server on loopback whose handler reads the fence with
 //             http.fenced and guards a SQLite file with it; the client attaches
 //             the fence with http.fetch
+//   redis     the redis-server at $TINYSTORE_REDIS_URL (tests/guards/with-redis.sh),
+//             each step made through ioredis and again through node-redis, on a
+//             key of each's own
 //
 // A race pauses a write after its first request, answered, by a client whose
 // `send` lets a second, real writer write in between (no sleeps); a server
 // gone is an S3 client whose every later request goes to a port nothing
-// listens on, or a pg connection ended by pg_terminate_backend. Prints one
+// listens on, a pg connection ended by pg_terminate_backend, or a Redis
+// client of a port nothing listens on, made to fail at once. Prints one
 // line per cell, `MATRIX typescript <backend> <scenario> ok|FAIL <why>|n/a
 // <why>`, and exits 1 on any FAIL. Run from the repository:
 //
 //   MOTO_SERVER=.venv-python/bin/moto_server bash tests/guards/with-postgres.sh \
-//     bash tests/guards/with-s3.sh node bindings-node/test/guard-conformance.mjs
+//     bash tests/guards/with-s3.sh bash tests/guards/with-redis.sh \
+//     node bindings-node/test/guard-conformance.mjs
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -33,10 +38,12 @@ const here = path.dirname(new URL(import.meta.url).pathname)
 const { guard, http, parseFence, fenceText, TinystoreError, StaleError, CorruptError, InvalidError } = require('tinystore')
 // The driver errors' classification, as the guards describe them to the core.
 const native = require('../lib/native')
-const { failureOf, pgFailureOf } = require('../lib/guard_driver')
+const { failureOf, pgFailureOf, redisFailureOf } = require('../lib/guard_driver')
 const Database = require('better-sqlite3')
 const pg = require('pg')
 const { S3Client, CreateBucketCommand, ListObjectsV2Command, PutObjectCommand } = require('@aws-sdk/client-s3')
+const { Redis } = require('ioredis')
+const { createClient } = require('redis')
 
 const LANGUAGE = 'typescript'
 const spec = JSON.parse(readFileSync(path.join(here, '..', '..', 'vectors', 'guards.json'), 'utf8'))
@@ -364,6 +371,130 @@ async function s3Backend(url, scenario) {
   }
 }
 
+// ---- Redis -----------------------------------------------------------------
+
+const REDIS_READER = 'tinystore_guard_reader'
+
+/**
+ * The Redis clients, each as the runner uses it: `connect(options)` gives
+ * a client (`url`, or a dead `port`, or the reader's `user`), its plain
+ * `command`, and its end.
+ */
+const redisClients = {
+  ioredis: {
+    async connect({ url, port, user }) {
+      const client = port
+        ? new Redis({ host: '127.0.0.1', port, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null })
+        : new Redis(url, user ? { username: user, password: 'tinystore', enableReadyCheck: false } : {})
+      client.on('error', () => {})
+      if (port) await client.connect().catch(() => {})
+      return { client, command: (...args) => client.call(...args), close: async () => client.disconnect() }
+    },
+  },
+  'node-redis': {
+    async connect({ url, port, user }) {
+      const options = port ? { socket: { host: '127.0.0.1', port, reconnectStrategy: false } } : { url, ...(user ? { username: user, password: 'tinystore' } : {}) }
+      const client = createClient(options)
+      client.on('error', () => {})
+      await (port ? client.connect().catch(() => {}) : client.connect())
+      return { client, command: (...args) => client.sendCommand(args), close: async () => client.destroy() }
+    },
+  },
+}
+
+/** One client library's steps on the scenario's own key. */
+async function redisSide(url, scenario, library) {
+  const kind = redisClients[library]
+  const { client, command, close } = await kind.connect({ url })
+  const key = `${LANGUAGE}-${library}-${scenario}-${unique()}/r`
+  const register = `{${key}}:tinystore-fence`
+  const judged = (expected, err, fence) =>
+    judge(expected, err, { resource: key, fence, classify: e => native.guardFailureClass(redisFailureOf(e)) })
+  const set = (on, fence) => guard.redis.set(on, key, String(fence), fence)
+  /** What `call` on a client made of `options` threw (undefined: it returned). */
+  const on = async (options, call) => {
+    const other = await kind.connect({ url, ...options })
+    try {
+      return await outcome(() => call(other.client))
+    } finally {
+      await other.close()
+    }
+  }
+  return {
+    async write(step) {
+      const fence = parseFence(step.write.fence)
+      judged(step.expect, await outcome(() => set(client, fence)), fence)
+    },
+    async recorded(step) {
+      const got = await command('GET', key)
+      const want = String(parseFence(step.recorded.fence))
+      expect(got === want, `GET ${key} gives ${got}, not ${want}`)
+    },
+    corrupt: () => command('SET', register, 'not-a-fence'),
+    async own_script(step) {
+      const fence = parseFence(step.own_script.fence)
+      const body = "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])"
+      /** @type {unknown} */
+      let reply
+      const err = await outcome(async () => {
+        reply = await guard.redis.script(client, key, body, fence, { args: [String(fence)] })
+      })
+      judged(step.expect, err, fence)
+      if (step.expect === 'accepted') expect(reply === String(fence), `the script replied ${JSON.stringify(reply)}, not ${fence}`)
+    },
+    async permission(step) {
+      await command('ACL', 'SETUSER', REDIS_READER, 'on', '>tinystore', '~*', '+@read')
+      const fence = parseFence(step.permission.fence)
+      judged(step.expect, await on({ user: REDIS_READER }, reader => set(reader, fence)), fence)
+    },
+    async server_gone(step) {
+      const fence = parseFence(step.server_gone.fence)
+      const port = Number(new URL(await deadEndpoint()).port)
+      judged(step.expect, await on({ port }, dead => set(dead, fence)), fence)
+    },
+    async bad_resource(step) {
+      const fence = parseFence(step.bad_resource.fence)
+      for (const bad of BAD_RESOURCES) {
+        const err = await outcome(() => guard.redis.set(client, bad, 'x', fence))
+        expect(err instanceof InvalidError, `key ${JSON.stringify(bad).slice(0, 40)}: expected InvalidError, got ${named(err)}`)
+        if (bad.isWellFormed()) {
+          const written = await command('EXISTS', bad, `{${bad}}:tinystore-fence`)
+          expect(written === 0, `a bad key was written: ${JSON.stringify(bad).slice(0, 40)}`)
+        }
+      }
+    },
+    close,
+  }
+}
+
+/** Each step through ioredis, then through node-redis, each on its own key. */
+async function redisBackend(url, scenario) {
+  const sides = []
+  try {
+    for (const library of Object.keys(redisClients)) sides.push(await redisSide(url, scenario, library))
+  } catch (err) {
+    for (const side of sides) await side.close()
+    throw err
+  }
+  const each = action => async step => {
+    for (const [i, side] of sides.entries()) {
+      try {
+        await side[action](step)
+      } catch (err) {
+        const library = Object.keys(redisClients)[i]
+        throw new Mismatch(`${library}: ${err instanceof Mismatch ? err.message : named(err)}`)
+      }
+    }
+  }
+  const actions = ['write', 'recorded', 'corrupt', 'own_script', 'permission', 'server_gone', 'bad_resource']
+  return {
+    ...Object.fromEntries(actions.map(action => [action, each(action)])),
+    async close() {
+      for (const side of sides) await side.close()
+    },
+  }
+}
+
 // ---- HTTP ------------------------------------------------------------------
 
 async function httpBackend(dir, scenario) {
@@ -436,6 +567,11 @@ async function backendFor(name, scenario, dir) {
     const url = process.env.TINYSTORE_S3_URL
     if (!url) throw new Mismatch('TINYSTORE_S3_URL is unset: run under tests/guards/with-s3.sh')
     return s3Backend(url, scenario)
+  }
+  if (name === 'redis') {
+    const url = process.env.TINYSTORE_REDIS_URL
+    if (!url) throw new Mismatch('TINYSTORE_REDIS_URL is unset: run under tests/guards/with-redis.sh')
+    return redisBackend(url, scenario)
   }
   if (name === 'http') return httpBackend(dir, scenario)
   throw new Mismatch(`unknown backend ${name}`)
