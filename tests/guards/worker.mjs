@@ -11,9 +11,13 @@
 // object instead, a guarded put (guard.s3) of {"fence", "writer"} through
 // an S3Client on $TINYSTORE_S3_URL (path-style): the guard keeps one object
 // per fence under KEY (KEY/tinystore-fence/<40 digits>), and
-// guard.s3.get(client, BUCKET, KEY) reads the largest. The package, better-sqlite3,
-// pg and @aws-sdk/client-s3 are loaded from bindings-node, as its tests
-// load them.
+// guard.s3.get(client, BUCKET, KEY) reads the largest. For a redis:// URL
+// (tests/guards/with-redis.sh's) it runs, through ioredis, the guard's own
+// script call (guard.redis.script) on key "contention/1" with the extra key
+// "{contention/1}:log" and the arguments [the fence as 40 digits, NAME]: the
+// script appends "<fence> <NAME>" to the log and sets the key to the fence,
+// behind the check. The package, better-sqlite3, pg, @aws-sdk/client-s3 and
+// ioredis are loaded from bindings-node, as its tests load them.
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 
@@ -23,6 +27,8 @@ const tinystore = require('tinystore')
 const { connect, guard, fenceText, LeaseLostError, StaleError, TinystoreError } = tinystore
 
 const RESOURCE = 'contention/1'
+/** The Redis mode's script: the log's append and the key's write, behind the guard's check. */
+const REDIS_BODY = "redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. ARGV[2]) redis.call('SET', KEYS[1], ARGV[1]) return 1"
 
 const { values } = parseArgs({
   options: {
@@ -70,6 +76,19 @@ async function database(db) {
       },
       async close() {
         client.destroy()
+      },
+    }
+  }
+  if (db.startsWith('redis://')) {
+    const { Redis } = require('ioredis')
+    const client = new Redis(db)
+    return {
+      async write(fence) {
+        const options = { keys: [`{${RESOURCE}}:log`], args: [fenceText(fence), name] }
+        await guard.redis.script(client, RESOURCE, REDIS_BODY, fence, options)
+      },
+      async close() {
+        client.disconnect()
       },
     }
   }
