@@ -1,6 +1,7 @@
 """The guard's contention test: writers in several languages take turns
 holding one key through one `tinystore serve` and write one resource
-through the guard, on SQLite, on PostgreSQL and on S3 (moto's server), while
+through the guard, on SQLite, on PostgreSQL, on S3 (moto's server) and on
+Redis (a script behind the check that logs each write), while
 this driver stops some of them with SIGSTOP just after they took the key,
 past their TTL, and resumes them. Each writer speaks the protocol of
 README.md beside this file.
@@ -19,9 +20,10 @@ the body its key names, every accepted fence has one, and the fences
 listed at the end are accepted ones (a refused write removed its own).
 
 Usage: python contention.py [--seconds S] [--languages rust,python,node,go]
-       [--dbs sqlite,postgres,s3] [--out DIR]
+       [--dbs sqlite,postgres,s3,redis] [--out DIR]
 PostgreSQL needs TINYSTORE_PG_URL (run under with-postgres.sh), S3
-TINYSTORE_S3_URL (with-s3.sh). Needs the Python package tinystore (with
+TINYSTORE_S3_URL (with-s3.sh), Redis TINYSTORE_REDIS_URL
+(with-redis.sh). Needs the Python package tinystore (with
 psycopg, and boto3 for S3) in the running interpreter, which gives the
 register's migration. Prints a JSON report; exits 1 on a
 violation, 2 when the run itself failed.
@@ -176,11 +178,46 @@ def read_back_s3(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int,
     return list(order), None if found is None else f"{found.fence:040d}", problems
 
 
+REDIS_LOG = "{contention/1}:log"
+REDIS_REGISTER = "{contention/1}:tinystore-fence"
+
+
+def prepare_redis() -> str:
+    """The redis-server's URL, its keys of this test removed."""
+    import redis
+
+    url = os.environ.get("TINYSTORE_REDIS_URL")
+    if not url:
+        raise RuntimeError("TINYSTORE_REDIS_URL is not set: run under tests/guards/with-redis.sh")
+    client = redis.Redis.from_url(url)
+    client.delete("contention/1", REDIS_LOG, REDIS_REGISTER)
+    client.close()
+    return url
+
+
+def read_back_redis(db: str) -> tuple[list[tuple[int, str]], str | None, list[str]]:
+    """The log the writers' scripts appended, in the order Redis ran them,
+    and the fence key's text; the key must hold the last logged fence."""
+    import redis
+
+    client = redis.Redis.from_url(db, decode_responses=True)
+    entries = [e.split(" ", 1) for e in client.lrange(REDIS_LOG, 0, -1)]
+    log = [(int(f), w) for f, w in entries]
+    register, value = client.get(REDIS_REGISTER), client.get("contention/1")
+    client.close()
+    problems = []
+    if log and value != f"{log[-1][0]:040d}":
+        problems.append(f"the key holds {value}, not the last logged fence {log[-1][0]}")
+    return log, register, problems
+
+
 def read_back(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], str | None, list[str]]:
     """The log in commit order, the register's text for the resource, and
     what else the store contradicts."""
     if db.startswith("s3://"):
         return read_back_s3(db, order)
+    if db.startswith("redis://"):
+        return read_back_redis(db)
     if db.startswith("postgres"):
         import psycopg
 
@@ -247,6 +284,8 @@ def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str
             if not os.environ.get("TINYSTORE_S3_URL"):
                 raise RuntimeError("TINYSTORE_S3_URL is not set: run under tests/guards/with-s3.sh")
             db = prepare_s3(f"contention-{os.getpid()}")
+        elif db_kind == "redis":
+            db = prepare_redis()
         elif db_kind == "postgres":
             url = os.environ.get("TINYSTORE_PG_URL")
             if not url:

@@ -2,7 +2,9 @@
 turns holding key "1" of "guarded" and writes resource "contention/1"
 through tinystore.guard, on a SQLite file (sqlite3) or PostgreSQL
 (psycopg), with tinystore's sync API; or, with --db s3://BUCKET/KEY, puts
-KEY through tinystore.guard.s3 (boto3, the endpoint $TINYSTORE_S3_URL).
+KEY through tinystore.guard.s3 (boto3, the endpoint $TINYSTORE_S3_URL);
+or, with --db redis://HOST:PORT/, runs a script behind tinystore.guard.redis's
+check that logs the write and sets the key.
 
     worker.py --store ADDRESS --db DB --name NAME --seconds S --ttl-ms T
 """
@@ -75,6 +77,25 @@ class S3:
         tinystore.guard.s3.put(self.client, self.bucket, self.key, body, fence)
 
 
+class Redis:
+    """Redis (the server at --db redis://HOST:PORT/): each write your own
+    script behind the check, which logs the write in a list in the key's
+    hash slot, then sets the key."""
+
+    SCRIPT = "redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. ARGV[2]) redis.call('SET', KEYS[1], ARGV[1]) return 1"
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.client = redis.Redis.from_url(url)
+
+    def write(self, fence: int, name: str) -> None:
+        import tinystore.guard.redis
+
+        log = f"{{{RESOURCE}}}:log"
+        tinystore.guard.redis.script(self.client, RESOURCE, self.SCRIPT, fence, keys=[log], args=[f"{fence:040d}", name])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     for flag in ("--store", "--db", "--name"):
@@ -84,9 +105,11 @@ def main() -> int:
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
 
-    db: Sqlite | Postgres | S3
+    db: Sqlite | Postgres | S3 | Redis
     if args.db.startswith("s3://"):
         db = S3(args.db)
+    elif args.db.startswith("redis://"):
+        db = Redis(args.db)
     elif args.db.startswith(("postgresql://", "postgres://")):
         db = Postgres(args.db)
     else:

@@ -1,7 +1,9 @@
 //! The Rust writer of the guard contention test (tests/guards/README.md has
 //! the protocol): takes turns holding one key, writing one resource through
-//! the guard on SQLite, PostgreSQL or S3 (`--db s3://BUCKET/KEY`, the
-//! endpoint in `TINYSTORE_S3_URL`), and says what happened to each write.
+//! the guard on SQLite, PostgreSQL, S3 (`--db s3://BUCKET/KEY`, the
+//! endpoint in `TINYSTORE_S3_URL`) or Redis (`--db redis://HOST:PORT/`: a
+//! script behind the check logs each write), and says what happened to each
+//! write.
 
 use std::time::{Duration, Instant};
 use tinystore::guard;
@@ -49,7 +51,14 @@ enum Db {
         bucket: String,
         key: String,
     },
+    /// The caller's own script behind the check on RESOURCE, logging each
+    /// write in a list in its hash slot.
+    Redis(redis::aio::MultiplexedConnection),
 }
+
+/// The Redis writer's script: the log's entry, then the write.
+const REDIS_WRITE: &str = "redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. ARGV[2]) \
+                           redis.call('SET', KEYS[1], ARGV[1]) return 1";
 
 /// An S3 client on `TINYSTORE_S3_URL` (path-style), its keys from the
 /// environment as with-s3.sh sets them.
@@ -87,6 +96,10 @@ impl Db {
                 bucket: bucket.to_string(),
                 key: key.to_string(),
             });
+        }
+        if target.starts_with("redis://") {
+            let client = redis::Client::open(target)?;
+            return Ok(Db::Redis(client.get_multiplexed_async_connection().await?));
         }
         if target.starts_with("postgres") {
             let (client, connection) =
@@ -138,6 +151,14 @@ impl Db {
                 let outcome =
                     guard::s3::put(client, bucket, key, body.to_string().as_bytes(), fence).await;
                 Ok(outcome.map(|_| ()))
+            }
+            Db::Redis(conn) => {
+                let log = format!("{{{RESOURCE}}}:log");
+                let args = [fence.text(), name.to_string()];
+                let args = [args[0].as_str(), args[1].as_str()];
+                let outcome =
+                    guard::redis::script(conn, RESOURCE, REDIS_WRITE, &[&log], &args, fence).await;
+                Ok(outcome.map(drop))
             }
         }
     }
