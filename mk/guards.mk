@@ -70,3 +70,10 @@ bench-guards: bench-guards-rust
 bench-guards-s3-rust: deps-rust s3-deps
 	$(CARGO) build --release -p tinystore --features guard-s3 --bench guard_s3
 	$(WITH_S3) $(CARGO) bench -p tinystore --features guard-s3 --bench guard_s3
+
+# A guarded SET and your own script behind the check against a plain SET on
+# one redis-server (core/benches/guard_redis.rs).
+.PHONY: bench-guards-redis-rust
+bench-guards-redis-rust: deps-rust
+	$(CARGO) build --release -p tinystore --features guard-redis --bench guard_redis
+	$(WITH_REDIS) $(CARGO) bench -p tinystore --features guard-redis --bench guard_redis

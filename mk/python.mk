@@ -68,6 +68,13 @@ bench-guards-python: python-install
 bench-guards-s3-python: python-install s3-deps
 	cd bindings-python && $(PY_WITH_S3) $(PY) bench/guard_s3.py
 
+# The Redis guard's cost per write (bench/guard_redis.py): a guarded SET and
+# your own script behind the check against a plain SET. Figures:
+# docs/benchmarks.md.
+.PHONY: bench-guards-redis-python
+bench-guards-redis-python: python-install
+	cd bindings-python && $(WITH_REDIS) $(PY) bench/guard_redis.py
+
 # Python's column of the guard's conformance matrix (mk/guards.mk).
 GUARD_MATRIX_RUNNERS += python='$(PY) bindings-python/tests/guard_conformance.py'
 test-guards-matrix: python-install
