@@ -24,7 +24,8 @@ DEBIAN_TEST_PACKAGES := etcd:etcd-server faketime:faketime initdb:postgresql \
   systemd-analyze:systemd promtool:prometheus ip:iproute2 go:golang-go wine:wine \
   node:nodejs npm:npm ensurepip:python3-venv sqlite3:sqlite3 file:file \
   qemu-aarch64-static:qemu-user-static aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
-  /usr/aarch64-linux-gnu/lib/crt1.o:libc6-dev-arm64-cross redis-server:redis-server
+  /usr/aarch64-linux-gnu/lib/crt1.o:libc6-dev-arm64-cross redis-server:redis-server \
+  /usr/sbin/mariadbd:mariadb-server
 # The peers the benchmarks compare against (make bench).
 DEBIAN_BENCH_PACKAGES := $(DEBIAN_TEST_PACKAGES)
 
@@ -56,7 +57,7 @@ test: deps lint $(TESTS)
 # cargo invocation for both packages (RUST_TEST), so that the test binaries
 # are built once and each target only picks its tests by module
 # (core/tests/integration and cli/tests/integration mirror src/).
-CORE_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http,tinystore/guard-redis
+CORE_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http,tinystore/guard-redis,tinystore/guard-mysql
 RUST_TEST = $(CARGO) test -p tinystore -p tinystore-cli --features $(CORE_FEATURES)
 
 lint: deps-rust

@@ -13,6 +13,9 @@ WITH_PG := bash $(CURDIR)/tests/guards/with-postgres.sh
 WITH_S3 = MOTO_SERVER=$(PY_VENV)/bin/moto_server bash $(CURDIR)/tests/guards/with-s3.sh
 # A throwaway redis-server (Debian's) on loopback, for the Redis guard.
 WITH_REDIS := bash $(CURDIR)/tests/guards/with-redis.sh
+# A throwaway MariaDB (Debian's mariadb-server, run as its own user on a
+# loopback port), for the MySQL guard.
+WITH_MARIADB := bash $(CURDIR)/tests/guards/with-mariadb.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
 
 .PHONY: test-guards test-guards-rust test-guards-contention s3-deps
@@ -30,7 +33,8 @@ s3-deps: python-env
 # the model checker among them) under the three servers at once; the
 # conformance matrix runs in test-guards-matrix.
 test-guards-rust: deps deps-rust s3-deps
-	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 TINYSTORE_REQUIRE_REDIS=1 \
+	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
+	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 \
 	  $(RUST_TEST) --lib --test integration guard:: -- --skip guard::conformance::
 
 # Writers in four languages on one served key, some stopped past their TTL,
@@ -49,7 +53,7 @@ GUARD_MATRIX_RUNNERS += rust='$(RUST_TEST) -q --test integration guard::conforma
 .PHONY: test-guards-matrix
 test-guards-matrix: deps-rust s3-deps
 	$(RUST_TEST) --test integration --no-run
-	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) python3 tests/guards/matrix.py $(GUARD_MATRIX_RUNNERS)
+	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) python3 tests/guards/matrix.py $(GUARD_MATRIX_RUNNERS)
 
 test-guards: test-guards-rust test-guards-contention test-guards-matrix
 

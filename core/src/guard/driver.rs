@@ -26,7 +26,9 @@ pub struct DriverFailure {
     pub http_status: Option<u16>,
     /// A named code: a service's (`"AccessDenied"`, `"NoSuchBucket"`), a
     /// driver's (`"SQLITE_BUSY"`), or a socket's (`"ECONNREFUSED"`); the
-    /// word `"connection"` for a connection the driver lost without a code.
+    /// word `"connection"` for a connection the driver lost without a code;
+    /// or a MySQL or MariaDB error number as decimal text (`"1142"`), the
+    /// server's or the client library's.
     pub error_code: Option<String>,
     /// The driver's own text.
     pub message: String,
@@ -116,12 +118,14 @@ impl DriverFailure {
         let named = self.error_code.as_deref().unwrap_or("");
         let sqlite = self.sqlite_code.map(|c| c & 0xff);
         if matches!(state, "42P01" | "42S02")
+            || named == "1146"
             || (sqlite == Some(1) || named.starts_with("SQLITE_ERROR") || state.is_empty())
                 && self.message.contains("no such table")
         {
             return Class::MissingTable;
         }
         if matches!(state, "40001" | "40P01")
+            || matches!(named, "1213" | "1205" | "1020")
             || matches!(sqlite, Some(5) | Some(6))
             || named.starts_with("SQLITE_BUSY")
             || named.starts_with("SQLITE_LOCKED")
@@ -140,6 +144,7 @@ impl DriverFailure {
                 "AccessDenied" | "Forbidden" | "InvalidAccessKeyId" | "SignatureDoesNotMatch"
             )
             || matches!(named, "NOAUTH" | "NOPERM" | "WRONGPASS")
+            || matches!(named, "1044" | "1045" | "1142" | "1143" | "1227" | "1370")
         {
             return Class::Permission;
         }
@@ -151,6 +156,10 @@ impl DriverFailure {
             || matches!(
                 named,
                 "LOADING" | "MASTERDOWN" | "CLUSTERDOWN" | "TRYAGAIN" | "READONLY" | "BUSY"
+            )
+            || matches!(
+                named,
+                "1040" | "1053" | "1927" | "2002" | "2003" | "2006" | "2013" | "2055" | "4031"
             )
         {
             return Class::Unavailable;
@@ -275,5 +284,21 @@ mod tests {
         );
         assert_eq!(named("ECONNRESET").error("x").code(), Code::Unavailable);
         assert_eq!(named("AccessDenied").error("x").code(), Code::Unauthorized);
+    }
+
+    #[test]
+    fn mysql_error_numbers_are_classified() {
+        for (number, class) in [
+            ("1146", Class::MissingTable),
+            ("1213", Class::Serialization),
+            ("1205", Class::Serialization),
+            ("1142", Class::Permission),
+            ("1045", Class::Permission),
+            ("2013", Class::Unavailable),
+            ("1927", Class::Unavailable),
+            ("1062", Class::Other),
+        ] {
+            assert_eq!(named(number).class(), class, "{number}");
+        }
     }
 }

@@ -14,9 +14,9 @@
 //! For SQL the register is one table, `tinystore_fences(resource, fence)`,
 //! and the check-and-record is one upsert whose update has a `where`, run in
 //! the caller's own transaction ([`sql`]). Every language binding runs these
-//! statements on its users' own database handles; [`rusqlite`] and
-//! [`postgres`] (cargo features `guard-sqlite` and `guard-postgres`) are the
-//! Rust ones. [`object`] decides a guarded write to object storage (S3's
+//! statements on its users' own database handles; [`rusqlite`],
+//! [`postgres`] and `mysql` (cargo features `guard-sqlite`, `guard-postgres`
+//! and `guard-mysql`) are the Rust ones. [`object`] decides a guarded write to object storage (S3's
 //! conditional writes) and [`s3`] (cargo feature `guard-s3`) makes it on
 //! the AWS SDK's client; [`http`] carries a fence over HTTP, with `http`
 //! types and a tower layer under cargo feature `guard-http`. For Redis,
@@ -28,6 +28,8 @@
 mod decide;
 pub mod driver;
 pub mod http;
+#[cfg(feature = "guard-mysql")]
+pub mod mysql;
 pub mod object;
 pub mod object_layout;
 pub mod object_read;
@@ -76,6 +78,10 @@ fn described(cause: &(dyn std::error::Error + Send + Sync + 'static)) -> Option<
     #[cfg(feature = "guard-postgres")]
     if let Some(err) = cause.downcast_ref::<tokio_postgres::Error>() {
         return Some(postgres::failure(err));
+    }
+    #[cfg(feature = "guard-mysql")]
+    if let Some(err) = cause.downcast_ref::<mysql_async::Error>() {
+        return Some(mysql::failure(err));
     }
     None
 }

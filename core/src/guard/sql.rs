@@ -8,7 +8,18 @@
 //! changes nothing either, so that the read after a refusal reports it as
 //! `corrupt` instead of overwriting it. Fences are compared as their
 //! 40-digit text, which orders as the numbers do (`collate "C"` on
-//! PostgreSQL).
+//! PostgreSQL, `ascii_bin` on MySQL).
+//!
+//! MySQL and MariaDB have no `WHERE` on an upsert: the update keeps the
+//! recorded fence unless the new one may replace it, and the rows it
+//! reports tell less. A row updated to a new fence counts 2; an insert
+//! counts 1; a row left as it was counts 0, or 1 when the client asked
+//! for found rows (`CLIENT_FOUND_ROWS`, which mysql2 sets by default). So
+//! only 2 proves acceptance there ([`Statements::accepted_changes`]); a 1
+//! or a 0 reads the row to decide, with a locking read (`FOR UPDATE`,
+//! which the upsert's own lock makes wait for nothing), since a plain read
+//! in InnoDB's REPEATABLE READ would see the transaction's snapshot rather
+//! than the row the upsert compared with.
 
 use crate::error::{Error, Result};
 use std::sync::OnceLock;
@@ -23,25 +34,29 @@ pub enum Dialect {
     Sqlite,
     /// PostgreSQL 9.5 or later (`on conflict`).
     Postgres,
+    /// MySQL 8 or MariaDB 10.5 or later, InnoDB (`on duplicate key update`).
+    Mysql,
 }
 
 impl Dialect {
-    /// Parses `"sqlite"` or `"postgres"` (also `"postgresql"`).
+    /// Parses `"sqlite"`, `"postgres"` (also `"postgresql"`) or `"mysql"`
+    /// (also `"mariadb"`).
     pub fn parse(text: &str) -> Result<Dialect> {
         match text {
             "sqlite" => Ok(Dialect::Sqlite),
             "postgres" | "postgresql" => Ok(Dialect::Postgres),
+            "mysql" | "mariadb" => Ok(Dialect::Mysql),
             _ => Err(Error::invalid(format!(
-                "guard dialect {text:?} is not known: use \"sqlite\" or \"postgres\""
+                "guard dialect {text:?} is not known: use \"sqlite\", \"postgres\" or \"mysql\""
             ))),
         }
     }
 
-    /// The placeholders its usual drivers take: `?` for SQLite, `$1` for
-    /// PostgreSQL.
+    /// The placeholders its usual drivers take: `?` for SQLite and MySQL,
+    /// `$1` for PostgreSQL.
     pub fn placeholders(self) -> Placeholders {
         match self {
-            Dialect::Sqlite => Placeholders::Question,
+            Dialect::Sqlite | Dialect::Mysql => Placeholders::Question,
             Dialect::Postgres => Placeholders::Dollar,
         }
     }
@@ -91,11 +106,20 @@ pub struct Statements {
     pub check: String,
     /// Reads the recorded fence: parameter (resource); one row or none.
     pub read: String,
+    /// How many times the fence follows the resource in `check`'s
+    /// parameters (MySQL's upsert names it three times).
+    pub fence_params: usize,
+    /// The fewest rows `check` reports changed that prove the write was
+    /// accepted; fewer read the row to decide.
+    pub accepted_changes: u64,
 }
 
 impl Statements {
     /// The statements for `dialect` with `placeholders`.
     pub fn new(dialect: Dialect, placeholders: Placeholders) -> Statements {
+        if dialect == Dialect::Mysql {
+            return Statements::mysql(placeholders);
+        }
         let (resource, fence) = (placeholders.mark(1), placeholders.mark(2));
         let (migration, well_formed) = match dialect {
             Dialect::Sqlite => (
@@ -106,6 +130,7 @@ impl Statements {
                 format!("CREATE TABLE IF NOT EXISTS {TABLE} (resource text COLLATE \"C\" PRIMARY KEY, fence text COLLATE \"C\" NOT NULL)"),
                 format!("{TABLE}.fence ~ '^[0-9]{{40}}$'"),
             ),
+            Dialect::Mysql => unreachable!("made by Statements::mysql"),
         };
         Statements {
             migration,
@@ -115,6 +140,30 @@ impl Statements {
                  WHERE {TABLE}.fence <= excluded.fence AND {well_formed}"
             ),
             read: format!("SELECT fence FROM {TABLE} WHERE resource = {resource}"),
+            fence_params: 1,
+            accepted_changes: 1,
+        }
+    }
+
+    /// MySQL's and MariaDB's: the resource as bytes (`varbinary`, compared
+    /// byte for byte, at most 1,024), the fence as ASCII text compared
+    /// byte for byte, in InnoDB (the register must be in the caller's
+    /// transaction).
+    fn mysql(placeholders: Placeholders) -> Statements {
+        let mark = |n| placeholders.mark(n);
+        let (resource, fence, compared, replacing) = (mark(1), mark(2), mark(3), mark(4));
+        Statements {
+            migration: format!(
+                "CREATE TABLE IF NOT EXISTS {TABLE} (resource VARBINARY(1024) NOT NULL PRIMARY KEY, \
+                 fence VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL) ENGINE=InnoDB"
+            ),
+            check: format!(
+                "INSERT INTO {TABLE} (resource, fence) VALUES ({resource}, {fence}) \
+                 ON DUPLICATE KEY UPDATE fence = IF(fence <= {compared} AND fence REGEXP '^[0-9]{{40}}$', {replacing}, fence)"
+            ),
+            read: format!("SELECT fence FROM {TABLE} WHERE resource = {resource} FOR UPDATE"),
+            fence_params: 3,
+            accepted_changes: 2,
         }
     }
 
@@ -127,13 +176,15 @@ impl Statements {
 impl Statements {
     /// The statements of `dialect` with `placeholders`, made once.
     pub fn cached(dialect: Dialect, placeholders: Placeholders) -> &'static Statements {
-        static MADE: [[OnceLock<Statements>; 3]; 2] = [
+        static MADE: [[OnceLock<Statements>; 3]; 3] = [
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()],
             [OnceLock::new(), OnceLock::new(), OnceLock::new()],
             [OnceLock::new(), OnceLock::new(), OnceLock::new()],
         ];
         let d = match dialect {
             Dialect::Sqlite => 0,
             Dialect::Postgres => 1,
+            Dialect::Mysql => 2,
         };
         let p = match placeholders {
             Placeholders::Question => 0,
@@ -166,9 +217,31 @@ mod tests {
     }
 
     #[test]
+    fn mysql_names_the_fence_three_times_and_needs_two_rows() {
+        for placeholders in [Placeholders::Question, Placeholders::Percent] {
+            let mysql = Statements::new(Dialect::Mysql, placeholders);
+            let mark = if placeholders == Placeholders::Question {
+                "?"
+            } else {
+                "%s"
+            };
+            assert_eq!(mysql.check.matches(mark).count(), 1 + mysql.fence_params);
+            assert_eq!(
+                mysql.check.matches('%').count(),
+                if mark == "%s" { 4 } else { 0 }
+            );
+            assert!(mysql.read.ends_with("FOR UPDATE"), "{}", mysql.read);
+            assert_eq!(mysql.accepted_changes, 2);
+        }
+        let sqlite = Statements::of(Dialect::Sqlite);
+        assert_eq!((sqlite.fence_params, sqlite.accepted_changes), (1, 1));
+    }
+
+    #[test]
     fn names_parse_or_say_what_is_known() {
         assert_eq!(Dialect::parse("postgresql").unwrap(), Dialect::Postgres);
-        assert!(Dialect::parse("mysql")
+        assert_eq!(Dialect::parse("mariadb").unwrap(), Dialect::Mysql);
+        assert!(Dialect::parse("oracle")
             .unwrap_err()
             .message()
             .contains("sqlite"));

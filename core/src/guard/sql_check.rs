@@ -3,8 +3,10 @@
 //! observed. Every binding drives it on its users' own handle, so the
 //! sequence, the decisions and every message live here once.
 //!
-//! The sequence: the upsert of [`Statements::check`] (one row changed is
-//! accepted); when it changed none, the read of [`Statements::read`], whose
+//! The sequence: the upsert of [`Statements::check`] (a row changed is
+//! accepted: [`Statements::accepted_changes`] rows, 2 on MySQL, where a
+//! row left as it was may count 1); when it changed fewer, the read of
+//! [`Statements::read`], whose
 //! row [`refused`](super::refused) decides (equal: accepted, larger:
 //! `stale`, malformed: `corrupt`). A statement's failure is classified by
 //! [`DriverFailure::class`].
@@ -115,9 +117,12 @@ impl SqlCheck {
             return self.end(Verdict::Refused(not_in_transaction(&self.resource)));
         }
         self.state = State::Checked;
+        let fence = self.fence.text();
+        let mut params = vec![self.resource.clone()];
+        params.resize(1 + self.statements.fence_params, fence);
         SqlStep::Execute {
             sql: &self.statements.check,
-            params: vec![self.resource.clone(), self.fence.text()],
+            params,
         }
     }
 
@@ -128,7 +133,9 @@ impl SqlCheck {
                 let verdict = self.failed(&failure);
                 self.end(verdict)
             }
-            (State::Checked, SqlObserved::Changed(n)) if n > 0 => self.end(Verdict::Accepted),
+            (State::Checked, SqlObserved::Changed(n)) if n >= self.statements.accepted_changes => {
+                self.end(Verdict::Accepted)
+            }
             (State::Checked, SqlObserved::Changed(_)) => {
                 self.state = State::Read;
                 SqlStep::Query {
@@ -203,6 +210,42 @@ mod tests {
         assert_eq!(
             err.stale_detail().map(|s| (s.fence, s.largest)),
             Some((7, 9))
+        );
+    }
+
+    #[test]
+    fn on_mysql_one_row_is_not_proof_and_the_fence_is_named_three_times() {
+        let mut c = SqlCheck::new(
+            Dialect::Mysql,
+            Placeholders::Question,
+            "chats/42",
+            Fence::from_u128(7),
+            true,
+        );
+        let SqlStep::Execute { params, .. } = c.start() else {
+            panic!("no upsert")
+        };
+        let fence = Fence::from_u128(7).text();
+        assert_eq!(params, ["chats/42", &fence, &fence, &fence]);
+        // An insert, or a row left as it was under CLIENT_FOUND_ROWS: read.
+        let read = c.observe(SqlObserved::Changed(1));
+        assert!(matches!(read, SqlStep::Query { .. }), "{read:?}");
+        let nine = Fence::from_u128(9).text();
+        let Verdict::Refused(err) = verdict(c.observe(SqlObserved::Row(Some(nine)))) else {
+            panic!("accepted")
+        };
+        assert_eq!(err.code(), Code::Stale);
+        let mut c = SqlCheck::new(
+            Dialect::Mysql,
+            Placeholders::Question,
+            "chats/42",
+            Fence::from_u128(7),
+            true,
+        );
+        c.start();
+        assert_eq!(
+            verdict(c.observe(SqlObserved::Changed(2))),
+            Verdict::Accepted
         );
     }
 

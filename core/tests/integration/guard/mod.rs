@@ -5,9 +5,14 @@
 mod conformance;
 mod http;
 mod model;
+mod mysql;
 mod postgres;
 mod redis;
 mod s3;
 mod sqlite;
-#[cfg(any(feature = "guard-sqlite", feature = "guard-postgres"))]
+#[cfg(any(
+    feature = "guard-sqlite",
+    feature = "guard-postgres",
+    feature = "guard-mysql"
+))]
 pub mod support;
