@@ -2,7 +2,7 @@
 //! vectors/guards.json on every backend it names (a SQLite file, the
 //! throwaway PostgreSQL at `$TINYSTORE_PG_URL`, moto's S3 at
 //! `$TINYSTORE_S3_URL`, a hyper server on loopback, the redis-server at
-//! `$TINYSTORE_REDIS_URL`), through the crate's
+//! `$TINYSTORE_REDIS_URL`, the MariaDB at `$TINYSTORE_MYSQL_URL`), through the crate's
 //! public guard API. Prints `MATRIX rust <backend> <scenario> ok|FAIL|n/a`
 //! lines (tests/guards/matrix.sh gathers them) and fails on any FAIL.
 //! Without the servers' variables it fails unless
@@ -12,10 +12,12 @@
     feature = "guard-postgres",
     feature = "guard-s3",
     feature = "guard-http",
-    feature = "guard-redis"
+    feature = "guard-redis",
+    feature = "guard-mysql"
 ))]
 
 mod http;
+mod mysql;
 mod postgres;
 mod redis;
 mod s3;
@@ -120,6 +122,7 @@ async fn run(backend: &str, scenario: &Value) -> Result<(), String> {
         }
         "s3" => replay!(s3::S3::new(&env("TINYSTORE_S3_URL").unwrap(), name).await?),
         "http" => replay!(http::Http::new(name).await),
+        "mysql" => replay!(mysql::Mysql::new(&env("TINYSTORE_MYSQL_URL").unwrap(), name).await?),
         "redis" => replay!(redis::Redis::new(&env("TINYSTORE_REDIS_URL").unwrap(), name).await?),
         other => Err(format!("no backend {other}")),
     }
@@ -145,6 +148,7 @@ async fn every_scenario_on_every_backend() {
                 "postgres" => Some("TINYSTORE_PG_URL"),
                 "s3" => Some("TINYSTORE_S3_URL"),
                 "redis" => Some("TINYSTORE_REDIS_URL"),
+                "mysql" => Some("TINYSTORE_MYSQL_URL"),
                 _ => None,
             };
             if let Some(var) = server.filter(|v| env(v).is_none()) {
