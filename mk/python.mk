@@ -19,11 +19,12 @@ $(PY): | deps
 	python3 -m venv $(PY_VENV)
 
 # psycopg (with its binary libpq) for the guard's PostgreSQL tests and bench;
-# boto3 for the S3 guard's; redis-py for the Redis guard's; requests, httpx and uvicorn (an ASGI server) for
+# boto3 for the S3 guard's; redis-py for the Redis guard's; PyMySQL for the
+# MySQL guard's; requests, httpx and uvicorn (an ASGI server) for
 # tinystore.http's.
 python-env: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest 'psycopg[binary]>=3.1,<4' \
-	  'boto3>=1.36' 'redis>=5' requests httpx uvicorn
+	  'boto3>=1.36' 'redis>=5' 'PyMySQL>=1.1' requests httpx uvicorn
 
 # The wheels, x86_64 and aarch64, are built by zig for glibc 2.17 and
 # stripped (one target folder: the build scripts and macros, built for this
@@ -42,13 +43,15 @@ python-install: python-env dist-python
 # pytest runs under a throwaway PostgreSQL (tests/guards/with-postgres.sh)
 # (mk/guards.mk's WITH_PG) for the guard's tests, beside moto's S3 server
 # (WITH_S3) for the S3 guard's and a throwaway redis-server (WITH_REDIS) for
-# the Redis guard's, which TINYSTORE_REQUIRE_PG=1, TINYSTORE_REQUIRE_S3=1
-# and TINYSTORE_REQUIRE_REDIS=1 forbid to skip.
+# the Redis guard's and a throwaway MariaDB (WITH_MARIADB) for the MySQL
+# guard's, which TINYSTORE_REQUIRE_PG=1, TINYSTORE_REQUIRE_S3=1,
+# TINYSTORE_REQUIRE_REDIS=1 and TINYSTORE_REQUIRE_MYSQL=1 forbid to skip.
 test-python: python-install s3-deps
 	$(CARGO) build -q -p tinystore-cli
 	cd bindings-python && $(PY) -m mypy --strict python/tinystore tests bench
 	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
-	  TINYSTORE_REQUIRE_REDIS=1 $(PY_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(PY) -m pytest -q -p no:cacheprovider; \
+	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 $(PY_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) \
+	  $(PY) -m pytest -q -p no:cacheprovider; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "test-python: pytest ran no test" >&2; exit 1; fi; exit $$status
 
 bench-python: python-install

@@ -11,6 +11,8 @@ It exits 1 when any cell fails. The backends:
   scenario (search_path), tinystore_fences made by guard.ensure;
 - s3: moto's server at $TINYSTORE_S3_URL through boto3, a bucket per
   scenario, the key "r";
+- mysql: the MariaDB at $TINYSTORE_MYSQL_URL through PyMySQL, a database
+  per scenario, tinystore_fences made by guard.ensure;
 - redis: the redis-server at $TINYSTORE_REDIS_URL through redis-py, the
   resource a key per scenario;
 - http: wsgiref's server on a loopback port in a thread, its WSGI handler
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from guard_matrix import LANGUAGE, Backend, Failed
+from guard_matrix.mysql import Mysql
 from guard_matrix.postgres import Postgres
 from guard_matrix.redis import Redis
 from guard_matrix.s3 import S3
@@ -49,7 +52,7 @@ from guard_matrix.web import Http
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "guards.json"
 
-BACKENDS: dict[str, type[Backend]] = {"sqlite": Sqlite, "postgres": Postgres, "s3": S3, "http": Http, "redis": Redis}
+BACKENDS: dict[str, type[Backend]] = {"sqlite": Sqlite, "postgres": Postgres, "s3": S3, "http": Http, "redis": Redis, "mysql": Mysql}
 
 
 @contextmanager

@@ -18,7 +18,11 @@ back:
 The handles: a :class:`sqlite3.Connection` or :class:`sqlite3.Cursor`, and
 psycopg 3's ``Connection`` or ``Cursor`` (:func:`check`, :func:`ensure`) and
 ``AsyncConnection`` or ``AsyncCursor`` (:func:`check_async`,
-:func:`ensure_async`; ``pip install tinystore[postgres]``). A handle of any
+:func:`ensure_async`; ``pip install tinystore[postgres]``), and PyMySQL's
+``Connection`` or ``Cursor`` for MySQL and MariaDB (``pip install
+tinystore[mysql]``; the register is an InnoDB table, and :func:`ensure`'s
+``CREATE TABLE`` commits any open transaction, as DDL does there: call it
+outside your transactions). A handle of any
 other kind is :class:`tinystore.Invalid` naming its type. The statements and
 the decisions come from tinystore's core, the same in every language.
 
@@ -98,6 +102,11 @@ def ensure(conn: Handle) -> None:
     if sqlite is not None:
         sqlite.execute(_SQLITE_MIGRATION)
         return
+    my = _pymysql_connection(conn)
+    if my is not None:
+        with my.cursor() as cur:
+            cur.execute(_MYSQL_MIGRATION)
+        return
     pg = _psycopg_sync(conn, "ensure")
     with pg.transaction():
         pg.execute(_POSTGRES_MIGRATION)
@@ -113,6 +122,11 @@ def check(conn: Handle, resource: str, fence: int) -> None:
     if sqlite is not None:
         machine = _native.SqlCheck("sqlite", "?", resource, fence, _sqlite_in_transaction(sqlite))
         _drive(machine, sqlite.execute, lambda sql, params: _tuple_cursor(sqlite).execute(sql, params).fetchone())
+        return
+    my = _pymysql_connection(conn)
+    if my is not None:
+        machine = _native.SqlCheck("mysql", "%s", resource, fence, _pymysql_in_transaction(my))
+        _drive(machine, lambda sql, params: _pymysql_run(my, sql, params), lambda sql, params: _pymysql_run(my, sql, params).fetchone())
         return
     pg = _psycopg_sync(conn, "check")
     tuples = _psycopg().rows.tuple_row
@@ -176,6 +190,36 @@ def _drive(machine: _native.SqlCheck, execute: Callable[[str, tuple[str, ...]], 
 
 _SQLITE_MIGRATION = _native.guard_migration("sqlite")
 _POSTGRES_MIGRATION = _native.guard_migration("postgres")
+_MYSQL_MIGRATION = _native.guard_migration("mysql")
+
+
+def _pymysql_connection(handle: object) -> Any:
+    """The PyMySQL connection of a handle (a connection, or a cursor's), or
+    None when it is not PyMySQL's."""
+    pymysql: Any = sys.modules.get("pymysql")
+    if pymysql is None:
+        return None
+    if isinstance(handle, pymysql.connections.Connection):
+        return handle
+    if isinstance(handle, pymysql.cursors.Cursor):
+        return handle.connection
+    return None
+
+
+def _pymysql_run(conn: Any, sql: str, params: tuple[str, ...]) -> Any:
+    """Runs ``sql`` on a cursor that gives tuples, whatever the connection's
+    cursor class; the cursor (its rowcount, its rows)."""
+    cur = conn.cursor(sys.modules["pymysql"].cursors.Cursor)
+    cur.execute(sql, params)
+    return cur
+
+
+def _pymysql_in_transaction(conn: Any) -> bool:
+    """Whether the check runs in a transaction: one is open (the server's
+    status says so), or the connection is not in autocommit, where the
+    server opens one at the first statement (PyMySQL's default)."""
+    in_trans = sys.modules["pymysql"].constants.SERVER_STATUS.SERVER_STATUS_IN_TRANS
+    return bool(conn.server_status & in_trans) or not conn.get_autocommit()
 
 
 def _tuple_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
@@ -238,7 +282,8 @@ def _unknown(handle: object, call: str) -> Invalid:
     kind = f"{type(handle).__module__}.{type(handle).__qualname__}"
     return Invalid(
         f"tinystore.guard.{call} does not know a handle of type {kind}: give a sqlite3 Connection or Cursor, "
-        "or a psycopg 3 Connection or Cursor (AsyncConnection or AsyncCursor to the _async calls)"
+        "a psycopg 3 Connection or Cursor (AsyncConnection or AsyncCursor to the _async calls), "
+        "or a PyMySQL Connection or Cursor"
     )
 
 

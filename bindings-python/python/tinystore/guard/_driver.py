@@ -1,7 +1,7 @@
 """A driver's or an SDK's own error, described by what it reports (its
 SQLSTATE, SQLite's code and its name, an HTTP status and the service's
-error code, a socket's error code, or ``"connection"`` for a connection
-lost without a code) as a :class:`_native.DriverFailure`, which tinystore's
+error code, a socket's error code, MySQL's error number as text, or
+``"connection"`` for a connection lost without a code) as a :class:`_native.DriverFailure`, which tinystore's
 core classifies. Nothing is decided here: this only reads the exception's
 fields. The drivers are never imported here; an exception of theirs means
 the program imported them."""
@@ -30,6 +30,14 @@ def failure_of(err: BaseException) -> _native.DriverFailure:
         state = _str_or_none(err.sqlstate)
         lost = state is None and isinstance(err, psycopg.OperationalError)
         return _native.DriverFailure(message, sqlstate=state, error_code="connection" if lost else None)
+    pymysql: Any = sys.modules.get("pymysql.err")
+    if pymysql is not None and isinstance(err, pymysql.MySQLError):
+        # PyMySQL's args are (error number, message); the number is the
+        # server's (1142) or the client's (2013: the connection was lost).
+        number = err.args[0] if err.args else None
+        if isinstance(err, pymysql.InterfaceError) or number == 0:
+            return _native.DriverFailure(message, error_code="connection")
+        return _native.DriverFailure(message, error_code=str(number) if _int_or_none(number) is not None else None)
     botocore: Any = sys.modules.get("botocore.exceptions")
     if botocore is not None:
         if isinstance(err, botocore.ClientError):
