@@ -1,7 +1,7 @@
 """The guard's contention test: writers in several languages take turns
 holding one key through one `tinystore serve` and write one resource
-through the guard, on SQLite, on PostgreSQL, on S3 (moto's server) and on
-Redis (a script behind the check that logs each write), while
+through the guard, on SQLite, on PostgreSQL, on MariaDB, on S3 (moto's
+server) and on Redis (a script behind the check that logs each write), while
 this driver stops some of them with SIGSTOP just after they took the key,
 past their TTL, and resumes them. Each writer speaks the protocol of
 README.md beside this file.
@@ -20,10 +20,10 @@ the body its key names, every accepted fence has one, and the fences
 listed at the end are accepted ones (a refused write removed its own).
 
 Usage: python contention.py [--seconds S] [--languages rust,python,node,go]
-       [--dbs sqlite,postgres,s3,redis] [--out DIR]
+       [--dbs sqlite,postgres,mysql,s3,redis] [--out DIR]
 PostgreSQL needs TINYSTORE_PG_URL (run under with-postgres.sh), S3
 TINYSTORE_S3_URL (with-s3.sh), Redis TINYSTORE_REDIS_URL
-(with-redis.sh). Needs the Python package tinystore (with
+(with-redis.sh), MariaDB TINYSTORE_MYSQL_URL (with-mariadb.sh, and PyMySQL). Needs the Python package tinystore (with
 psycopg, and boto3 for S3) in the running interpreter, which gives the
 register's migration. Prints a JSON report; exits 1 on a
 violation, 2 when the run itself failed.
@@ -127,6 +127,40 @@ def prepare_postgres(url: str, name: str) -> str:
     return db
 
 
+def prepare_mysql(url: str, name: str) -> str:
+    """A fresh database on the MariaDB at `url`, with the tables; its URL."""
+    import pymysql
+    from urllib.parse import urlparse
+
+    server = urlparse(url)
+    admin = pymysql.connect(host=server.hostname, port=server.port, user=server.username, autocommit=True)
+    with admin.cursor() as cur:
+        cur.execute(f"drop database if exists {name}")
+        cur.execute(f"create database {name}")
+    admin.select_db(name)
+    with admin.cursor() as cur:
+        cur.execute("create table guard_log (seq bigint auto_increment primary key, fence varchar(64) not null, "
+                    "writer varchar(64) not null) engine=InnoDB")
+    tinystore.guard.ensure(admin)
+    admin.close()
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+def read_back_mysql(db: str) -> tuple[list[tuple[int, str]], str | None, list[str]]:
+    import pymysql
+    from urllib.parse import urlparse
+
+    server = urlparse(db)
+    conn = pymysql.connect(host=server.hostname, port=server.port, user=server.username, database=server.path[1:])
+    with conn.cursor() as cur:
+        cur.execute("select fence, writer from guard_log order by seq")
+        log = [(int(f), w) for f, w in cur.fetchall()]
+        cur.execute("select fence from tinystore_fences where resource = 'contention/1'")
+        row = cur.fetchone()
+    conn.close()
+    return log, (row[0] if row else None), []
+
+
 S3_KEY = "contention/1.json"
 
 
@@ -218,6 +252,8 @@ def read_back(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int, st
         return read_back_s3(db, order)
     if db.startswith("redis://"):
         return read_back_redis(db)
+    if db.startswith("mysql://"):
+        return read_back_mysql(db)
     if db.startswith("postgres"):
         import psycopg
 
@@ -286,6 +322,11 @@ def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str
             db = prepare_s3(f"contention-{os.getpid()}")
         elif db_kind == "redis":
             db = prepare_redis()
+        elif db_kind == "mysql":
+            url = os.environ.get("TINYSTORE_MYSQL_URL")
+            if not url:
+                raise RuntimeError("TINYSTORE_MYSQL_URL is not set: run under tests/guards/with-mariadb.sh")
+            db = prepare_mysql(url, f"contention_{os.getpid()}")
         elif db_kind == "postgres":
             url = os.environ.get("TINYSTORE_PG_URL")
             if not url:

@@ -1,7 +1,7 @@
 """The contention test's Python writer (README.md beside this file): takes
 turns holding key "1" of "guarded" and writes resource "contention/1"
-through tinystore.guard, on a SQLite file (sqlite3) or PostgreSQL
-(psycopg), with tinystore's sync API; or, with --db s3://BUCKET/KEY, puts
+through tinystore.guard, on a SQLite file (sqlite3), PostgreSQL (psycopg)
+or MariaDB (PyMySQL, --db mysql://...), with tinystore's sync API; or, with --db s3://BUCKET/KEY, puts
 KEY through tinystore.guard.s3 (boto3, the endpoint $TINYSTORE_S3_URL);
 or, with --db redis://HOST:PORT/, runs a script behind tinystore.guard.redis's
 check that logs the write and sets the key.
@@ -52,6 +52,32 @@ class Postgres:
         with self.conn.transaction():
             self.conn.execute("insert into guard_log (fence, writer) values (%s, %s)", (f"{fence:040d}", name))
             tinystore.guard.check(self.conn, RESOURCE, fence)
+
+
+class Mysql:
+    """MySQL or MariaDB (PyMySQL; --db mysql://USER@HOST:PORT/DB): each
+    write in one transaction at the server's default isolation."""
+
+    def __init__(self, url: str) -> None:
+        from urllib.parse import urlparse
+
+        import pymysql
+
+        server = urlparse(url)
+        self.conn: Any = pymysql.connect(
+            host=server.hostname, port=server.port, user=server.username, database=server.path[1:]
+        )
+
+    def write(self, fence: int, name: str) -> None:
+        self.conn.begin()
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute("insert into guard_log (fence, writer) values (%s, %s)", (f"{fence:040d}", name))
+            tinystore.guard.check(self.conn, RESOURCE, fence)
+        except BaseException:
+            self.conn.rollback()
+            raise
+        self.conn.commit()
 
 
 class S3:
@@ -105,9 +131,11 @@ def main() -> int:
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
 
-    db: Sqlite | Postgres | S3 | Redis
+    db: Sqlite | Postgres | Mysql | S3 | Redis
     if args.db.startswith("s3://"):
         db = S3(args.db)
+    elif args.db.startswith("mysql://"):
+        db = Mysql(args.db)
     elif args.db.startswith("redis://"):
         db = Redis(args.db)
     elif args.db.startswith(("postgresql://", "postgres://")):

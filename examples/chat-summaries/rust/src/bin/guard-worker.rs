@@ -1,6 +1,6 @@
 //! The Rust writer of the guard contention test (tests/guards/README.md has
 //! the protocol): takes turns holding one key, writing one resource through
-//! the guard on SQLite, PostgreSQL, S3 (`--db s3://BUCKET/KEY`, the
+//! the guard on SQLite, PostgreSQL, MySQL/MariaDB (`--db mysql://...`), S3 (`--db s3://BUCKET/KEY`, the
 //! endpoint in `TINYSTORE_S3_URL`) or Redis (`--db redis://HOST:PORT/`: a
 //! script behind the check logs each write), and says what happened to each
 //! write.
@@ -45,6 +45,7 @@ fn args() -> Result<Args> {
 enum Db {
     Sqlite(rusqlite::Connection),
     Postgres(tokio_postgres::Client),
+    Mysql(mysql_async::Conn),
     /// A guarded put of KEY in BUCKET under each lease.
     S3 {
         client: aws_sdk_s3::Client,
@@ -101,6 +102,10 @@ impl Db {
             let client = redis::Client::open(target)?;
             return Ok(Db::Redis(client.get_multiplexed_async_connection().await?));
         }
+        if target.starts_with("mysql://") {
+            let opts = mysql_async::Opts::from_url(target)?;
+            return Ok(Db::Mysql(mysql_async::Conn::new(opts).await?));
+        }
         if target.starts_with("postgres") {
             let (client, connection) =
                 tokio_postgres::connect(target, tokio_postgres::NoTls).await?;
@@ -139,6 +144,24 @@ impl Db {
                 let outcome = guard::postgres::check(&tx, RESOURCE, fence).await;
                 if outcome.is_ok() {
                     tx.commit().await?;
+                }
+                Ok(outcome)
+            }
+            Db::Mysql(conn) => {
+                use mysql_async::prelude::Queryable;
+                let mut tx = conn
+                    .start_transaction(mysql_async::TxOpts::default())
+                    .await?;
+                tx.exec_drop(
+                    "insert into guard_log (fence, writer) values (?, ?)",
+                    (fence.text(), name),
+                )
+                .await?;
+                let outcome = guard::mysql::check(&mut tx, RESOURCE, fence).await;
+                if outcome.is_ok() {
+                    tx.commit().await?;
+                } else {
+                    tx.rollback().await?;
                 }
                 Ok(outcome)
             }
