@@ -75,6 +75,12 @@ bench-guards-s3-rust: deps-rust s3-deps
 	$(CARGO) build --release -p tinystore --features guard-s3 --bench guard_s3
 	$(WITH_S3) $(CARGO) bench -p tinystore --features guard-s3 --bench guard_s3
 
+# The guard's cost per write on a throwaway MariaDB (core/benches/guard_mysql.rs).
+.PHONY: bench-guards-mysql-rust
+bench-guards-mysql-rust: deps deps-rust
+	$(CARGO) build --release -p tinystore --features guard-mysql --bench guard_mysql
+	$(WITH_MARIADB) $(CARGO) bench -p tinystore --features guard-mysql --bench guard_mysql
+
 # A guarded SET and your own script behind the check against a plain SET on
 # one redis-server (core/benches/guard_redis.rs).
 .PHONY: bench-guards-redis-rust

@@ -71,6 +71,11 @@ bench-guards-python: python-install
 bench-guards-s3-python: python-install s3-deps
 	cd bindings-python && $(PY_WITH_S3) $(PY) bench/guard_s3.py
 
+# The MySQL guard's cost per write on a throwaway MariaDB (bench/guard_mysql.py).
+.PHONY: bench-guards-mysql-python
+bench-guards-mysql-python: python-install
+	cd bindings-python && $(WITH_MARIADB) $(PY) bench/guard_mysql.py
+
 # The Redis guard's cost per write (bench/guard_redis.py): a guarded SET and
 # your own script behind the check against a plain SET. Figures:
 # docs/benchmarks.md.
