@@ -68,7 +68,7 @@ def main() -> int:
         for kind in range(3):
             samples[kind].append(sample(conn, kind, fence))
     medians = [statistics.median(s) for s in samples]
-    print(f"PyMySQL {pymysql.__version__} on {version}, {WRITES} writes per sample, median of {SAMPLES}")
+    print(f"PyMySQL {pymysql.VERSION_STRING} on {version}, {WRITES} writes per sample, median of {SAMPLES}")
     print("| each write | µs per write | over the write alone |")
     print("| --- | ---: | ---: |")
     for what, us in zip(KINDS, medians):
