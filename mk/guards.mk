@@ -38,11 +38,13 @@ test-guards-rust: deps deps-rust s3-deps
 	  $(RUST_TEST) --lib --test integration guard:: -- --skip guard::conformance::
 
 # Writers in four languages on one served key, some stopped past their TTL,
-# through the guard on SQLite, on PostgreSQL and on S3 (moto, a versioned
-# bucket) (tests/guards/README.md).
+# through the guard on SQLite, on PostgreSQL, on MariaDB, on S3 (moto, a
+# versioned bucket) and on Redis (a logging script behind the check)
+# (tests/guards/README.md).
 test-guards-contention: python-install node-deps guard-worker-go s3-deps
 	$(CARGO) build -q -p tinystore-cli -p chat-summaries
-	$(WITH_S3) $(WITH_PG) $(PY) tests/guards/contention.py --seconds 10 --dbs sqlite,postgres,s3
+	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(PY) tests/guards/contention.py --seconds 10 \
+	  --dbs sqlite,postgres,s3,redis
 
 # The conformance matrix (vectors/guards.json): every language's runner on
 # every backend, a table of language x backend x scenario; fails on any
