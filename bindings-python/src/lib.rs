@@ -6,7 +6,7 @@
 //!   `rw_locks`: `RwLocks`; `several`: `Locks.acquire_all`;
 //!   `lease`: `Lease` and `Permit`; `election`: `Election`, `Leadership`
 //!   and `Observer`; `fence`: the fence text forms; `guard_step`: the
-//!   guards' state machines for `tinystore.guard` (`guard_redis`: Redis's); `guard`: the guards'
+//!   guards' state machines for `tinystore.guard` (`guard_redis`: Redis's, `guard_dynamo`: DynamoDB's); `guard`: the guards'
 //!   names and the fence header for `tinystore.guard.s3` and `tinystore.http`.
 //! - `args` converts keys and options; `error` converts errors;
 //!   `runtime` is the tokio runtime; `acquiring` turns core futures into
@@ -27,6 +27,7 @@ mod exit;
 mod fence;
 mod group;
 mod guard;
+mod guard_dynamo;
 mod guard_redis;
 mod guard_step;
 mod lease;
@@ -48,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     error::register(m)?;
     guard::register(m)?;
     guard_step::register(m)?;
+    guard_dynamo::register(m)?;
     guard_redis::register(m)?;
     status::register(m)?;
     m.add_class::<store::Store>()?;

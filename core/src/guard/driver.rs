@@ -126,6 +126,10 @@ impl DriverFailure {
         }
         if matches!(state, "40001" | "40P01")
             || matches!(named, "1213" | "1205" | "1020")
+            || matches!(
+                named,
+                "TransactionConflict" | "TransactionInProgressException"
+            )
             || matches!(sqlite, Some(5) | Some(6))
             || named.starts_with("SQLITE_BUSY")
             || named.starts_with("SQLITE_LOCKED")
@@ -153,6 +157,15 @@ impl DriverFailure {
             || self.http_status.is_some_and(|s| (500..600).contains(&s))
             || SOCKET_CODES.contains(&named)
             || matches!(named, "SlowDown" | "ServiceUnavailable" | "InternalError")
+            || matches!(
+                named,
+                "ThrottlingError"
+                    | "ThrottlingException"
+                    | "ProvisionedThroughputExceeded"
+                    | "ProvisionedThroughputExceededException"
+                    | "RequestLimitExceeded"
+                    | "InternalServerError"
+            )
             || matches!(
                 named,
                 "LOADING" | "MASTERDOWN" | "CLUSTERDOWN" | "TRYAGAIN" | "READONLY" | "BUSY"

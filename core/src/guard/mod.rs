@@ -27,6 +27,7 @@
 
 mod decide;
 pub mod driver;
+pub mod dynamo_check;
 pub mod http;
 #[cfg(feature = "guard-mysql")]
 pub mod mysql;
