@@ -121,6 +121,19 @@ def test_your_own_condition_failing_is_the_clients_error_and_records_nothing(db:
     assert recorded(db, "chats/42") is None
 
 
+def test_a_conflicting_transaction_is_told_a_serialization_failure() -> None:
+    """As boto3 raises it when DynamoDB cancels a transaction for another
+    in progress on one of its items (moto does not make conflicts)."""
+    from botocore.exceptions import ClientError  # type: ignore[import-untyped]
+
+    response: Any = {
+        "Error": {"Code": "TransactionCanceledException", "Message": "Transaction cancelled [None, TransactionConflict]"},
+        "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}],
+        "ResponseMetadata": {"HTTPStatusCode": 400},
+    }
+    assert tinystore.guard.is_serialization_failure(ClientError(response, "TransactWriteItems"))
+
+
 def guard_is_serialization(err: BaseException) -> bool:
     return tinystore.guard.is_serialization_failure(err)
 

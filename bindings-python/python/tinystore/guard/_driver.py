@@ -42,10 +42,16 @@ def failure_of(err: BaseException) -> _native.DriverFailure:
     if botocore is not None:
         if isinstance(err, botocore.ClientError):
             response = err.response if isinstance(err.response, dict) else {}
+            code = _str_or_none(response.get("Error", {}).get("Code"))
+            # A cancelled DynamoDB transaction: the first reason given.
+            reasons = response.get("CancellationReasons")
+            if code == "TransactionCanceledException" and isinstance(reasons, list):
+                given = [r.get("Code") for r in reasons if isinstance(r, dict) and r.get("Code") not in (None, "None")]
+                code = _str_or_none(given[0]) if given else code
             return _native.DriverFailure(
                 message,
                 http_status=_int_or_none(response.get("ResponseMetadata", {}).get("HTTPStatusCode")),
-                error_code=_str_or_none(response.get("Error", {}).get("Code")),
+                error_code=code,
             )
         if isinstance(err, (botocore.ConnectionError, botocore.HTTPClientError)):
             return _native.DriverFailure(message, error_code="connection")
