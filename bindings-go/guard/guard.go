@@ -29,7 +29,10 @@
 // COMMITTED two writers of one resource are serialized by the register
 // row's lock until the first commits; at REPEATABLE READ and SERIALIZABLE
 // the second fails with SQLSTATE 40001 instead (IsSerializationFailure):
-// retry the whole transaction. The package imports no driver.
+// retry the whole transaction. On MySQL and MariaDB (MySQL) the second
+// waits for the first's commit at every isolation level. The package
+// imports no driver: go-sql-driver's *mysql.MySQLError, which has no
+// methods to read it by, is read by its fields' shape.
 //
 // The check's protocol is tinystore's core's, written once for every
 // language as a machine that does no I/O: this package runs the
@@ -62,6 +65,19 @@ var (
 	// Postgres is PostgreSQL 9.5 or later, with $1 placeholders
 	// (github.com/jackc/pgx/v5/stdlib, github.com/lib/pq).
 	Postgres = Dialect{"postgres", "$1"}
+	// MySQL is MySQL 8 or MariaDB 10.5 or later, with ? placeholders
+	// (github.com/go-sql-driver/mysql): one dialect for both, the register
+	// an InnoDB table. Ensure's CREATE TABLE is DDL, which MySQL commits at
+	// once with any transaction open on its connection: run it outside
+	// the caller's transactions. Two writers of one resource are
+	// serialized by the register row's lock at every isolation level; two
+	// first writes of a new resource may deadlock instead (error 1213),
+	// and under MariaDB's innodb_snapshot_isolation=ON a write to a row
+	// changed since the transaction's snapshot fails with error 1020:
+	// both are serialization failures (IsSerializationFailure). The
+	// driver's DSN may ask for found rows (clientFoundRows=true) or not:
+	// the guard is right either way.
+	MySQL = Dialect{"mysql", "?"}
 )
 
 // String is the dialect's name.
@@ -179,7 +195,9 @@ func run(ctx context.Context, tx *sql.Tx, step native.Step) (native.Observed, er
 // IsSerializationFailure reports whether err is, or wraps, a driver's
 // serialization failure as the core classifies it: SQLSTATE 40001 or
 // 40P01 (PostgreSQL at REPEATABLE READ or SERIALIZABLE: a concurrent
-// transaction wrote first), SQLite busy or locked. It reads the driver's
+// transaction wrote first), SQLite busy or locked, MySQL's and MariaDB's
+// errors 1213 (deadlock), 1205 (lock wait timeout) and 1020 (a row
+// changed since the snapshot). It reads the driver's
 // error whether Check wrapped it or not (a failed Commit). Roll back and
 // run the whole transaction again (take the fence anew only if the lease
 // was lost); the retry is then decided by the rule.

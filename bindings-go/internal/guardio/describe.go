@@ -19,9 +19,13 @@ import (
 //   - Code() int: SQLite's result code (modernc.org/sqlite's *sqlite.Error);
 //   - HTTPStatusCode() int and ErrorCode() string: an object store's
 //     answer (aws-sdk-go-v2's *awshttp.ResponseError and smithy.APIError);
+//   - the fields of go-sql-driver's *mysql.MySQLError, read by their shape
+//     (mysql.go): its SQLSTATE, and its error number in decimal as the
+//     error code ("1146", "1213");
 //   - a socket's errno (ECONNREFUSED and the like) by its name, or
 //     "connection" for a connection lost without one (driver.ErrBadConn,
-//     io.EOF, a net.Error other than a context's end);
+//     go-sql-driver's mysql.ErrInvalidConn, io.EOF, a net.Error other
+//     than a context's end);
 //
 // and always its text.
 func Describe(err error) native.DriverFailure {
@@ -29,6 +33,8 @@ func Describe(err error) native.DriverFailure {
 	var state interface{ SQLState() string }
 	if errors.As(err, &state) {
 		s := state.SQLState()
+		f.SQLState = &s
+	} else if _, s, ok := mysqlError(err); ok && s != "" {
 		f.SQLState = &s
 	}
 	var coded interface{ Code() int }
@@ -47,12 +53,16 @@ func Describe(err error) native.DriverFailure {
 	return f
 }
 
-// errorCode is a service's error code, else a socket's errno name, else
-// "connection" for a lost connection; "" when err has none.
+// errorCode is a service's error code or a MySQL error number, else a
+// socket's errno name, else "connection" for a lost connection; "" when
+// err has none.
 func errorCode(err error) string {
 	var api interface{ ErrorCode() string }
 	if errors.As(err, &api) && api.ErrorCode() != "" {
 		return api.ErrorCode()
+	}
+	if number, _, ok := mysqlError(err); ok {
+		return number
 	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
@@ -62,7 +72,7 @@ func errorCode(err error) string {
 	}
 	var netErr net.Error
 	waited := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) ||
+	if errors.Is(err, driver.ErrBadConn) || lostMySQLConnection(err) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &netErr) && !waited) {
 		return "connection"
 	}

@@ -20,6 +20,19 @@ type stateErr string
 func (e stateErr) Error() string    { return "pg: " + string(e) }
 func (e stateErr) SQLState() string { return string(e) }
 
+// mysqlShaped has the shape of go-sql-driver's *mysql.MySQLError, which
+// this module does not import (tests/guards/go/guardmysql runs the real
+// driver against a real MariaDB).
+type mysqlShaped struct {
+	Number   uint16
+	SQLState [5]byte
+	Message  string
+}
+
+func (e *mysqlShaped) Error() string {
+	return fmt.Sprintf("Error %d (%s): %s", e.Number, e.SQLState, e.Message)
+}
+
 type answered struct{ status int }
 
 func (a answered) Error() string       { return fmt.Sprintf("answered %d", a.status) }
@@ -43,6 +56,13 @@ func TestDescribeReadsWhatTheDriverReportsAndTheCoreClassifies(t *testing.T) {
 		{io.ErrUnexpectedEOF, "connection", native.ClassUnavailable},
 		{context.DeadlineExceeded, "", native.ClassOther},
 		{errors.New("no such table: tinystore_fences"), "", native.ClassMissingTable},
+		{&mysqlShaped{1146, [5]byte{'4', '2', 'S', '0', '2'}, "Table 'app.tinystore_fences' doesn't exist"}, "1146", native.ClassMissingTable},
+		{fmt.Errorf("exec: %w", &mysqlShaped{1213, [5]byte{'4', '0', '0', '0', '1'}, "Deadlock found"}), "1213", native.ClassSerialization},
+		{&mysqlShaped{1020, [5]byte{'H', 'Y', '0', '0', '0'}, "Record has changed since last read"}, "1020", native.ClassSerialization},
+		{&mysqlShaped{1142, [5]byte{'4', '2', '0', '0', '0'}, "INSERT command denied"}, "1142", native.ClassPermission},
+		{&mysqlShaped{Number: 1927, Message: "Connection was killed"}, "1927", native.ClassUnavailable},
+		{errors.New("invalid connection"), "connection", native.ClassUnavailable},
+		{fmt.Errorf("commit: %w", errors.New("invalid connection")), "connection", native.ClassUnavailable},
 	} {
 		f := Describe(c.err)
 		got := ""
@@ -73,5 +93,21 @@ func TestOutcomeWrapsTheDriversErrorAndBuildsStale(t *testing.T) {
 	}
 	if Outcome(native.Verdict{Kind: native.VerdictAccepted}, cause) != nil {
 		t.Fatal("an accepted verdict is an error")
+	}
+}
+
+// A MySQL error's SQLSTATE is the server's; one the server did not send
+// (five zero bytes) is none.
+func TestAMySQLErrorGivesItsStateAndNumber(t *testing.T) {
+	f := Describe(fmt.Errorf("wrapped: %w", &mysqlShaped{1146, [5]byte{'4', '2', 'S', '0', '2'}, "gone"}))
+	if f.SQLState == nil || *f.SQLState != "42S02" || f.ErrorCode == nil || *f.ErrorCode != "1146" {
+		t.Fatalf("%+v", f)
+	}
+	if f := Describe(&mysqlShaped{Number: 2013, Message: "lost"}); f.SQLState != nil || *f.ErrorCode != "2013" {
+		t.Fatalf("%+v", f)
+	}
+	var none *mysqlShaped
+	if _, _, ok := mysqlError(fmt.Errorf("a nil one: %w", none)); ok {
+		t.Fatal("a nil *MySQLError was read")
 	}
 }

@@ -61,8 +61,8 @@ func DriverError(doing string, err error) error {
 
 // IsSerializationFailure reports whether err is, or wraps, a driver's
 // serialization failure as the core classifies it (SQLSTATE 40001 or
-// 40P01, SQLite busy or locked): roll back and retry the whole
-// transaction.
+// 40P01, SQLite busy or locked, MySQL's errors 1213, 1205 and 1020): roll
+// back and retry the whole transaction.
 func IsSerializationFailure(err error) bool {
 	if err == nil {
 		return false
