@@ -76,6 +76,8 @@ func open(ctx context.Context, name, scenario string) (*cell, error) {
 		b, err = openHTTP(ctx, resource)
 	case "redis":
 		b, err = openRedis(ctx, resource)
+	case "mysql":
+		b, err = openMySQL(ctx, resource)
 	default:
 		err = fmt.Errorf("the runner has no backend %q", name)
 	}

@@ -3,7 +3,9 @@
 // through the package's public guard API (tinystore.dev/go/guard,
 // tinystore.dev/go/s3guard and tinystore.dev/go/redisguard) against real
 // servers: a SQLite file (modernc.org/sqlite), the PostgreSQL at
-// $TINYSTORE_PG_URL (pgx through database/sql), moto's S3 at
+// $TINYSTORE_PG_URL (pgx through database/sql), the MariaDB at
+// $TINYSTORE_MYSQL_URL (go-sql-driver/mysql through database/sql, a
+// database per scenario), moto's S3 at
 // $TINYSTORE_S3_URL (aws-sdk-go-v2, path style, a bucket per scenario),
 // the redis-server at $TINYSTORE_REDIS_URL (go-redis v9), and a net/http
 // server on loopback whose handler guards a SQLite file (guard.Handler,
@@ -15,7 +17,7 @@
 // $(CARGO_TARGET_DIR)/guard-conformance-go; from the repository's root:
 //
 //	bash tests/guards/with-postgres.sh bash tests/guards/with-s3.sh bash tests/guards/with-redis.sh \
-//	  target/guard-conformance-go
+//	  bash tests/guards/with-mariadb.sh target/guard-conformance-go
 package main
 
 import (
@@ -67,7 +69,7 @@ type vectors struct {
 
 func main() {
 	path := flag.String("vectors", "vectors/guards.json", "the scenarios")
-	only := flag.String("backends", "sqlite,postgres,s3,http,redis", "the backends to run, comma-separated")
+	only := flag.String("backends", "sqlite,postgres,mysql,s3,http,redis", "the backends to run, comma-separated")
 	flag.Parse()
 	raw, err := os.ReadFile(*path)
 	if err != nil {
