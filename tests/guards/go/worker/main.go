@@ -6,8 +6,10 @@
 //
 //	worker --store unix:DIR/tinystore.sock --db DB --name NAME --seconds S --ttl-ms T
 //
-// DB is a SQLite file or a postgresql:// URL whose tables exist already,
-// or s3://BUCKET/KEY: then each write is a guarded put of KEY (s3guard) on
+// DB is a SQLite file, a postgresql:// URL or a mysql://USER@HOST:PORT/DB
+// URL (MySQL or MariaDB, go-sql-driver) whose tables exist already, each
+// write one transaction at the server's default isolation (PostgreSQL:
+// READ COMMITTED, MySQL: REPEATABLE READ), or s3://BUCKET/KEY: then each write is a guarded put of KEY (s3guard) on
 // the server at $TINYSTORE_S3_URL, its body {"fence": ..., "writer": NAME},
 // or a redis:// URL: then each write is a guarded script (redisguard) on
 // key "contention/1" that logs "<fence as 40 digits> NAME" to
@@ -23,10 +25,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
 
+	_ "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 
@@ -39,7 +43,7 @@ const resource = "contention/1"
 
 func main() {
 	address := flag.String("store", "", "the server's address, unix:DIR/tinystore.sock")
-	dsn := flag.String("db", "", "a SQLite file, a postgresql:// URL, s3://BUCKET/KEY or a redis:// URL")
+	dsn := flag.String("db", "", "a SQLite file, a postgresql:// or mysql:// URL, s3://BUCKET/KEY or a redis:// URL")
 	name := flag.String("name", "", "this writer's name, logged with each accepted write")
 	seconds := flag.Float64("seconds", 10, "how long to take turns")
 	ttlMS := flag.Int("ttl-ms", 300, "the lease's TTL in milliseconds")
@@ -120,10 +124,17 @@ func run(address, dsn, name string, seconds, ttl time.Duration) error {
 func openSQL(dsn, name string) (*worker, error) {
 	w := &worker{name: name}
 	var err error
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
 		w.dialect, w.insert = guard.Postgres, "insert into guard_log (fence, writer) values ($1, $2)"
 		w.db, err = sql.Open("pgx", dsn)
-	} else {
+	case strings.HasPrefix(dsn, "mysql://"):
+		w.dialect, w.insert = guard.MySQL, "insert into guard_log (fence, writer) values (?, ?)"
+		var name string
+		if name, err = mysqlDSN(dsn); err == nil {
+			w.db, err = sql.Open("mysql", name)
+		}
+	default:
 		// BEGIN IMMEDIATE and a 10 s busy timeout, as the protocol says.
 		w.dialect, w.insert = guard.SQLite, "insert into guard_log (fence, writer) values (?, ?)"
 		w.db, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(10000)&_txlock=immediate")
@@ -132,6 +143,19 @@ func openSQL(dsn, name string) (*worker, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// mysqlDSN is go-sql-driver's name for mysql://USER[:PASSWORD]@HOST:PORT/DB.
+func mysqlDSN(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil || u.Host == "" {
+		return "", fmt.Errorf("%q is not a mysql://USER@HOST:PORT/DB URL", raw)
+	}
+	account := u.User.Username()
+	if password, ok := u.User.Password(); ok {
+		account += ":" + password
+	}
+	return account + "@tcp(" + u.Host + ")/" + strings.TrimPrefix(u.Path, "/"), nil
 }
 
 // write logs the fence and checks it through the guard in one
