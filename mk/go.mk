@@ -3,7 +3,8 @@
 # at bindings-go/build/GOOS-GOARCH/, where cgo links it through ${SRCDIR}
 # (bindings-go/internal/native/link_*.go); its header made by cbindgen and
 # checked for drift; then go vet and go test -race, under a throwaway
-# PostgreSQL for the guard's tests (tests/guards/with-postgres.sh). `make
+# PostgreSQL for the guard's tests (tests/guards/with-postgres.sh), and
+# the guard's MySQL tests under a throwaway MariaDB. `make
 # dist-go` writes the module with the library inside it to dist/go and
 # dist/goproxy. `make guard-worker-go` builds the guard's contention writer
 # (tests/guards/README.md) as $(CARGO_TARGET_DIR)/guard-worker-go; `make
@@ -49,6 +50,11 @@ GO_S3GUARD := $(GO_DIR)/s3guard
 # client. Its tests run against Debian's redis-server ($(WITH_REDIS),
 # mk/guards.mk).
 GO_REDISGUARD := $(GO_DIR)/redisguard
+# The SQL guard's MySQL dialect (guard.MySQL) on go-sql-driver, tested
+# against a throwaway MariaDB ($(WITH_MARIADB), mk/guards.mk) from the
+# test tools' module, so that tinystore.dev/go's go.mod names no MySQL
+# driver.
+GO_GUARD_MYSQL_TESTS := guardmysql
 
 .PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go guard-worker-go bench-guards-go
 
@@ -103,6 +109,7 @@ test-go: go-tools go-lib go-header-check s3-deps
 	cd $(GO_DIR) && $(GO) vet ./...
 	cd $(GO_GUARD_TOOLS) && $(GO) vet ./...
 	cd $(GO_DIR) && $(GO_WITH_PG) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
+	cd $(GO_GUARD_TOOLS) && $(WITH_MARIADB) env TINYSTORE_REQUIRE_MYSQL=1 $(GO) test -race -count=1 ./$(GO_GUARD_MYSQL_TESTS)
 	cd $(GO_S3GUARD) && $(GO) vet ./...
 	cd $(GO_S3GUARD) && $(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
 	cd $(GO_REDISGUARD) && $(GO) vet ./...
