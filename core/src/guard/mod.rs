@@ -28,6 +28,8 @@
 mod decide;
 pub mod driver;
 pub mod dynamo_check;
+#[cfg(feature = "guard-dynamodb")]
+pub mod dynamodb;
 pub mod http;
 #[cfg(feature = "guard-mysql")]
 pub mod mysql;
@@ -83,6 +85,13 @@ fn described(cause: &(dyn std::error::Error + Send + Sync + 'static)) -> Option<
     #[cfg(feature = "guard-mysql")]
     if let Some(err) = cause.downcast_ref::<mysql_async::Error>() {
         return Some(mysql::failure(err));
+    }
+    #[cfg(feature = "guard-dynamodb")]
+    if let Some(err) = cause.downcast_ref::<aws_sdk_dynamodb::error::SdkError<
+        aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError,
+        aws_sdk_dynamodb::config::http::HttpResponse,
+    >>() {
+        return Some(dynamodb::described(err));
     }
     None
 }

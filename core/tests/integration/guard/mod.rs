@@ -3,6 +3,7 @@
 //! (vectors/guards.json) and the model checker of the protocol.
 
 mod conformance;
+mod dynamodb;
 mod http;
 mod model;
 mod mysql;
