@@ -22,7 +22,11 @@
 //! types and a tower layer under cargo feature `guard-http`. For Redis,
 //! [`redis_check`] is one script that checks, writes and records, with the
 //! register beside the data key in its hash slot ([`redis_layout`]), made
-//! on redis-rs by `redis` (cargo feature `guard-redis`).
+//! on redis-rs by `redis` (cargo feature `guard-redis`). On DynamoDB,
+//! [`dynamo_check`] puts the register item's condition in the caller's
+//! transaction. On stores that compare versions (Google Cloud Storage's
+//! generations, Azure's ETags), [`versioned_check`] keeps the fence in the
+//! object's metadata and puts on the version read.
 //! docs/guards.md is the user's page.
 
 mod decide;
@@ -51,6 +55,7 @@ pub mod s3;
 pub mod sql;
 pub mod sql_check;
 mod verdict;
+pub mod versioned_check;
 
 pub use decide::{missing_table, not_in_transaction, refused, refused_in};
 pub use driver::{Class, DriverFailure};
