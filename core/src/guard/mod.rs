@@ -26,14 +26,20 @@
 //! [`dynamo_check`] puts the register item's condition in the caller's
 //! transaction. On stores that compare versions (Google Cloud Storage's
 //! generations, Azure's ETags), [`versioned_check`] keeps the fence in the
-//! object's metadata and puts on the version read.
+//! object's metadata and puts on the version read, made on the
+//! object_store crate's clients by `gcs` and `azure` (cargo features
+//! `guard-gcs`, `guard-azure`).
 //! docs/guards.md is the user's page.
 
+#[cfg(feature = "guard-azure")]
+pub mod azure;
 mod decide;
 pub mod driver;
 pub mod dynamo_check;
 #[cfg(feature = "guard-dynamodb")]
 pub mod dynamodb;
+#[cfg(feature = "guard-gcs")]
+pub mod gcs;
 pub mod http;
 #[cfg(feature = "guard-mysql")]
 pub mod mysql;
@@ -55,6 +61,8 @@ pub mod s3;
 pub mod sql;
 pub mod sql_check;
 mod verdict;
+#[cfg(any(feature = "guard-gcs", feature = "guard-azure"))]
+mod versioned;
 pub mod versioned_check;
 
 pub use decide::{missing_table, not_in_transaction, refused, refused_in};

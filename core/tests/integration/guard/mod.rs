@@ -17,3 +17,4 @@ mod sqlite;
     feature = "guard-mysql"
 ))]
 pub mod support;
+mod versioned;

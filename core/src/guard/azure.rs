@@ -1,0 +1,161 @@
+//! The guard on Azure Blob Storage (cargo feature `guard-azure`), on the
+//! object_store crate's client: the fence in the blob's metadata
+//! (`tinystore_fence`), each put made on the ETag read (`If-Match`;
+//! `If-None-Match: *` for a new blob), as [`super::versioned_check`]
+//! decides.
+//!
+//! ```no_run
+//! # async fn f(azure: &object_store::azure::MicrosoftAzure, lease: &tinystore::Lease) -> Result<(), Box<dyn std::error::Error>> {
+//! use object_store::{path::Path, Attributes};
+//! use tinystore::guard::azure as guard;
+//! let path = Path::from("chats/42");
+//! guard::put(azure, &path, "the summary".into(), Attributes::new(), lease.fence()).await?; // `stale` when a later holder wrote
+//! # Ok(()) }
+//! ```
+
+use super::driver::DriverFailure;
+use super::versioned::{connection_lost, put as put_versioned, Found, Put, Versioned};
+use super::versioned_check::{Condition, VersionedStore};
+use crate::error::Result;
+use crate::fence::Fence;
+use object_store::client::{HttpError, HttpErrorKind};
+use object_store::path::Path;
+use object_store::{
+    Attribute, Attributes, GetOptions, ObjectStore, PutMode, PutOptions, PutPayload, PutResult,
+    UpdateVersion,
+};
+
+/// `payload` put at `path` by `client` (a `MicrosoftAzure`, or a store
+/// that wraps one) with your `attributes` (content type, your own
+/// metadata), guarded by `fence`: `stale`, with nothing written, when the
+/// blob carries a larger fence; `corrupt` when its fence is not 40 digits;
+/// `limit` after five puts lost to other writers in a row. The resource is
+/// the path.
+pub async fn put(
+    client: &dyn ObjectStore,
+    path: &Path,
+    payload: PutPayload,
+    attributes: Attributes,
+    fence: Fence,
+) -> Result<PutResult> {
+    let resource = path.as_ref();
+    let metadata = attributes.iter().filter_map(|(key, _)| match key {
+        Attribute::Metadata(name) => Some(name.as_ref()),
+        _ => None,
+    });
+    VersionedStore::Azure.check_metadata(resource, metadata)?;
+    let blob = Blob {
+        client,
+        path,
+        payload,
+        attributes,
+    };
+    put_versioned(&blob, VersionedStore::Azure, resource, fence).await
+}
+
+struct Blob<'a> {
+    client: &'a dyn ObjectStore,
+    path: &'a Path,
+    payload: PutPayload,
+    attributes: Attributes,
+}
+
+impl Versioned for Blob<'_> {
+    type Error = object_store::Error;
+    type Written = PutResult;
+
+    async fn read(&self) -> std::result::Result<Option<Found>, Self::Error> {
+        let head = GetOptions {
+            head: true,
+            ..GetOptions::default()
+        };
+        let got = match self.client.get_opts(self.path, head).await {
+            Ok(got) => got,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        let Some(version) = got.meta.e_tag.clone() else {
+            return Err(object_store::Error::Generic {
+                store: "MicrosoftAzure",
+                source: format!("the blob {} was read without its ETag", self.path).into(),
+            });
+        };
+        let key = Attribute::Metadata(VersionedStore::Azure.metadata_key().into());
+        let fence = got.attributes.get(&key).map(|v| v.as_ref().to_string());
+        Ok(Some(Found { version, fence }))
+    }
+
+    async fn put(
+        &self,
+        condition: &Condition,
+        key: &str,
+        fence: &str,
+    ) -> std::result::Result<Put<PutResult>, Self::Error> {
+        let mut attributes = self.attributes.clone();
+        attributes.insert(
+            Attribute::Metadata(key.to_string().into()),
+            fence.to_string().into(),
+        );
+        let mode = match condition {
+            Condition::Absent => PutMode::Create,
+            Condition::Version(etag) => PutMode::Update(UpdateVersion {
+                e_tag: Some(etag.clone()),
+                version: None,
+            }),
+        };
+        let opts = PutOptions {
+            mode,
+            attributes,
+            ..PutOptions::default()
+        };
+        match self
+            .client
+            .put_opts(self.path, self.payload.clone(), opts)
+            .await
+        {
+            Ok(result) => Ok(Put::Written(result)),
+            Err(
+                object_store::Error::Precondition { .. }
+                | object_store::Error::AlreadyExists { .. },
+            ) => Ok(Put::ConditionFailed),
+            Err(err) => Err(err),
+        }
+    }
+
+    fn failure(err: &object_store::Error) -> DriverFailure {
+        failure(err)
+    }
+}
+
+/// What object_store reports of a failed call: 401, 403 or 404 as the
+/// status, `connection` for a request that never got an answer.
+pub fn failure(err: &object_store::Error) -> DriverFailure {
+    let http_status = match err {
+        object_store::Error::Unauthenticated { .. } => Some(401),
+        object_store::Error::PermissionDenied { .. } => Some(403),
+        object_store::Error::NotFound { .. } => Some(404),
+        _ => None,
+    };
+    let lost = connection_lost(err) || http_failed(err);
+    DriverFailure {
+        http_status,
+        error_code: lost.then(|| "connection".to_string()),
+        message: err.to_string(),
+        ..DriverFailure::default()
+    }
+}
+
+/// Whether object_store's HTTP client says the request got no answer.
+fn http_failed(err: &object_store::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if let Some(http) = e.downcast_ref::<HttpError>() {
+            return matches!(
+                http.kind(),
+                HttpErrorKind::Connect | HttpErrorKind::Request | HttpErrorKind::Timeout
+            );
+        }
+        source = e.source();
+    }
+    false
+}
