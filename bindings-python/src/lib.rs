@@ -6,7 +6,7 @@
 //!   `rw_locks`: `RwLocks`; `several`: `Locks.acquire_all`;
 //!   `lease`: `Lease` and `Permit`; `election`: `Election`, `Leadership`
 //!   and `Observer`; `fence`: the fence text forms; `guard_step`: the
-//!   guards' state machines for `tinystore.guard` (`guard_redis`: Redis's, `guard_dynamo`: DynamoDB's); `guard`: the guards'
+//!   guards' state machines for `tinystore.guard` (`guard_redis`: Redis's, `guard_dynamo`: DynamoDB's, `guard_versioned`: GCS's and Azure's); `guard`: the guards'
 //!   names and the fence header for `tinystore.guard.s3` and `tinystore.http`.
 //! - `args` converts keys and options; `error` converts errors;
 //!   `runtime` is the tokio runtime; `acquiring` turns core futures into
@@ -30,6 +30,7 @@ mod guard;
 mod guard_dynamo;
 mod guard_redis;
 mod guard_step;
+mod guard_versioned;
 mod lease;
 mod runtime;
 mod rw_locks;
@@ -50,6 +51,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     guard::register(m)?;
     guard_step::register(m)?;
     guard_dynamo::register(m)?;
+    guard_versioned::register(m)?;
     guard_redis::register(m)?;
     status::register(m)?;
     m.add_class::<store::Store>()?;

@@ -55,6 +55,21 @@ def failure_of(err: BaseException) -> _native.DriverFailure:
             )
         if isinstance(err, (botocore.ConnectionError, botocore.HTTPClientError)):
             return _native.DriverFailure(message, error_code="connection")
+    google: Any = sys.modules.get("google.api_core.exceptions")
+    if google is not None and isinstance(err, google.GoogleAPICallError):
+        return _native.DriverFailure(message, http_status=_int_or_none(err.code))
+    requests: Any = sys.modules.get("requests.exceptions")
+    if requests is not None and isinstance(err, (requests.ConnectionError, requests.Timeout)):
+        return _native.DriverFailure(message, error_code="connection")
+    azure: Any = sys.modules.get("azure.core.exceptions")
+    if azure is not None and isinstance(err, azure.AzureError):
+        if isinstance(err, azure.HttpResponseError):
+            code = err.error_code
+            return _native.DriverFailure(
+                message, http_status=_int_or_none(err.status_code), error_code=_str_or_none(str(code) if code else None)
+            )
+        if isinstance(err, (azure.ServiceRequestError, azure.ServiceResponseError)):
+            return _native.DriverFailure(message, error_code="connection")
     redis: Any = sys.modules.get("redis.exceptions")
     if redis is not None and isinstance(err, redis.RedisError):
         if isinstance(err, redis.AuthenticationError):

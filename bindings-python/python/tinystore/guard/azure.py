@@ -1,0 +1,90 @@
+"""The guard on Azure Blob Storage, on the azure-storage-blob
+``BlobClient`` you already have
+(``service.get_blob_client("chats", "42")``)::
+
+    from tinystore.guard import azure as guard
+
+    guard.upload_blob(blob, summary, lease.fence)        # tinystore.Stale if a later holder wrote
+    guard.upload_blob(blob, data, lease.fence, metadata={"owner": "me"}, content_settings=settings)
+
+The fence lives in the blob's metadata (``tinystore_fence``, 40 digits:
+Azure's metadata names are C# identifiers). A guarded upload reads the
+blob's ETag and fence, raises :class:`tinystore.Stale` (``.resource``,
+``.fence``, ``.largest``) when the fence is larger, and otherwise uploads
+with ``If-Match`` on that ETag (``If-None-Match: *`` for a new blob); a
+writer that came in between makes it read and decide again. The resource
+is ``"CONTAINER/NAME"``. ``Corrupt`` for a fence edited by hand;
+``Invalid`` for metadata under the guard's own key; ``Limit`` after five
+uploads lost to other writers in a row. The client's own errors are raised
+as it raised them (``azure.core.exceptions``). A delete cannot be guarded:
+it takes the fence with the blob (docs/guards.md says what to do instead).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _native
+from ._steps import Run
+
+METADATA_KEY = "tinystore_fence"
+
+
+def upload_blob(blob: Any, data: bytes | str, fence: int, *, metadata: dict[str, str] | None = None,
+                **kwargs: Any) -> Any:
+    """``data`` uploaded to ``blob`` (a ``BlobClient``) with your
+    ``metadata`` and any other keyword ``upload_blob`` takes but the
+    conditions (``overwrite``, ``etag``, ``match_condition``: the guard's),
+    guarded by ``fence``; the upload's response."""
+    from azure.core import MatchConditions  # the caller's own package: imported when used
+
+    mine = dict(metadata or {})
+    resource = f"{blob.container_name}/{blob.blob_name}"
+    _native.versioned_check_metadata("azure", resource, list(mine))
+    taken = sorted({"overwrite", "etag", "match_condition", "if_match", "if_none_match"} & set(kwargs))
+    if taken:
+        from .._errors import Invalid
+
+        raise Invalid(f"a guarded upload to {resource!r} sets its own conditions, not {', '.join(taken)}")
+    machine = _native.VersionedCheck("azure", resource, fence)
+    run = Run()
+    step = machine.start()
+    response: Any = None
+    while step[0] != "done":
+        try:
+            if step[0] == "read":
+                step = _read(blob, machine)
+            else:
+                _, version, key, text = step
+                conditions: dict[str, Any] = (
+                    {"overwrite": False} if version is None
+                    else {"overwrite": True, "etag": version, "match_condition": MatchConditions.IfNotModified}
+                )
+                response = blob.upload_blob(data, metadata={**mine, key: text}, **conditions, **kwargs)
+                step = machine.written()
+        except Exception as err:  # the client's: core classifies it
+            if step[0] == "put" and _condition_failed(err):
+                step = machine.condition_failed()
+            else:
+                step = machine.failed(run.failure(err)[1])
+    run.end(step)
+    return response
+
+
+def _read(blob: Any, machine: Any) -> Any:
+    from azure.core.exceptions import ResourceNotFoundError
+
+    try:
+        props = blob.get_blob_properties()
+    except ResourceNotFoundError:
+        return machine.absent()
+    # Azure keeps metadata names as written but compares them ignoring case.
+    fence_text = next((v for k, v in (props.metadata or {}).items() if k.lower() == METADATA_KEY), None)
+    return machine.found(str(props.etag), fence_text)
+
+
+def _condition_failed(err: BaseException) -> bool:
+    # 412 ConditionNotMet for If-Match; 409 BlobAlreadyExists for If-None-Match: *.
+    status = getattr(err, "status_code", None)
+    code = getattr(err, "error_code", None)
+    return status == 412 or (status == 409 and str(code) == "BlobAlreadyExists")

@@ -1,0 +1,70 @@
+"""The guard on Google Cloud Storage, on the google-cloud-storage blob you
+already have (``bucket.blob("chats/42")``)::
+
+    from tinystore.guard import gcs as guard
+
+    guard.upload(blob, summary, lease.fence)             # tinystore.Stale if a later holder wrote
+    guard.upload(blob, data, lease.fence, content_type="application/json", metadata={"owner": "me"})
+
+The fence lives in the object's metadata (``tinystore-fence``, 40 digits).
+A guarded upload reads the object's generation and fence, raises
+:class:`tinystore.Stale` (``.resource``, ``.fence``, ``.largest``) when
+the fence is larger, and otherwise uploads on that generation
+(``if_generation_match``, 0 for a new object); a writer that came in
+between makes it read and decide again. The resource is
+``"BUCKET/NAME"``. ``Corrupt`` for a fence edited by hand; ``Invalid`` for
+metadata under the guard's own key; ``Limit`` after five uploads lost to
+other writers in a row. The client's own errors are raised as it raised
+them (``google.api_core.exceptions``). A delete cannot be guarded: it takes
+the fence with the object (docs/guards.md says what to do instead).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _native
+from ._steps import Run
+
+METADATA_KEY = "tinystore-fence"
+
+
+def upload(
+    blob: Any, data: bytes | str, fence: int, *, content_type: str | None = None,
+    metadata: dict[str, str] | None = None,
+) -> None:
+    """``data`` uploaded to ``blob`` with your ``metadata`` and
+    ``content_type``, guarded by ``fence``."""
+    mine = dict(metadata or {})
+    resource = f"{blob.bucket.name}/{blob.name}"
+    _native.versioned_check_metadata("gcs", resource, list(mine))
+    machine = _native.VersionedCheck("gcs", resource, fence)
+    run = Run()
+    step = machine.start()
+    while step[0] != "done":
+        try:
+            if step[0] == "read":
+                found = blob.bucket.get_blob(blob.name)
+                if found is None:
+                    step = machine.absent()
+                else:
+                    fence_text = (found.metadata or {}).get(METADATA_KEY)
+                    step = machine.found(str(found.generation), fence_text)
+            else:
+                _, version, key, text = step
+                blob.metadata = {**mine, key: text}
+                blob.upload_from_string(
+                    data, content_type=content_type,
+                    if_generation_match=0 if version is None else int(version),
+                )
+                step = machine.written()
+        except Exception as err:  # the client's: core classifies it
+            if _precondition_failed(err) and step[0] == "put":
+                step = machine.condition_failed()
+            else:
+                step = machine.failed(run.failure(err)[1])
+    run.end(step)
+
+
+def _precondition_failed(err: BaseException) -> bool:
+    return getattr(err, "code", None) == 412
