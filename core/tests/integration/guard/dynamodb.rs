@@ -17,7 +17,7 @@ use std::error::Error as _;
 use tinystore::guard::dynamodb as guard;
 use tinystore::{Code, Fence};
 
-fn client_at(url: &str) -> Client {
+pub(crate) fn client_at(url: &str) -> Client {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(url)
@@ -28,7 +28,7 @@ fn client_at(url: &str) -> Client {
 }
 
 /// A client and a chats table of this test's own; `None` when no server.
-async fn chats(name: &str) -> Option<(Client, String)> {
+pub(crate) async fn chats(name: &str) -> Option<(Client, String)> {
     let Ok(url) = std::env::var("TINYSTORE_S3_URL") else {
         assert!(
             std::env::var("TINYSTORE_REQUIRE_S3").as_deref() != Ok("1"),
@@ -65,7 +65,7 @@ async fn chats(name: &str) -> Option<(Client, String)> {
     Some((client, table))
 }
 
-fn put(table: &str, id: &str, summary: &str) -> Put {
+pub(crate) fn put(table: &str, id: &str, summary: &str) -> Put {
     Put::builder()
         .table_name(table)
         .item("id", AttributeValue::S(id.into()))
@@ -74,7 +74,7 @@ fn put(table: &str, id: &str, summary: &str) -> Put {
         .unwrap()
 }
 
-async fn summary(client: &Client, table: &str, id: &str) -> Option<String> {
+pub(crate) async fn summary(client: &Client, table: &str, id: &str) -> Option<String> {
     let got = client
         .get_item()
         .table_name(table)

@@ -31,7 +31,7 @@ const AZURITE_KEY: &str =
 
 /// One store's client, as the tests use it.
 #[derive(Clone)]
-enum Store {
+pub(crate) enum Store {
     Gcs(Arc<GcsClient>),
     Azure(Arc<dyn ObjectStore>),
 }
@@ -45,7 +45,7 @@ impl std::fmt::Debug for Store {
     }
 }
 
-fn gcs_at(url: &str) -> Store {
+pub(crate) fn gcs_at(url: &str) -> Store {
     let config = ClientConfig {
         storage_endpoint: url.to_string(),
         ..ClientConfig::default().anonymous()
@@ -54,7 +54,7 @@ fn gcs_at(url: &str) -> Store {
 }
 
 /// No retries, short timeouts: a server that is gone is told at once.
-fn azure_at(url: &str) -> Store {
+pub(crate) fn azure_at(url: &str) -> Store {
     let options = ClientOptions::new()
         .with_allow_http(true)
         .with_timeout(Duration::from_secs(5));
@@ -98,15 +98,24 @@ fn stores() -> Vec<(Store, String)> {
 }
 
 impl Store {
-    fn key(&self) -> &'static str {
+    pub(crate) fn key(&self) -> &'static str {
         match self {
             Store::Gcs(_) => "tinystore-fence",
             Store::Azure(_) => "tinystore_fence",
         }
     }
 
+    /// The guard's resource for the object `name`: the GCS guard names the
+    /// bucket, the Azure guard the path alone.
+    pub(crate) fn resource(&self, name: &str) -> String {
+        match self {
+            Store::Gcs(_) => format!("tinystore/{name}"),
+            Store::Azure(_) => name.to_string(),
+        }
+    }
+
     /// A guarded put of `body` with `metadata` of the caller's.
-    async fn guarded(
+    pub(crate) async fn guarded(
         &self,
         name: &str,
         body: &str,
@@ -147,7 +156,7 @@ impl Store {
     }
 
     /// A put without the guard.
-    async fn plain(&self, name: &str, body: &str, metadata: &[(&str, &str)]) {
+    pub(crate) async fn plain(&self, name: &str, body: &str, metadata: &[(&str, &str)]) {
         match self {
             Store::Gcs(client) => {
                 let object = Object {
@@ -191,7 +200,7 @@ impl Store {
     }
 
     /// An object's body and fence metadata, or `None` when it is absent.
-    async fn read(&self, name: &str) -> Option<(String, Option<String>)> {
+    pub(crate) async fn read(&self, name: &str) -> Option<(String, Option<String>)> {
         match self {
             Store::Gcs(client) => {
                 let request = GetObjectRequest {
@@ -349,7 +358,7 @@ where
 
 /// `store` seen through a proxy that lets a writer of fence `between` in
 /// just before the guard's first put to `name`.
-async fn racing(store: &Store, url: &str, name: &str, between: u128) -> Store {
+pub(crate) async fn racing(store: &Store, url: &str, name: &str, between: u128) -> Store {
     let (scheme_host, rest) = url.split_at(url.find("://").unwrap() + 3);
     let (host, path) = rest.split_once('/').map_or((rest, ""), |(h, p)| (h, p));
     let other = store.clone();

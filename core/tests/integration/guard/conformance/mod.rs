@@ -2,7 +2,8 @@
 //! vectors/guards.json on every backend it names (a SQLite file, the
 //! throwaway PostgreSQL at `$TINYSTORE_PG_URL`, moto's S3 at
 //! `$TINYSTORE_S3_URL`, a hyper server on loopback, the redis-server at
-//! `$TINYSTORE_REDIS_URL`, the MariaDB at `$TINYSTORE_MYSQL_URL`), through the crate's
+//! `$TINYSTORE_REDIS_URL`, the MariaDB at `$TINYSTORE_MYSQL_URL`, moto's DynamoDB,
+//! fake-gcs-server at `$TINYSTORE_GCS_URL`, Azurite at `$TINYSTORE_AZURE_URL`), through the crate's
 //! public guard API. Prints `MATRIX rust <backend> <scenario> ok|FAIL|n/a`
 //! lines (tests/guards/matrix.sh gathers them) and fails on any FAIL.
 //! Without the servers' variables it fails unless
@@ -13,15 +14,20 @@
     feature = "guard-s3",
     feature = "guard-http",
     feature = "guard-redis",
-    feature = "guard-mysql"
+    feature = "guard-mysql",
+    feature = "guard-dynamodb",
+    feature = "guard-gcs",
+    feature = "guard-azure"
 ))]
 
+mod dynamodb;
 mod http;
 mod mysql;
 mod postgres;
 mod redis;
 mod s3;
 mod sqlite;
+mod versioned;
 
 use serde_json::Value;
 use std::error::Error as _;
@@ -124,6 +130,15 @@ async fn run(backend: &str, scenario: &Value) -> Result<(), String> {
         "http" => replay!(http::Http::new(name).await),
         "mysql" => replay!(mysql::Mysql::new(&env("TINYSTORE_MYSQL_URL").unwrap(), name).await?),
         "redis" => replay!(redis::Redis::new(&env("TINYSTORE_REDIS_URL").unwrap(), name).await?),
+        "dynamodb" => replay!(dynamodb::Dynamo::new(name).await?),
+        "gcs" => replay!(versioned::Versioned::gcs(
+            &env("TINYSTORE_GCS_URL").unwrap(),
+            name
+        )),
+        "azure" => replay!(versioned::Versioned::azure(
+            &env("TINYSTORE_AZURE_URL").unwrap(),
+            name
+        )),
         other => Err(format!("no backend {other}")),
     }
 }
@@ -149,6 +164,9 @@ async fn every_scenario_on_every_backend() {
                 "s3" => Some("TINYSTORE_S3_URL"),
                 "redis" => Some("TINYSTORE_REDIS_URL"),
                 "mysql" => Some("TINYSTORE_MYSQL_URL"),
+                "dynamodb" => Some("TINYSTORE_S3_URL"),
+                "gcs" => Some("TINYSTORE_GCS_URL"),
+                "azure" => Some("TINYSTORE_AZURE_URL"),
                 _ => None,
             };
             if let Some(var) = server.filter(|v| env(v).is_none()) {
