@@ -15,6 +15,11 @@ It exits 1 when any cell fails. The backends:
   per scenario, tinystore_fences made by guard.ensure;
 - redis: the redis-server at $TINYSTORE_REDIS_URL through redis-py, the
   resource a key per scenario;
+- dynamodb: moto's DynamoDB at $TINYSTORE_S3_URL through boto3, a chats
+  table per scenario, the register table made by ensure;
+- gcs, azure: fake-gcs-server at $TINYSTORE_GCS_URL through
+  google-cloud-storage and Azurite at $TINYSTORE_AZURE_CONNECTION_STRING
+  through azure-storage-blob, an object per scenario;
 - http: wsgiref's server on a loopback port in a thread, its WSGI handler
   behind tinystore.http.WSGIMiddleware guarding a SQLite file, and httpx as
   the client, attaching the fence with tinystore.http.FenceAuth.
@@ -43,16 +48,19 @@ from pathlib import Path
 from typing import Any
 
 from guard_matrix import LANGUAGE, Backend, Failed
+from guard_matrix.dynamodb import Dynamo
 from guard_matrix.mysql import Mysql
 from guard_matrix.postgres import Postgres
 from guard_matrix.redis import Redis
 from guard_matrix.s3 import S3
 from guard_matrix.sqlite import Sqlite
+from guard_matrix.versioned import Azure, Gcs
 from guard_matrix.web import Http
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "guards.json"
 
-BACKENDS: dict[str, type[Backend]] = {"sqlite": Sqlite, "postgres": Postgres, "s3": S3, "http": Http, "redis": Redis, "mysql": Mysql}
+BACKENDS: dict[str, type[Backend]] = {"sqlite": Sqlite, "postgres": Postgres, "s3": S3, "http": Http, "redis": Redis, "mysql": Mysql,
+                                   "dynamodb": Dynamo, "gcs": Gcs, "azure": Azure}
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _native
+from .._errors import Invalid
 from ._steps import Run
 
 METADATA_KEY = "tinystore-fence"
@@ -36,6 +37,8 @@ def upload(
     """``data`` uploaded to ``blob`` with your ``metadata`` and
     ``content_type``, guarded by ``fence``."""
     mine = dict(metadata or {})
+    if not blob.name:
+        raise Invalid(f"a guarded upload to bucket {blob.bucket.name!r} names no object; nothing was written")
     resource = f"{blob.bucket.name}/{blob.name}"
     _native.versioned_check_metadata("gcs", resource, list(mine))
     machine = _native.VersionedCheck("gcs", resource, fence)
