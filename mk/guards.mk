@@ -16,9 +16,12 @@ WITH_REDIS := bash $(CURDIR)/tests/guards/with-redis.sh
 # A throwaway MariaDB (Debian's mariadb-server, run as its own user on a
 # loopback port), for the MySQL guard.
 WITH_MARIADB := bash $(CURDIR)/tests/guards/with-mariadb.sh
+# fake-gcs-server (gcs-deps builds it) on loopback, with a bucket
+# `tinystore`, for the Google Cloud Storage guard.
+WITH_GCS = FAKE_GCS_SERVER=$(FAKE_GCS_SERVER) bash $(CURDIR)/tests/guards/with-gcs.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
 
-.PHONY: test-guards test-guards-rust test-guards-contention s3-deps
+.PHONY: test-guards test-guards-rust test-guards-contention s3-deps gcs-deps
 
 # moto's server for the object-storage guard's tests (tests/guards/with-s3.sh),
 # at one version: how moto emulates S3 and IAM changes between releases (5.2
@@ -28,6 +31,18 @@ MOTO_VERSION := 5.2.6
 s3-deps: python-env
 	@$(PY) -m pip show moto 2>/dev/null | grep -qx 'Version: $(MOTO_VERSION)' || \
 	  $(PY) -m pip install -q --disable-pip-version-check 'moto[server]==$(MOTO_VERSION)'
+
+# fake-gcs-server for the Google Cloud Storage guard's tests
+# (tests/guards/with-gcs.sh), built from its Go module at one version into
+# the target folder; rebuilt when missing or of another version (go
+# version -m reads the version the binary was built from). v1.56.1 needs
+# Go 1.26.
+FAKE_GCS_VERSION := v1.56.1
+FAKE_GCS_SERVER := $(CARGO_TARGET_DIR)/tools/fake-gcs-server
+gcs-deps: deps
+	@$(GO_BIN) version -m $(FAKE_GCS_SERVER) 2>/dev/null | \
+	  grep -Eq '^[[:space:]]+mod[[:space:]]+github.com/fsouza/fake-gcs-server[[:space:]]+$(FAKE_GCS_VERSION)[[:space:]]' || \
+	  GOBIN=$(dir $(FAKE_GCS_SERVER)) $(GO_BIN) install github.com/fsouza/fake-gcs-server@$(FAKE_GCS_VERSION)
 
 # Every guard test of core (its unit tests and core/tests/integration/guard,
 # the model checker among them) under the three servers at once; the
