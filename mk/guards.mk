@@ -19,9 +19,12 @@ WITH_MARIADB := bash $(CURDIR)/tests/guards/with-mariadb.sh
 # fake-gcs-server (gcs-deps builds it) on loopback, with a bucket
 # `tinystore`, for the Google Cloud Storage guard.
 WITH_GCS = FAKE_GCS_SERVER=$(FAKE_GCS_SERVER) bash $(CURDIR)/tests/guards/with-gcs.sh
+# Azurite's Blob service (azurite-deps installs it) on loopback, with a
+# container `tinystore`, for the Azure Blob guard.
+WITH_AZURE = AZURITE_BLOB=$(AZURITE_BLOB) bash $(CURDIR)/tests/guards/with-azurite.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
 
-.PHONY: test-guards test-guards-rust test-guards-contention s3-deps gcs-deps
+.PHONY: test-guards test-guards-rust test-guards-contention s3-deps gcs-deps azurite-deps
 
 # moto's server for the object-storage guard's tests (tests/guards/with-s3.sh),
 # at one version: how moto emulates S3 and IAM changes between releases (5.2
@@ -43,6 +46,18 @@ gcs-deps: deps
 	@$(GO_BIN) version -m $(FAKE_GCS_SERVER) 2>/dev/null | \
 	  grep -Eq '^[[:space:]]+mod[[:space:]]+github.com/fsouza/fake-gcs-server[[:space:]]+$(FAKE_GCS_VERSION)[[:space:]]' || \
 	  GOBIN=$(dir $(FAKE_GCS_SERVER)) $(GO_BIN) install github.com/fsouza/fake-gcs-server@$(FAKE_GCS_VERSION)
+
+# Azurite for the Azure Blob guard's tests (tests/guards/with-azurite.sh):
+# the version pinned in tests/guards/azurite/package.json (the newest whose
+# engines admit Node 20; 3.36 wants 21, 3.37 22), every dependency in its
+# package-lock.json, installed by npm ci into
+# tests/guards/azurite/node_modules when the installed one is missing or
+# another version.
+AZURITE_DIR := $(CURDIR)/tests/guards/azurite
+AZURITE_BLOB := $(AZURITE_DIR)/node_modules/.bin/azurite-blob
+azurite-deps: deps
+	@cd $(AZURITE_DIR) && { [ "$$(node -p 'require("./node_modules/azurite/package.json").version' 2>/dev/null)" = \
+	  "$$(node -p 'require("./package.json").dependencies.azurite')" ] || npm ci --no-audit --no-fund; }
 
 # Every guard test of core (its unit tests and core/tests/integration/guard,
 # the model checker among them) under the three servers at once; the
