@@ -20,11 +20,13 @@ $(PY): | deps
 
 # psycopg (with its binary libpq) for the guard's PostgreSQL tests and bench;
 # boto3 for the S3 guard's; redis-py for the Redis guard's; PyMySQL for the
-# MySQL guard's; requests, httpx and uvicorn (an ASGI server) for
-# tinystore.http's.
+# MySQL guard's; google-cloud-storage and azure-storage-blob for the
+# guard's on Google Cloud Storage and Azure Blob; requests, httpx and
+# uvicorn (an ASGI server) for tinystore.http's.
 python-env: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest 'psycopg[binary]>=3.1,<4' \
-	  'boto3>=1.36' 'redis>=5' 'PyMySQL>=1.1' requests httpx uvicorn
+	  'boto3>=1.36' 'redis>=5' 'PyMySQL>=1.1' 'google-cloud-storage>=3' 'azure-storage-blob>=12' \
+	  requests httpx uvicorn
 
 # The wheels, x86_64 and aarch64, are built by zig for glibc 2.17 and
 # stripped (one target folder: the build scripts and macros, built for this
