@@ -211,10 +211,10 @@ mod tests {
         assert!(out.check.is_null());
         // SAFETY: as above.
         assert!(!unsafe {
-            ts_guard_statements("mysql".as_ptr(), 5, "?".as_ptr(), 1, &mut out, &mut err)
+            ts_guard_statements("oracle".as_ptr(), 6, "?".as_ptr(), 1, &mut out, &mut err)
         });
         assert_eq!(err.code, TsCode::Invalid);
-        assert!(message(&err).contains("mysql"), "{}", message(&err));
+        assert!(message(&err).contains("oracle"), "{}", message(&err));
         // SAFETY: filled by this library.
         unsafe { ts_error_clear(&mut err) };
     }
