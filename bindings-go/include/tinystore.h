@@ -29,16 +29,19 @@
 // `TsObserved.kind`: the rows an `Execute` changed (`changed`).
 #define TS_OBSERVED_CHANGED 1
 
-// `TsObserved.kind`: a `Query` read a row, whose first column is `row`.
+// `TsObserved.kind`: a `Query` read a row, whose first column is `row`;
+// a `ReadItem` found the register item's fence, `row` (as text; a value
+// that is not a string, described).
 #define TS_OBSERVED_ROW 2
 
-// `TsObserved.kind`: a `Query` read no row.
+// `TsObserved.kind`: a `Query` read no row; a `ReadItem` found no item,
+// or one with no fence.
 #define TS_OBSERVED_NO_ROW 3
 
 // `TsObserved.kind`: a `List` found `keys`.
 #define TS_OBSERVED_LISTED 4
 
-// `TsObserved.kind`: a `Put` succeeded.
+// `TsObserved.kind`: a `Put` succeeded, or a `Transact` was written.
 #define TS_OBSERVED_WRITTEN 5
 
 // `TsObserved.kind`: a `Delete` succeeded.
@@ -54,6 +57,14 @@
 // `TsObserved.kind`: an `Eval`'s script answered `reply`, each element
 // of its top-level array as text.
 #define TS_OBSERVED_REPLY 9
+
+// `TsObserved.kind`: a `Transact` was cancelled
+// (`TransactionCanceledException`): `reasons` each item's reason code in
+// order (`"None"` for an item that was fine; the register's last),
+// `recorded` the register item's fence as DynamoDB returned it (as text;
+// a value that is not a string, described) when `has_recorded`, and
+// `failure` the exception.
+#define TS_OBSERVED_CANCELLED 10
 
 // An error code: `Ok`, or one per tinystore error code, whose value is
 // the core's number for it (`Code::number`; a test checks each), whose
@@ -125,6 +136,17 @@ typedef enum TsStepKind {
   // `params` as its `ARGV` (`EVALSHA`, then `EVAL` on `NOSCRIPT`) and
   // observe its reply.
   TS_STEP_KIND_EVAL = 7,
+  // DynamoDB: run `TransactWriteItems` with the caller's items and,
+  // last, the register item's conditional put in the table `text`
+  // (`ts_guard_dynamo_names` says its shape): its key, the resource,
+  // is `keys[0]`; `params` are its fence (40 digits) and the
+  // condition's `:digits`. Observe it written, cancelled (each item's
+  // reason code and the register item's fence as returned) or failed.
+  TS_STEP_KIND_TRANSACT = 8,
+  // DynamoDB: read the register item of the table `text` whose key is
+  // `keys[0]` (`GetItem`, `ConsistentRead`) and observe its fence as a
+  // row, or no row (no item, or no `fence`).
+  TS_STEP_KIND_READ_ITEM = 9,
 } TsStepKind;
 
 // How a machine ended.
@@ -301,13 +323,16 @@ typedef struct TsVerdict {
 typedef struct TsGuardStep {
   enum TsStepKind kind;
   // The statement (`Execute`, `Query`), the prefix (`List`), the key
-  // (`Put`, `Delete`, `Get`) or the script (`Eval`); empty for `Done`.
+  // (`Put`, `Delete`, `Get`), the script (`Eval`) or the register table
+  // (`Transact`, `ReadItem`); empty for `Done`.
   struct TsText text;
-  // The statement's parameters, in order (`Execute`, `Query`), or the
-  // script's `ARGV` (`Eval`).
+  // The statement's parameters, in order (`Execute`, `Query`), the
+  // script's `ARGV` (`Eval`), or the register item's fence and the
+  // condition's `:digits` (`Transact`).
   const struct TsText *params;
   size_t params_len;
-  // The script's `KEYS`, in order (`Eval`).
+  // The script's `KEYS`, in order (`Eval`), or the register item's key
+  // alone (`Transact`, `ReadItem`).
   const struct TsText *keys;
   size_t keys_len;
   // The metadata of a `Put`.
@@ -316,6 +341,25 @@ typedef struct TsGuardStep {
   // How it ended, for `Done`.
   struct TsVerdict verdict;
 } TsGuardStep;
+
+// The DynamoDB guard's fixed texts, from the core, as NUL-terminated
+// UTF-8 that lives as long as the library (never freed). The register's
+// put is `Put { TableName: the step's table, Item: { resource: S the
+// resource, fence: S the fence }, ConditionExpression: condition,
+// ExpressionAttributeValues: { ":fence": S the fence, ":digits": N the
+// digits }, ReturnValuesOnConditionCheckFailure: ALL_OLD }`.
+typedef struct TsDynamoNames {
+  // The register table unless the caller names another
+  // (`tinystore_fences`).
+  const char *register_table;
+  // The register put's `ConditionExpression`.
+  const char *condition;
+  // The reason code of an item whose condition failed
+  // (`ConditionalCheckFailed`).
+  const char *condition_failed;
+  // The most items one transaction takes, the register's among them.
+  size_t max_items;
+} TsDynamoNames;
 
 // A driver's or an SDK's failure, as the driver reports it; each `has_*`
 // says whether the field beside it is set. The texts need not be UTF-8
@@ -350,6 +394,10 @@ typedef struct TsObserved {
   size_t metadata_len;
   const struct TsText *reply;
   size_t reply_len;
+  const struct TsText *reasons;
+  size_t reasons_len;
+  bool has_recorded;
+  struct TsText recorded;
   struct TsDriverFailure failure;
 } TsObserved;
 
@@ -686,6 +734,31 @@ bool ts_fence_header_parse(bool has_value,
                            bool *present,
                            struct TsFence *out,
                            struct TsError *err);
+
+// Makes the guard of `fence` for `resource` in the register table
+// `table`, with `items` items of the caller's in the same transaction.
+// A table or resource that is not UTF-8 is `TS_CODE_INVALID`, naming it;
+// the machine's first step checks the rest (a bad resource, an empty
+// table, more than `max_items - 1` items: `TS_STEP_KIND_DONE` at once).
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `out`, `first` and
+// `err` are writable; `first` is written with the first step.
+bool ts_guard_dynamo_new(const uint8_t *table,
+                         size_t table_len,
+                         const uint8_t *resource,
+                         size_t resource_len,
+                         struct TsFence fence,
+                         size_t items,
+                         struct TsGuardMachine **out,
+                         struct TsGuardStep *first,
+                         struct TsError *err);
+
+// Writes the DynamoDB guard's fixed texts to `*out`.
+//
+// # Safety
+// `out` is writable.
+void ts_guard_dynamo_names(struct TsDynamoNames *out);
 
 // Makes the SQL check-and-record of `fence` for `resource` in `dialect`
 // (`"sqlite"`, `"postgres"`) with `placeholders` (`"?"`, `"$1"`, `"%s"`);

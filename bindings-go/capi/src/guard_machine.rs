@@ -1,18 +1,20 @@
 //! `TsGuardMachine`: one of the core's guard machines, which do no I/O
 //! (the SQL check-and-record, a guarded object write, a guarded object
-//! read, a guarded Redis write: its makers are in `guard_redis`). The Go side makes it, which gives its first step, does what
-//! each step says on the caller's own driver or client, and hands back
-//! what it observed (`ts_guard_observe`) until the step is
-//! `TS_STEP_KIND_DONE`, whose verdict it turns into Go's outcome. A step
-//! borrows its texts from the machine (`Lent`): one call per step, none to
-//! clear it.
+//! read, a guarded Redis write, a guarded DynamoDB transaction: their
+//! makers are in `guard_redis` and `guard_dynamo`). The Go side makes it,
+//! which gives its first step, does what each step says on the caller's
+//! own driver or client, and hands back what it observed
+//! (`ts_guard_observe`) until the step is `TS_STEP_KIND_DONE`, whose
+//! verdict it turns into Go's outcome. A step borrows its texts from the
+//! machine (`Lent`): one call per step, none to clear it.
 
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
-use crate::guard_observed::{object, redis, sql, TsObserved, TsPair};
+use crate::guard_observed::{dynamo, object, redis, sql, TsObserved, TsPair};
 use crate::guard_step::{Lent, TsGuardStep};
 use crate::text::{free_handle, handle, put, put_handle, slice, utf8};
 use std::sync::Mutex;
+use tinystore::guard::dynamo_check::DynamoCheck;
 use tinystore::guard::redis_check::RedisCheck;
 use tinystore::guard::{Dialect, ObjectRead, ObjectWrite, Placeholders, SqlCheck};
 use tinystore::Fence;
@@ -23,6 +25,7 @@ pub(crate) enum Machine {
     Write(ObjectWrite),
     Read(ObjectRead),
     Redis(RedisCheck),
+    Dynamo(DynamoCheck),
 }
 
 /// A machine and the texts of the step it gave last.
@@ -213,6 +216,7 @@ pub(crate) unsafe fn made(
         Machine::Write(w) => held.lent.object(w.start()),
         Machine::Read(r) => held.lent.object(r.start()),
         Machine::Redis(c) => held.lent.redis(c.start()),
+        Machine::Dynamo(c) => held.lent.dynamo(c.start()),
     };
     // SAFETY: forwarded from the caller; the step's texts are the heap
     // buffers of `held.lent`, which do not move with the handle.
@@ -258,6 +262,7 @@ pub unsafe extern "C" fn ts_guard_observe(
                 Machine::Write(w) => lent.object(w.observe(object(o)?)),
                 Machine::Read(r) => lent.object(r.observe(object(o)?)),
                 Machine::Redis(c) => lent.redis(c.observe(redis(o)?)),
+                Machine::Dynamo(c) => lent.dynamo(c.observe(dynamo(o)?)),
             };
             put(step, next, "step")
         })

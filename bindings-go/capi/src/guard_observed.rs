@@ -4,6 +4,7 @@
 
 use crate::error::{call, fill, Failure, Outcome, TsCode, TsError};
 use crate::text::{bytes, put, slice};
+use tinystore::guard::dynamo_check::DynamoObserved;
 use tinystore::guard::redis_check::RedisObserved;
 use tinystore::guard::{Class, DriverFailure, ObjectObserved, SqlObserved};
 
@@ -46,13 +47,16 @@ pub struct TsDriverFailure {
 
 /// `TsObserved.kind`: the rows an `Execute` changed (`changed`).
 pub const TS_OBSERVED_CHANGED: u32 = 1;
-/// `TsObserved.kind`: a `Query` read a row, whose first column is `row`.
+/// `TsObserved.kind`: a `Query` read a row, whose first column is `row`;
+/// a `ReadItem` found the register item's fence, `row` (as text; a value
+/// that is not a string, described).
 pub const TS_OBSERVED_ROW: u32 = 2;
-/// `TsObserved.kind`: a `Query` read no row.
+/// `TsObserved.kind`: a `Query` read no row; a `ReadItem` found no item,
+/// or one with no fence.
 pub const TS_OBSERVED_NO_ROW: u32 = 3;
 /// `TsObserved.kind`: a `List` found `keys`.
 pub const TS_OBSERVED_LISTED: u32 = 4;
-/// `TsObserved.kind`: a `Put` succeeded.
+/// `TsObserved.kind`: a `Put` succeeded, or a `Transact` was written.
 pub const TS_OBSERVED_WRITTEN: u32 = 5;
 /// `TsObserved.kind`: a `Delete` succeeded.
 pub const TS_OBSERVED_DELETED: u32 = 6;
@@ -64,6 +68,13 @@ pub const TS_OBSERVED_FAILED: u32 = 8;
 /// `TsObserved.kind`: an `Eval`'s script answered `reply`, each element
 /// of its top-level array as text.
 pub const TS_OBSERVED_REPLY: u32 = 9;
+/// `TsObserved.kind`: a `Transact` was cancelled
+/// (`TransactionCanceledException`): `reasons` each item's reason code in
+/// order (`"None"` for an item that was fine; the register's last),
+/// `recorded` the register item's fence as DynamoDB returned it (as text;
+/// a value that is not a string, described) when `has_recorded`, and
+/// `failure` the exception.
+pub const TS_OBSERVED_CANCELLED: u32 = 10;
 
 /// What the caller observed of the step it ran: `kind` (a
 /// `TS_OBSERVED_*`) says which of the other fields is meant.
@@ -78,6 +89,10 @@ pub struct TsObserved {
     pub metadata_len: usize,
     pub reply: *const TsText,
     pub reply_len: usize,
+    pub reasons: *const TsText,
+    pub reasons_len: usize,
+    pub has_recorded: bool,
+    pub recorded: TsText,
     pub failure: TsDriverFailure,
 }
 
@@ -189,6 +204,31 @@ pub unsafe fn redis(o: &TsObserved) -> Outcome<RedisObserved> {
             }
             TS_OBSERVED_FAILED => RedisObserved::Failed(failure(&o.failure)),
             kind => return Err(misfit(kind, "Redis guard")),
+        })
+    }
+}
+
+/// The DynamoDB guard's observation of the C one.
+///
+/// # Safety
+/// Its texts and arrays point to their lengths' readable values.
+pub unsafe fn dynamo(o: &TsObserved) -> Outcome<DynamoObserved> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        Ok(match o.kind {
+            TS_OBSERVED_WRITTEN => DynamoObserved::Written,
+            TS_OBSERVED_CANCELLED => {
+                let reasons = slice(o.reasons, o.reasons_len, "cancellation reasons")?;
+                DynamoObserved::Cancelled {
+                    codes: reasons.iter().map(|r| lossy(r)).collect(),
+                    recorded: o.has_recorded.then(|| lossy(&o.recorded)),
+                    failure: failure(&o.failure),
+                }
+            }
+            TS_OBSERVED_ROW => DynamoObserved::Read(Some(lossy(&o.row))),
+            TS_OBSERVED_NO_ROW => DynamoObserved::Read(None),
+            TS_OBSERVED_FAILED => DynamoObserved::Failed(failure(&o.failure)),
+            kind => return Err(misfit(kind, "DynamoDB guard")),
         })
     }
 }

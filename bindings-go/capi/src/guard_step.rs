@@ -8,6 +8,7 @@ use crate::error::{Failure, TsCode};
 use crate::fence::TsFence;
 use crate::guard_observed::{TsPair, TsText};
 use std::borrow::Cow;
+use tinystore::guard::dynamo_check::DynamoStep;
 use tinystore::guard::redis_check::RedisStep;
 use tinystore::guard::{ObjectStep, SqlStep, Verdict};
 use tinystore::Fence;
@@ -37,6 +38,17 @@ pub enum TsStepKind {
     /// `params` as its `ARGV` (`EVALSHA`, then `EVAL` on `NOSCRIPT`) and
     /// observe its reply.
     Eval = 7,
+    /// DynamoDB: run `TransactWriteItems` with the caller's items and,
+    /// last, the register item's conditional put in the table `text`
+    /// (`ts_guard_dynamo_names` says its shape): its key, the resource,
+    /// is `keys[0]`; `params` are its fence (40 digits) and the
+    /// condition's `:digits`. Observe it written, cancelled (each item's
+    /// reason code and the register item's fence as returned) or failed.
+    Transact = 8,
+    /// DynamoDB: read the register item of the table `text` whose key is
+    /// `keys[0]` (`GetItem`, `ConsistentRead`) and observe its fence as a
+    /// row, or no row (no item, or no `fence`).
+    ReadItem = 9,
 }
 
 /// How a machine ended.
@@ -78,13 +90,16 @@ pub struct TsVerdict {
 pub struct TsGuardStep {
     pub kind: TsStepKind,
     /// The statement (`Execute`, `Query`), the prefix (`List`), the key
-    /// (`Put`, `Delete`, `Get`) or the script (`Eval`); empty for `Done`.
+    /// (`Put`, `Delete`, `Get`), the script (`Eval`) or the register table
+    /// (`Transact`, `ReadItem`); empty for `Done`.
     pub text: TsText,
-    /// The statement's parameters, in order (`Execute`, `Query`), or the
-    /// script's `ARGV` (`Eval`).
+    /// The statement's parameters, in order (`Execute`, `Query`), the
+    /// script's `ARGV` (`Eval`), or the register item's fence and the
+    /// condition's `:digits` (`Transact`).
     pub params: *const TsText,
     pub params_len: usize,
-    /// The script's `KEYS`, in order (`Eval`).
+    /// The script's `KEYS`, in order (`Eval`), or the register item's key
+    /// alone (`Transact`, `ReadItem`).
     pub keys: *const TsText,
     pub keys_len: usize,
     /// The metadata of a `Put`.
@@ -187,6 +202,38 @@ impl Lent {
                 }
             }
             RedisStep::Done(verdict) => self.done(verdict),
+        }
+    }
+
+    /// The C step of the DynamoDB guard's step, borrowing from `self`.
+    pub fn dynamo(&mut self, step: DynamoStep) -> TsGuardStep {
+        let (kind, table, resource, params) = match step {
+            DynamoStep::Transact(put) => (
+                TsStepKind::Transact,
+                put.table,
+                put.resource,
+                vec![put.fence, put.digits.to_string()],
+            ),
+            DynamoStep::Read { table, resource } => {
+                (TsStepKind::ReadItem, table, resource, Vec::new())
+            }
+            DynamoStep::Done(verdict) => return self.done(verdict),
+        };
+        self.keys = vec![resource];
+        self.key_texts = self.keys.iter().map(|k| text_of(k)).collect();
+        let (keys, keys_len) = array_of(&self.key_texts);
+        self.params = params;
+        self.param_texts = self.params.iter().map(|p| text_of(p)).collect();
+        let (params, params_len) = array_of(&self.param_texts);
+        self.text = Cow::Owned(table);
+        TsGuardStep {
+            kind,
+            text: text_of(&self.text),
+            params,
+            params_len,
+            keys,
+            keys_len,
+            ..empty(TsStepKind::Done)
         }
     }
 

@@ -32,6 +32,9 @@
 //!   read): the Go side does each step's I/O on the caller's own driver.
 //! - [`guard_redis`]: the Redis guard's machine (the core's `RedisCheck`):
 //!   a guarded `SET`, `DEL`, `HSET` or the caller's own script.
+//! - [`guard_dynamo`]: the DynamoDB guard's machine (the core's
+//!   `DynamoCheck`): the register item's conditional put in the caller's
+//!   own `TransactWriteItems`.
 //! - [`guard_step`]: a machine's step and verdict as C structs.
 //! - [`guard_observed`]: what was observed of a step, and a driver's
 //!   failure as it reports it, which the core classifies.
@@ -51,6 +54,7 @@ pub mod error;
 pub mod fence;
 pub mod group;
 pub mod guard;
+pub mod guard_dynamo;
 pub mod guard_machine;
 #[cfg(test)]
 mod guard_machine_tests;
