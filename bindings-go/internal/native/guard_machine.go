@@ -14,7 +14,8 @@ import (
 
 // A Machine is one of the core's guard machines, which do no I/O: the
 // SQL check-and-record, a guarded object write, a guarded object read, a
-// guarded Redis write (guard_redis.go).
+// guarded Redis write (guard_redis.go), a guarded DynamoDB transaction
+// (guard_dynamo.go).
 // Making one gives its first step; the caller does what it says on its
 // own driver or client and hands what it observed to Observe, until the
 // step is StepDone, whose Verdict is the outcome. Free it when done.
@@ -36,6 +37,13 @@ const (
 	StepDelete  StepKind = C.TS_STEP_KIND_DELETE
 	StepGet     StepKind = C.TS_STEP_KIND_GET
 	StepEval    StepKind = C.TS_STEP_KIND_EVAL
+	// DynamoDB: TransactWriteItems with the caller's items and, last, the
+	// register item's put in the table Text, its key Keys[0], its fence
+	// Params[0] and the condition's :digits Params[1].
+	StepTransact StepKind = C.TS_STEP_KIND_TRANSACT
+	// DynamoDB: a consistent GetItem of the register item of the table
+	// Text whose key is Keys[0].
+	StepReadItem StepKind = C.TS_STEP_KIND_READ_ITEM
 )
 
 // VerdictKind is how a machine ended.
@@ -51,8 +59,9 @@ const (
 
 // A Step is what to do next: run Text (a statement) with Params; list
 // the prefix Text; put, delete or get the key Text (a put with
-// Metadata); run the script Text with KEYS Keys and ARGV Params; or, for
-// StepDone, the Verdict.
+// Metadata); run the script Text with KEYS Keys and ARGV Params; run a
+// DynamoDB transaction or read of the register table Text (StepTransact,
+// StepReadItem); or, for StepDone, the Verdict.
 type Step struct {
 	Kind     StepKind
 	Text     string

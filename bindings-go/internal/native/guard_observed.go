@@ -24,12 +24,19 @@ const (
 	ObservedGot     ObservedKind = C.TS_OBSERVED_GOT
 	ObservedFailed  ObservedKind = C.TS_OBSERVED_FAILED
 	ObservedReply   ObservedKind = C.TS_OBSERVED_REPLY
+	// A StepTransact's transaction was cancelled: Reasons and Recorded.
+	ObservedCancelled ObservedKind = C.TS_OBSERVED_CANCELLED
 )
 
 // Observed is what the caller observed of a step: the rows an Execute
 // changed, the row a Query read (or none), the keys a List found, a Put
 // or Delete done, the metadata a Get found, the Reply of an Eval's script
-// (each element of its array as text), or the driver's Failure.
+// (each element of its array as text), a DynamoDB transaction written
+// (ObservedWritten) or cancelled (ObservedCancelled: each item's reason
+// code in Reasons, the register's last, and the register item's fence as
+// returned in Recorded, nil when it was not), the register item's fence a
+// StepReadItem read (ObservedRow, Row; ObservedNoRow), or the driver's
+// Failure (for a cancellation too: the exception).
 type Observed struct {
 	Kind     ObservedKind
 	Changed  uint64
@@ -37,6 +44,8 @@ type Observed struct {
 	Keys     []string
 	Metadata map[string]string
 	Reply    []string
+	Reasons  []string
+	Recorded *string
 	Failure  DriverFailure
 }
 
@@ -141,6 +150,12 @@ func (o Observed) c(pin *runtime.Pinner) C.TsObserved {
 	}
 	if reply := textsOf(pin, o.Reply); len(reply) > 0 {
 		c.reply, c.reply_len = &reply[0], C.size_t(len(reply))
+	}
+	if reasons := textsOf(pin, o.Reasons); len(reasons) > 0 {
+		c.reasons, c.reasons_len = &reasons[0], C.size_t(len(reasons))
+	}
+	if o.Recorded != nil {
+		c.has_recorded, c.recorded = true, pinned(pin, *o.Recorded)
 	}
 	if pairs := pairsOf(pin, o.Metadata); len(pairs) > 0 {
 		c.metadata, c.metadata_len = &pairs[0], C.size_t(len(pairs))
