@@ -19,6 +19,10 @@ import (
 //   - Code() int: SQLite's result code (modernc.org/sqlite's *sqlite.Error);
 //   - HTTPStatusCode() int and ErrorCode() string: an object store's
 //     answer (aws-sdk-go-v2's *awshttp.ResponseError and smithy.APIError);
+//   - the reasons of a DynamoDB transaction's cancellation, read by their
+//     shape (dynamodb.go): the first reason other than "None" is the
+//     error code ("TransactionConflict", "ConditionalCheckFailed"), as
+//     the core reads the Rust SDK's;
 //   - the fields of go-sql-driver's *mysql.MySQLError, read by their shape
 //     (mysql.go): its SQLSTATE, and its error number in decimal as the
 //     error code ("1146", "1213");
@@ -53,10 +57,13 @@ func Describe(err error) native.DriverFailure {
 	return f
 }
 
-// errorCode is a service's error code or a MySQL error number, else a
-// socket's errno name, else "connection" for a lost connection; "" when
-// err has none.
+// errorCode is a cancelled DynamoDB transaction's first reason, else a
+// service's error code or a MySQL error number, else a socket's errno
+// name, else "connection" for a lost connection; "" when err has none.
 func errorCode(err error) string {
+	if reason, ok := cancellationReason(err); ok {
+		return reason
+	}
 	var api interface{ ErrorCode() string }
 	if errors.As(err, &api) && api.ErrorCode() != "" {
 		return api.ErrorCode()

@@ -111,3 +111,58 @@ func TestAMySQLErrorGivesItsStateAndNumber(t *testing.T) {
 		t.Fatal("a nil *MySQLError was read")
 	}
 }
+
+// cancelShaped has the shape of aws-sdk-go-v2's
+// *types.TransactionCanceledException, which this module does not import
+// (bindings-go/dynamoguard's tests read the real SDK's, from a real
+// answer).
+type cancelShaped struct {
+	Message             *string
+	CancellationReasons []reasonShaped
+}
+
+type reasonShaped struct {
+	Code    *string
+	Item    map[string]any
+	Message *string
+}
+
+func (e *cancelShaped) Error() string     { return "TransactionCanceledException: " + *e.Message }
+func (e *cancelShaped) ErrorCode() string { return "TransactionCanceledException" }
+
+func reasons(codes ...string) []reasonShaped {
+	out := make([]reasonShaped, len(codes))
+	for i, c := range codes {
+		if c != "" {
+			out[i].Code = &codes[i]
+		}
+	}
+	return out
+}
+
+// A cancelled DynamoDB transaction's code is its first reason other than
+// "None" (a missing code is "None"), so that a conflict is a
+// serialization failure; with none, the exception's own code.
+func TestACancelledTransactionIsToldByItsFirstReason(t *testing.T) {
+	message := "Transaction cancelled"
+	for _, c := range []struct {
+		reasons []reasonShaped
+		code    string
+		class   native.DriverClass
+	}{
+		{reasons("None", "TransactionConflict"), "TransactionConflict", native.ClassSerialization},
+		{reasons("", "ConditionalCheckFailed", "TransactionConflict"), "ConditionalCheckFailed", native.ClassOther},
+		{reasons("None", "None"), "TransactionCanceledException", native.ClassOther},
+		{nil, "TransactionCanceledException", native.ClassOther},
+	} {
+		err := fmt.Errorf("operation error DynamoDB: TransactWriteItems: %w", &cancelShaped{&message, c.reasons})
+		f := Describe(err)
+		class, _, failed := native.Classify(f, "doing")
+		if f.ErrorCode == nil || *f.ErrorCode != c.code || failed != nil || class != c.class {
+			t.Errorf("%v: %+v, class %v; want %q, %v", c.reasons, f, class, c.code, c.class)
+		}
+		if IsSerializationFailure(err) != (c.class == native.ClassSerialization) {
+			t.Errorf("%v: IsSerializationFailure says %v", c.reasons, IsSerializationFailure(err))
+		}
+	}
+}
