@@ -13,7 +13,9 @@
 # users get. The S3 guard, tinystore.dev/go/s3guard, is a module of its own
 # in bindings-go/s3guard, tested against moto's S3 server; so is the Redis
 # guard, tinystore.dev/go/redisguard in bindings-go/redisguard, tested
-# against a throwaway redis-server.
+# against a throwaway redis-server; and so is the DynamoDB guard,
+# tinystore.dev/go/dynamoguard in bindings-go/dynamoguard, tested against
+# moto's DynamoDB (the same server as S3).
 
 GO_BIN ?= go
 GO_DIR := bindings-go
@@ -50,6 +52,10 @@ GO_S3GUARD := $(GO_DIR)/s3guard
 # client. Its tests run against Debian's redis-server ($(WITH_REDIS),
 # mk/guards.mk).
 GO_REDISGUARD := $(GO_DIR)/redisguard
+# The DynamoDB guard on aws-sdk-go-v2's dynamodb client: its own module,
+# tinystore.dev/go/dynamoguard. Its tests run against moto's server
+# ($(WITH_S3), mk/guards.mk), which serves DynamoDB beside S3.
+GO_DYNAMOGUARD := $(GO_DIR)/dynamoguard
 # The SQL guard's MySQL dialect (guard.MySQL) on go-sql-driver, tested
 # against a throwaway MariaDB ($(WITH_MARIADB), mk/guards.mk) from the
 # test tools' module, so that tinystore.dev/go's go.mod names no MySQL
@@ -114,6 +120,8 @@ test-go: go-tools go-lib go-header-check s3-deps
 	cd $(GO_S3GUARD) && $(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
 	cd $(GO_REDISGUARD) && $(GO) vet ./...
 	cd $(GO_REDISGUARD) && $(WITH_REDIS) env TINYSTORE_REQUIRE_REDIS=1 $(GO) test -race -count=1 ./...
+	cd $(GO_DYNAMOGUARD) && $(GO) vet ./...
+	cd $(GO_DYNAMOGUARD) && $(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
 
 # The guard's contention writer for Go (tests/guards/contention.py runs it).
 guard-worker-go: go-tools go-lib
