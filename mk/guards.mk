@@ -17,11 +17,13 @@ WITH_REDIS := bash $(CURDIR)/tests/guards/with-redis.sh
 # loopback port), for the MySQL guard.
 WITH_MARIADB := bash $(CURDIR)/tests/guards/with-mariadb.sh
 # fake-gcs-server (gcs-deps builds it) on loopback, with a bucket
-# `tinystore`, for the Google Cloud Storage guard.
-WITH_GCS = FAKE_GCS_SERVER=$(FAKE_GCS_SERVER) bash $(CURDIR)/tests/guards/with-gcs.sh
+# `tinystore`, for the Google Cloud Storage guard. Both this and WITH_AZURE
+# name their program through `env`, so that either may follow another
+# wrapper on a command line.
+WITH_GCS = env FAKE_GCS_SERVER=$(FAKE_GCS_SERVER) bash $(CURDIR)/tests/guards/with-gcs.sh
 # Azurite's Blob service (azurite-deps installs it) on loopback, with a
 # container `tinystore`, for the Azure Blob guard.
-WITH_AZURE = AZURITE_BLOB=$(AZURITE_BLOB) bash $(CURDIR)/tests/guards/with-azurite.sh
+WITH_AZURE = env AZURITE_BLOB=$(AZURITE_BLOB) bash $(CURDIR)/tests/guards/with-azurite.sh
 GUARD_FEATURES := guard-sqlite,guard-postgres
 
 .PHONY: test-guards test-guards-rust test-guards-contention s3-deps gcs-deps azurite-deps
