@@ -62,11 +62,12 @@ azurite-deps: deps
 	  "$$(node -p 'require("./package.json").dependencies.azurite')" ] || npm ci --no-audit --no-fund; }
 
 # Every guard test of core (its unit tests and core/tests/integration/guard,
-# the model checker among them) under the three servers at once; the
+# the model checker among them) under every server at once; the
 # conformance matrix runs in test-guards-matrix.
-test-guards-rust: deps deps-rust s3-deps
-	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
-	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 \
+test-guards-rust: deps deps-rust s3-deps gcs-deps azurite-deps
+	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
+	  env TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 \
+	  TINYSTORE_REQUIRE_GCS=1 TINYSTORE_REQUIRE_AZURE=1 \
 	  $(RUST_TEST) --lib --test integration guard:: -- --skip guard::conformance::
 
 # Writers in four languages on one served key, some stopped past their TTL,
@@ -117,6 +118,14 @@ bench-guards-mysql-rust: deps deps-rust
 
 # A guarded SET and your own script behind the check against a plain SET on
 # one redis-server (core/benches/guard_redis.rs).
+# A guarded write against the same write unguarded on DynamoDB (moto), GCS
+# (fake-gcs-server) and Azure Blob (Azurite) (core/benches/guard_cloud.rs).
+.PHONY: bench-guards-cloud-rust
+bench-guards-cloud-rust: deps-rust s3-deps gcs-deps azurite-deps
+	$(CARGO) build --release -p tinystore --features guard-dynamodb,guard-gcs,guard-azure --bench guard_cloud
+	$(WITH_S3) $(WITH_GCS) $(WITH_AZURE) \
+	  $(CARGO) bench -p tinystore --features guard-dynamodb,guard-gcs,guard-azure --bench guard_cloud
+
 .PHONY: bench-guards-redis-rust
 bench-guards-redis-rust: deps-rust
 	$(CARGO) build --release -p tinystore --features guard-redis --bench guard_redis

@@ -45,14 +45,16 @@ python-install: python-env dist-python
 # pytest runs under a throwaway PostgreSQL (tests/guards/with-postgres.sh)
 # (mk/guards.mk's WITH_PG) for the guard's tests, beside moto's S3 server
 # (WITH_S3) for the S3 guard's and a throwaway redis-server (WITH_REDIS) for
-# the Redis guard's and a throwaway MariaDB (WITH_MARIADB) for the MySQL
-# guard's, which TINYSTORE_REQUIRE_PG=1, TINYSTORE_REQUIRE_S3=1,
-# TINYSTORE_REQUIRE_REDIS=1 and TINYSTORE_REQUIRE_MYSQL=1 forbid to skip.
-test-python: python-install s3-deps
+# the Redis guard's, a throwaway MariaDB (WITH_MARIADB) for the MySQL
+# guard's, and fake-gcs-server (WITH_GCS) and Azurite (WITH_AZURE) for the
+# GCS and Azure guards', which TINYSTORE_REQUIRE_PG=1 and the other
+# TINYSTORE_REQUIRE_* forbid to skip.
+test-python: python-install s3-deps gcs-deps azurite-deps
 	$(CARGO) build -q -p tinystore-cli
 	cd bindings-python && $(PY) -m mypy --strict python/tinystore tests bench
 	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
-	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 $(PY_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) \
+	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 TINYSTORE_REQUIRE_GCS=1 TINYSTORE_REQUIRE_AZURE=1 \
+	  $(PY_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
 	  $(PY) -m pytest -q -p no:cacheprovider; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "test-python: pytest ran no test" >&2; exit 1; fi; exit $$status
 
