@@ -41,7 +41,8 @@
 // `TsObserved.kind`: a `List` found `keys`.
 #define TS_OBSERVED_LISTED 4
 
-// `TsObserved.kind`: a `Put` succeeded, or a `Transact` was written.
+// `TsObserved.kind`: a `Put` or a `PutVersioned` succeeded, or a
+// `Transact` was written.
 #define TS_OBSERVED_WRITTEN 5
 
 // `TsObserved.kind`: a `Delete` succeeded.
@@ -65,6 +66,20 @@
 // a value that is not a string, described) when `has_recorded`, and
 // `failure` the exception.
 #define TS_OBSERVED_CANCELLED 10
+
+// `TsObserved.kind`: a `ReadObject` found the object at `version` (GCS's
+// generation in decimal, Azure's ETag as given), with the fence metadata's
+// value in `recorded` when `has_recorded` (the object has that key).
+#define TS_OBSERVED_FOUND 11
+
+// `TsObserved.kind`: a `ReadObject` found no object (GCS's 404, Azure's
+// `BlobNotFound`).
+#define TS_OBSERVED_ABSENT 12
+
+// `TsObserved.kind`: a `PutVersioned`'s condition failed (HTTP 412, or
+// Azure's 409 `BlobAlreadyExists` for `If-None-Match: *`): another writer
+// came in between; nothing was written.
+#define TS_OBSERVED_CONDITION_FAILED 13
 
 // An error code: `Ok`, or one per tinystore error code, whose value is
 // the core's number for it (`Code::number`; a test checks each), whose
@@ -147,6 +162,19 @@ typedef enum TsStepKind {
   // `keys[0]` (`GetItem`, `ConsistentRead`) and observe its fence as a
   // row, or no row (no item, or no `fence`).
   TS_STEP_KIND_READ_ITEM = 9,
+  // GCS, Azure: read the object's version (GCS's generation in
+  // decimal, Azure's ETag as it is given) and its metadata, and observe
+  // it found (the version, and the value of the metadata key `text`,
+  // compared without case, when it has one) or absent.
+  TS_STEP_KIND_READ_OBJECT = 10,
+  // GCS, Azure: put the caller's body and metadata with the metadata
+  // key `text` set to the fence `params[0]` (40 digits), on the
+  // condition that the object is still the version `params[1]` (GCS
+  // `ifGenerationMatch`, Azure `If-Match`) or, when `params_len` is 1,
+  // that it does not exist (GCS `ifGenerationMatch=0`, Azure
+  // `If-None-Match: *`). Observe it written, its condition failed (412,
+  // or Azure's 409 `BlobAlreadyExists`) or failed.
+  TS_STEP_KIND_PUT_VERSIONED = 11,
 } TsStepKind;
 
 // How a machine ended.
@@ -323,12 +351,14 @@ typedef struct TsVerdict {
 typedef struct TsGuardStep {
   enum TsStepKind kind;
   // The statement (`Execute`, `Query`), the prefix (`List`), the key
-  // (`Put`, `Delete`, `Get`), the script (`Eval`) or the register table
-  // (`Transact`, `ReadItem`); empty for `Done`.
+  // (`Put`, `Delete`, `Get`), the script (`Eval`), the register table
+  // (`Transact`, `ReadItem`) or the fence's metadata key (`ReadObject`,
+  // `PutVersioned`); empty for `Done`.
   struct TsText text;
   // The statement's parameters, in order (`Execute`, `Query`), the
-  // script's `ARGV` (`Eval`), or the register item's fence and the
-  // condition's `:digits` (`Transact`).
+  // script's `ARGV` (`Eval`), the register item's fence and the
+  // condition's `:digits` (`Transact`), or the fence and, when the
+  // object must still be that version, the version (`PutVersioned`).
   const struct TsText *params;
   size_t params_len;
   // The script's `KEYS`, in order (`Eval`), or the register item's key
@@ -398,6 +428,7 @@ typedef struct TsObserved {
   size_t reasons_len;
   bool has_recorded;
   struct TsText recorded;
+  struct TsText version;
   struct TsDriverFailure failure;
 } TsObserved;
 
@@ -944,6 +975,41 @@ bool ts_guard_redis_script_new(const uint8_t *key,
                                struct TsGuardMachine **out,
                                struct TsGuardStep *first,
                                struct TsError *err);
+
+// Makes the guarded put of `fence` to the object `resource` (its bucket
+// or container and name, `"BUCKET/NAME"`, as messages name it) on
+// `store_name` (`"gcs"` or `"azure"`). An unknown store, or a store or
+// resource that is not UTF-8, is `TS_CODE_INVALID`, naming it; the
+// machine's first step checks the resource (`TS_STEP_KIND_DONE` at once,
+// invalid, for a bad one) and is otherwise `TS_STEP_KIND_READ_OBJECT`.
+//
+// # Safety
+// The texts point to their lengths' readable bytes; `out`, `first` and
+// `err` are writable; `first` is written with the first step.
+bool ts_guard_versioned_new(const uint8_t *store_name,
+                            size_t store_len,
+                            const uint8_t *resource,
+                            size_t resource_len,
+                            struct TsFence fence,
+                            struct TsGuardMachine **out,
+                            struct TsGuardStep *first,
+                            struct TsError *err);
+
+// Checks the caller's own metadata keys (`keys_len` of them) for a
+// guarded put to `resource` on `store_name`: the guard's own key, in any
+// case and spelling (`-` or `_`), is `TS_CODE_INVALID` naming it, as is a
+// key that is not UTF-8; nothing is called.
+//
+// # Safety
+// The texts and `keys` point to their lengths' readable values; `err` is
+// writable.
+bool ts_guard_versioned_check_metadata(const uint8_t *store_name,
+                                       size_t store_len,
+                                       const uint8_t *resource,
+                                       size_t resource_len,
+                                       const struct TsText *keys,
+                                       size_t keys_len,
+                                       struct TsError *err);
 
 // Whether it is still held: false once released, run out, or lost with
 // its store or connection. When it was lost, `err` (when not NULL) gets

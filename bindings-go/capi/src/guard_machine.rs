@@ -1,7 +1,8 @@
 //! `TsGuardMachine`: one of the core's guard machines, which do no I/O
 //! (the SQL check-and-record, a guarded object write, a guarded object
-//! read, a guarded Redis write, a guarded DynamoDB transaction: their
-//! makers are in `guard_redis` and `guard_dynamo`). The Go side makes it,
+//! read, a guarded Redis write, a guarded DynamoDB transaction, a guarded
+//! put on GCS or Azure: their makers are in `guard_redis`, `guard_dynamo`
+//! and `guard_versioned`). The Go side makes it,
 //! which gives its first step, does what each step says on the caller's
 //! own driver or client, and hands back what it observed
 //! (`ts_guard_observe`) until the step is `TS_STEP_KIND_DONE`, whose
@@ -10,12 +11,13 @@
 
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
-use crate::guard_observed::{dynamo, object, redis, sql, TsObserved, TsPair};
+use crate::guard_observed::{dynamo, object, redis, sql, versioned, TsObserved, TsPair};
 use crate::guard_step::{Lent, TsGuardStep};
 use crate::text::{free_handle, handle, put, put_handle, slice, utf8};
 use std::sync::Mutex;
 use tinystore::guard::dynamo_check::DynamoCheck;
 use tinystore::guard::redis_check::RedisCheck;
+use tinystore::guard::versioned_check::{VersionedCheck, VersionedStore};
 use tinystore::guard::{Dialect, ObjectRead, ObjectWrite, Placeholders, SqlCheck};
 use tinystore::Fence;
 
@@ -26,6 +28,7 @@ pub(crate) enum Machine {
     Read(ObjectRead),
     Redis(RedisCheck),
     Dynamo(DynamoCheck),
+    Versioned(VersionedCheck, VersionedStore),
 }
 
 /// A machine and the texts of the step it gave last.
@@ -217,6 +220,7 @@ pub(crate) unsafe fn made(
         Machine::Read(r) => held.lent.object(r.start()),
         Machine::Redis(c) => held.lent.redis(c.start()),
         Machine::Dynamo(c) => held.lent.dynamo(c.start()),
+        Machine::Versioned(c, on) => held.lent.versioned(c.start(), on.metadata_key()),
     };
     // SAFETY: forwarded from the caller; the step's texts are the heap
     // buffers of `held.lent`, which do not move with the handle.
@@ -263,6 +267,9 @@ pub unsafe extern "C" fn ts_guard_observe(
                 Machine::Read(r) => lent.object(r.observe(object(o)?)),
                 Machine::Redis(c) => lent.redis(c.observe(redis(o)?)),
                 Machine::Dynamo(c) => lent.dynamo(c.observe(dynamo(o)?)),
+                Machine::Versioned(c, on) => {
+                    lent.versioned(c.observe(versioned(o)?), on.metadata_key())
+                }
             };
             put(step, next, "step")
         })

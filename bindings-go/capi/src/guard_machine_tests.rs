@@ -9,9 +9,11 @@ use crate::guard_observed::{
     TS_OBSERVED_LISTED, TS_OBSERVED_ROW, TS_OBSERVED_WRITTEN,
 };
 use crate::guard_observed::{TsObserved, TsPair, TS_OBSERVED_REPLY};
+use crate::guard_observed::{TS_OBSERVED_ABSENT, TS_OBSERVED_CONDITION_FAILED, TS_OBSERVED_FOUND};
 use crate::guard_observed::{TS_OBSERVED_CANCELLED, TS_OBSERVED_FAILED, TS_OBSERVED_NO_ROW};
 use crate::guard_redis::{ts_guard_redis_script_new, ts_guard_redis_set_new};
 use crate::guard_step::{TsGuardStep, TsStepKind, TsVerdictKind};
+use crate::guard_versioned::{ts_guard_versioned_check_metadata, ts_guard_versioned_new};
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
 use tinystore::Fence;
@@ -74,6 +76,7 @@ fn observed(kind: u32) -> TsObserved {
         reasons_len: 0,
         has_recorded: false,
         recorded: none(),
+        version: none(),
         failure: failure(),
     }
 }
@@ -589,4 +592,196 @@ fn the_core_classifies_a_described_failure() {
         )
     });
     assert_eq!(class, TsDriverClass::Unavailable);
+}
+
+/// A guarded put of fence 7 to `resource` on `store`, its first step
+/// (when made) and the error (when not).
+fn versioned(
+    store: &[u8],
+    resource: &[u8],
+) -> (*mut TsGuardMachine, MaybeUninit<TsGuardStep>, TsError, bool) {
+    let (mut m, mut first, mut err) = (std::ptr::null_mut(), MaybeUninit::uninit(), error());
+    // SAFETY: the texts are live slices; out, first and err are writable.
+    let made = unsafe {
+        ts_guard_versioned_new(
+            store.as_ptr(),
+            store.len(),
+            resource.as_ptr(),
+            resource.len(),
+            TsFence { epoch: 0, count: 7 },
+            &mut m,
+            first.as_mut_ptr(),
+            &mut err,
+        )
+    };
+    (m, first, err, made)
+}
+
+/// A read that found `version` with the fence metadata `recorded`.
+fn found(version: &str, recorded: Option<&str>) -> TsObserved {
+    TsObserved {
+        version: lent(version),
+        has_recorded: recorded.is_some(),
+        recorded: recorded.map(lent).unwrap_or_else(none),
+        ..observed(TS_OBSERVED_FOUND)
+    }
+}
+
+#[test]
+fn a_versioned_put_reads_then_puts_on_the_version_read_or_on_absence() {
+    let (m, first, _, made) = versioned(b"gcs", b"tinystore/chats/42");
+    assert!(made);
+    // SAFETY: written by the call that made m.
+    let step = unsafe { first.assume_init() };
+    assert_eq!(step.kind, TsStepKind::ReadObject);
+    assert_eq!(text_of(&step.text), "tinystore-fence");
+    assert_eq!(step.params_len, 0);
+    let fence = Fence::from_u128(7).text();
+    let step = observe(m, &observed(TS_OBSERVED_ABSENT));
+    assert_eq!(step.kind, TsStepKind::PutVersioned);
+    assert_eq!(text_of(&step.text), "tinystore-fence");
+    assert_eq!(texts_of(step.params, step.params_len), [fence.as_str()]);
+    // Another writer made it between: read again, put on its generation.
+    let step = observe(m, &observed(TS_OBSERVED_CONDITION_FAILED));
+    assert_eq!(step.kind, TsStepKind::ReadObject);
+    let equal = Fence::from_u128(7).text();
+    let step = observe(m, &found("1700000000000001", Some(&equal)));
+    assert_eq!(step.kind, TsStepKind::PutVersioned);
+    assert_eq!(
+        texts_of(step.params, step.params_len),
+        [fence.as_str(), "1700000000000001"]
+    );
+    let v = observe(m, &observed(TS_OBSERVED_WRITTEN)).verdict;
+    assert_eq!(v.kind, TsVerdictKind::Accepted);
+    // SAFETY: the machine is not used again.
+    unsafe { ts_guard_free(m) };
+
+    // Azure's key; an object written without the guard is taken over.
+    let (m, first, _, _) = versioned(b"azure", b"tinystore/chats/42");
+    // SAFETY: written by the call that made m.
+    let step = unsafe { first.assume_init() };
+    assert_eq!(text_of(&step.text), "tinystore_fence");
+    let step = observe(m, &found("\"0x8D\"", None));
+    assert_eq!(
+        texts_of(step.params, step.params_len),
+        [fence.as_str(), "\"0x8D\""]
+    );
+    assert_eq!(text_of(&step.text), "tinystore_fence");
+    // SAFETY: the machine is not used again.
+    unsafe { ts_guard_free(m) };
+}
+
+#[test]
+fn a_versioned_put_over_a_larger_fence_is_stale_and_a_bad_one_corrupt() {
+    let (m, _, _, _) = versioned(b"gcs", b"tinystore/chats/42");
+    let larger = Fence::from_u128(9).text();
+    let v = observe(m, &found("12", Some(&larger))).verdict;
+    assert_eq!((v.kind, v.code), (TsVerdictKind::Refused, TsCode::Stale));
+    assert!(v.stale && text_of(&v.stale_resource) == "tinystore/chats/42");
+    assert_eq!(v.stale_largest, TsFence { epoch: 0, count: 9 });
+    // SAFETY: the machine is not used again.
+    unsafe { ts_guard_free(m) };
+
+    let (m, _, _, _) = versioned(b"azure", b"tinystore/chats/42");
+    let v = observe(m, &found("\"0x1\"", Some("seven"))).verdict;
+    assert_eq!((v.kind, v.code), (TsVerdictKind::Refused, TsCode::Corrupt));
+    assert!(text_of(&v.message).contains("tinystore_fence"));
+    // SAFETY: the machine is not used again.
+    unsafe { ts_guard_free(m) };
+
+    // A failed read is the driver's failure, classified; a wrong kind is
+    // invalid.
+    let (m, _, _, _) = versioned(b"gcs", b"tinystore/chats/42");
+    let mut step = MaybeUninit::<TsGuardStep>::uninit();
+    let mut err = error();
+    // SAFETY: m is live, the observation readable, step and err writable.
+    let took =
+        unsafe { ts_guard_observe(m, &observed(TS_OBSERVED_REPLY), step.as_mut_ptr(), &mut err) };
+    assert!(!took && err.code == TsCode::Invalid && message(&err).contains("versioned"));
+    // SAFETY: filled by this library.
+    unsafe { ts_error_clear(&mut err) };
+    let gone = TsObserved {
+        failure: TsDriverFailure {
+            has_error_code: true,
+            error_code: lent("ECONNREFUSED"),
+            message: lent("connection refused"),
+            ..failure()
+        },
+        ..observed(TS_OBSERVED_FAILED)
+    };
+    let v = observe(m, &gone).verdict;
+    assert_eq!(
+        (v.kind, v.code),
+        (TsVerdictKind::Driver, TsCode::Unavailable)
+    );
+    assert!(text_of(&v.message).contains("Google Cloud Storage"));
+    // SAFETY: the machine is not used again.
+    unsafe { ts_guard_free(m) };
+}
+
+#[test]
+fn a_versioned_put_of_bad_input_ends_invalid_before_any_call() {
+    let (m, first, _, made) = versioned(b"gcs", b"");
+    assert!(made);
+    // SAFETY: written by the call that made m.
+    let step = unsafe { first.assume_init() };
+    assert_eq!(step.kind, TsStepKind::Done);
+    assert_eq!(
+        (step.verdict.kind, step.verdict.code),
+        (TsVerdictKind::Refused, TsCode::Invalid)
+    );
+    // SAFETY: the machine is not used again.
+    unsafe { ts_guard_free(m) };
+    for (store, resource, says) in [
+        (&b"s3"[..], &b"b/k"[..], "versioned store"),
+        (b"gcs", b"b/k\xff", "guard resource"),
+    ] {
+        let (_, _, mut err, made) = versioned(store, resource);
+        assert!(!made && err.code == TsCode::Invalid, "{says}");
+        assert!(message(&err).contains(says), "{}", message(&err));
+        // SAFETY: filled by this library.
+        unsafe { ts_error_clear(&mut err) };
+    }
+}
+
+#[test]
+fn the_guards_own_metadata_key_is_invalid_in_any_spelling() {
+    let check = |store: &str, keys: &[TsText]| {
+        let mut err = error();
+        let resource = "tinystore/chats/42";
+        // SAFETY: the texts and the array are live; err is writable.
+        let ok = unsafe {
+            ts_guard_versioned_check_metadata(
+                store.as_ptr(),
+                store.len(),
+                resource.as_ptr(),
+                resource.len(),
+                keys.as_ptr(),
+                keys.len(),
+                &mut err,
+            )
+        };
+        let said = (!ok).then(|| (err.code, message(&err)));
+        if !ok {
+            // SAFETY: filled by this library.
+            unsafe { ts_error_clear(&mut err) };
+        }
+        said
+    };
+    assert_eq!(check("gcs", &[lent("owner")]), None);
+    assert_eq!(check("azure", &[]), None);
+    for key in ["tinystore-fence", "Tinystore_Fence", "TINYSTORE_DELETED"] {
+        let (code, said) = check("azure", &[lent("owner"), lent(key)]).unwrap();
+        assert_eq!(code, TsCode::Invalid);
+        assert!(said.contains(key), "{said}");
+    }
+    let bad = [TsText {
+        ptr: b"k\xff".as_ptr(),
+        len: 2,
+    }];
+    let (code, said) = check("gcs", &bad).unwrap();
+    assert!(
+        code == TsCode::Invalid && said.contains("metadata key"),
+        "{said}"
+    );
 }

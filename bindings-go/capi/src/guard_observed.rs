@@ -6,6 +6,7 @@ use crate::error::{call, fill, Failure, Outcome, TsCode, TsError};
 use crate::text::{bytes, put, slice};
 use tinystore::guard::dynamo_check::DynamoObserved;
 use tinystore::guard::redis_check::RedisObserved;
+use tinystore::guard::versioned_check::VersionedObserved;
 use tinystore::guard::{Class, DriverFailure, ObjectObserved, SqlObserved};
 
 /// Text the caller lends for the call: `len` bytes at `ptr` (NULL when
@@ -56,7 +57,8 @@ pub const TS_OBSERVED_ROW: u32 = 2;
 pub const TS_OBSERVED_NO_ROW: u32 = 3;
 /// `TsObserved.kind`: a `List` found `keys`.
 pub const TS_OBSERVED_LISTED: u32 = 4;
-/// `TsObserved.kind`: a `Put` succeeded, or a `Transact` was written.
+/// `TsObserved.kind`: a `Put` or a `PutVersioned` succeeded, or a
+/// `Transact` was written.
 pub const TS_OBSERVED_WRITTEN: u32 = 5;
 /// `TsObserved.kind`: a `Delete` succeeded.
 pub const TS_OBSERVED_DELETED: u32 = 6;
@@ -75,6 +77,17 @@ pub const TS_OBSERVED_REPLY: u32 = 9;
 /// a value that is not a string, described) when `has_recorded`, and
 /// `failure` the exception.
 pub const TS_OBSERVED_CANCELLED: u32 = 10;
+/// `TsObserved.kind`: a `ReadObject` found the object at `version` (GCS's
+/// generation in decimal, Azure's ETag as given), with the fence metadata's
+/// value in `recorded` when `has_recorded` (the object has that key).
+pub const TS_OBSERVED_FOUND: u32 = 11;
+/// `TsObserved.kind`: a `ReadObject` found no object (GCS's 404, Azure's
+/// `BlobNotFound`).
+pub const TS_OBSERVED_ABSENT: u32 = 12;
+/// `TsObserved.kind`: a `PutVersioned`'s condition failed (HTTP 412, or
+/// Azure's 409 `BlobAlreadyExists` for `If-None-Match: *`): another writer
+/// came in between; nothing was written.
+pub const TS_OBSERVED_CONDITION_FAILED: u32 = 13;
 
 /// What the caller observed of the step it ran: `kind` (a
 /// `TS_OBSERVED_*`) says which of the other fields is meant.
@@ -93,6 +106,7 @@ pub struct TsObserved {
     pub reasons_len: usize,
     pub has_recorded: bool,
     pub recorded: TsText,
+    pub version: TsText,
     pub failure: TsDriverFailure,
 }
 
@@ -229,6 +243,27 @@ pub unsafe fn dynamo(o: &TsObserved) -> Outcome<DynamoObserved> {
             TS_OBSERVED_NO_ROW => DynamoObserved::Read(None),
             TS_OBSERVED_FAILED => DynamoObserved::Failed(failure(&o.failure)),
             kind => return Err(misfit(kind, "DynamoDB guard")),
+        })
+    }
+}
+
+/// The versioned store's guard's observation of the C one.
+///
+/// # Safety
+/// Its texts point to their lengths' readable bytes.
+pub unsafe fn versioned(o: &TsObserved) -> Outcome<VersionedObserved> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        Ok(match o.kind {
+            TS_OBSERVED_FOUND => VersionedObserved::Found {
+                version: lossy(&o.version),
+                fence: o.has_recorded.then(|| lossy(&o.recorded)),
+            },
+            TS_OBSERVED_ABSENT => VersionedObserved::Absent,
+            TS_OBSERVED_WRITTEN => VersionedObserved::Written,
+            TS_OBSERVED_CONDITION_FAILED => VersionedObserved::ConditionFailed,
+            TS_OBSERVED_FAILED => VersionedObserved::Failed(failure(&o.failure)),
+            kind => return Err(misfit(kind, "versioned store's guard")),
         })
     }
 }

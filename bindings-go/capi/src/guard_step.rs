@@ -10,6 +10,7 @@ use crate::guard_observed::{TsPair, TsText};
 use std::borrow::Cow;
 use tinystore::guard::dynamo_check::DynamoStep;
 use tinystore::guard::redis_check::RedisStep;
+use tinystore::guard::versioned_check::{Condition, VersionedStep};
 use tinystore::guard::{ObjectStep, SqlStep, Verdict};
 use tinystore::Fence;
 
@@ -49,6 +50,19 @@ pub enum TsStepKind {
     /// `keys[0]` (`GetItem`, `ConsistentRead`) and observe its fence as a
     /// row, or no row (no item, or no `fence`).
     ReadItem = 9,
+    /// GCS, Azure: read the object's version (GCS's generation in
+    /// decimal, Azure's ETag as it is given) and its metadata, and observe
+    /// it found (the version, and the value of the metadata key `text`,
+    /// compared without case, when it has one) or absent.
+    ReadObject = 10,
+    /// GCS, Azure: put the caller's body and metadata with the metadata
+    /// key `text` set to the fence `params[0]` (40 digits), on the
+    /// condition that the object is still the version `params[1]` (GCS
+    /// `ifGenerationMatch`, Azure `If-Match`) or, when `params_len` is 1,
+    /// that it does not exist (GCS `ifGenerationMatch=0`, Azure
+    /// `If-None-Match: *`). Observe it written, its condition failed (412,
+    /// or Azure's 409 `BlobAlreadyExists`) or failed.
+    PutVersioned = 11,
 }
 
 /// How a machine ended.
@@ -90,12 +104,14 @@ pub struct TsVerdict {
 pub struct TsGuardStep {
     pub kind: TsStepKind,
     /// The statement (`Execute`, `Query`), the prefix (`List`), the key
-    /// (`Put`, `Delete`, `Get`), the script (`Eval`) or the register table
-    /// (`Transact`, `ReadItem`); empty for `Done`.
+    /// (`Put`, `Delete`, `Get`), the script (`Eval`), the register table
+    /// (`Transact`, `ReadItem`) or the fence's metadata key (`ReadObject`,
+    /// `PutVersioned`); empty for `Done`.
     pub text: TsText,
     /// The statement's parameters, in order (`Execute`, `Query`), the
-    /// script's `ARGV` (`Eval`), or the register item's fence and the
-    /// condition's `:digits` (`Transact`).
+    /// script's `ARGV` (`Eval`), the register item's fence and the
+    /// condition's `:digits` (`Transact`), or the fence and, when the
+    /// object must still be that version, the version (`PutVersioned`).
     pub params: *const TsText,
     pub params_len: usize,
     /// The script's `KEYS`, in order (`Eval`), or the register item's key
@@ -233,6 +249,38 @@ impl Lent {
             params_len,
             keys,
             keys_len,
+            ..empty(TsStepKind::Done)
+        }
+    }
+
+    /// The C step of a versioned store's guard's step, borrowing from
+    /// `self`; `metadata_key` is the store's key of the fence, which a read
+    /// names too.
+    pub fn versioned(&mut self, step: VersionedStep, metadata_key: &'static str) -> TsGuardStep {
+        let (kind, key, params) = match step {
+            VersionedStep::Read => (TsStepKind::ReadObject, metadata_key, Vec::new()),
+            VersionedStep::Put {
+                condition,
+                metadata_key,
+                fence,
+            } => {
+                let params = match condition {
+                    Condition::Absent => vec![fence],
+                    Condition::Version(version) => vec![fence, version],
+                };
+                (TsStepKind::PutVersioned, metadata_key, params)
+            }
+            VersionedStep::Done(verdict) => return self.done(verdict),
+        };
+        self.params = params;
+        self.param_texts = self.params.iter().map(|p| text_of(p)).collect();
+        let (params, params_len) = array_of(&self.param_texts);
+        self.text = Cow::Borrowed(key);
+        TsGuardStep {
+            kind,
+            text: text_of(&self.text),
+            params,
+            params_len,
             ..empty(TsStepKind::Done)
         }
     }

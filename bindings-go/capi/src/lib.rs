@@ -35,6 +35,9 @@
 //! - [`guard_dynamo`]: the DynamoDB guard's machine (the core's
 //!   `DynamoCheck`): the register item's conditional put in the caller's
 //!   own `TransactWriteItems`.
+//! - [`guard_versioned`]: the guard on stores that compare versions (the
+//!   core's `VersionedCheck`): a put on Google Cloud Storage or Azure Blob
+//!   Storage made on the generation or ETag read.
 //! - [`guard_step`]: a machine's step and verdict as C structs.
 //! - [`guard_observed`]: what was observed of a step, and a driver's
 //!   failure as it reports it, which the core classifies.
@@ -61,6 +64,7 @@ mod guard_machine_tests;
 pub mod guard_observed;
 pub mod guard_redis;
 pub mod guard_step;
+pub mod guard_versioned;
 pub mod lease;
 pub mod runtime;
 pub mod serve;
