@@ -15,7 +15,7 @@ import (
 // A Machine is one of the core's guard machines, which do no I/O: the
 // SQL check-and-record, a guarded object write, a guarded object read, a
 // guarded Redis write (guard_redis.go), a guarded DynamoDB transaction
-// (guard_dynamo.go).
+// (guard_dynamo.go), a guarded put on GCS or Azure (guard_versioned.go).
 // Making one gives its first step; the caller does what it says on its
 // own driver or client and hands what it observed to Observe, until the
 // step is StepDone, whose Verdict is the outcome. Free it when done.
@@ -44,6 +44,12 @@ const (
 	// DynamoDB: a consistent GetItem of the register item of the table
 	// Text whose key is Keys[0].
 	StepReadItem StepKind = C.TS_STEP_KIND_READ_ITEM
+	// GCS, Azure: read the object's version and its metadata key Text.
+	StepReadObject StepKind = C.TS_STEP_KIND_READ_OBJECT
+	// GCS, Azure: put the caller's body and metadata with the key Text set
+	// to the fence Params[0], on the condition that the object is still the
+	// version Params[1], or (one Param) that it does not exist.
+	StepPutVersioned StepKind = C.TS_STEP_KIND_PUT_VERSIONED
 )
 
 // VerdictKind is how a machine ended.
@@ -61,7 +67,8 @@ const (
 // the prefix Text; put, delete or get the key Text (a put with
 // Metadata); run the script Text with KEYS Keys and ARGV Params; run a
 // DynamoDB transaction or read of the register table Text (StepTransact,
-// StepReadItem); or, for StepDone, the Verdict.
+// StepReadItem); read or put an object whose fence is the metadata key
+// Text (StepReadObject, StepPutVersioned); or, for StepDone, the Verdict.
 type Step struct {
 	Kind     StepKind
 	Text     string

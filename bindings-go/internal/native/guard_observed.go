@@ -26,6 +26,14 @@ const (
 	ObservedReply   ObservedKind = C.TS_OBSERVED_REPLY
 	// A StepTransact's transaction was cancelled: Reasons and Recorded.
 	ObservedCancelled ObservedKind = C.TS_OBSERVED_CANCELLED
+	// A StepReadObject found the object at Version, with its fence
+	// metadata in Recorded (nil: it has none).
+	ObservedFound ObservedKind = C.TS_OBSERVED_FOUND
+	// A StepReadObject found no object.
+	ObservedAbsent ObservedKind = C.TS_OBSERVED_ABSENT
+	// A StepPutVersioned's condition failed: another writer came in
+	// between.
+	ObservedConditionFailed ObservedKind = C.TS_OBSERVED_CONDITION_FAILED
 )
 
 // Observed is what the caller observed of a step: the rows an Execute
@@ -35,8 +43,12 @@ const (
 // (ObservedWritten) or cancelled (ObservedCancelled: each item's reason
 // code in Reasons, the register's last, and the register item's fence as
 // returned in Recorded, nil when it was not), the register item's fence a
-// StepReadItem read (ObservedRow, Row; ObservedNoRow), or the driver's
-// Failure (for a cancellation too: the exception).
+// StepReadItem read (ObservedRow, Row; ObservedNoRow), an object a
+// StepReadObject found (ObservedFound: its Version and its fence metadata
+// in Recorded, nil when it has none) or did not (ObservedAbsent), a
+// StepPutVersioned written or its condition failed
+// (ObservedConditionFailed), or the driver's Failure (for a cancellation
+// too: the exception).
 type Observed struct {
 	Kind     ObservedKind
 	Changed  uint64
@@ -46,6 +58,7 @@ type Observed struct {
 	Reply    []string
 	Reasons  []string
 	Recorded *string
+	Version  string
 	Failure  DriverFailure
 }
 
@@ -160,6 +173,7 @@ func (o Observed) c(pin *runtime.Pinner) C.TsObserved {
 	if pairs := pairsOf(pin, o.Metadata); len(pairs) > 0 {
 		c.metadata, c.metadata_len = &pairs[0], C.size_t(len(pairs))
 	}
+	c.version = pinned(pin, o.Version)
 	c.failure = o.Failure.c(pin)
 	return c
 }
