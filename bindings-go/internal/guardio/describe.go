@@ -19,6 +19,10 @@ import (
 //   - Code() int: SQLite's result code (modernc.org/sqlite's *sqlite.Error);
 //   - HTTPStatusCode() int and ErrorCode() string: an object store's
 //     answer (aws-sdk-go-v2's *awshttp.ResponseError and smithy.APIError);
+//   - the HTTP status and the service's code of an answer from Google
+//     Cloud Storage (*googleapi.Error: its Code and first Errors[].Reason)
+//     or Azure Blob Storage (*azcore.ResponseError: its StatusCode and
+//     ErrorCode), read by their shapes (cloud.go);
 //   - the reasons of a DynamoDB transaction's cancellation, read by their
 //     shape (dynamodb.go): the first reason other than "None" is the
 //     error code ("TransactionConflict", "ConditionalCheckFailed"), as
@@ -50,6 +54,9 @@ func Describe(err error) native.DriverFailure {
 	if errors.As(err, &answered) && answered.HTTPStatusCode() > 0 && answered.HTTPStatusCode() < 1<<16 {
 		s := uint16(answered.HTTPStatusCode())
 		f.HTTPStatus = &s
+	} else if status, _, ok := cloudAnswer(err); ok && status > 0 && status < 1<<16 {
+		s := uint16(status)
+		f.HTTPStatus = &s
 	}
 	if code := errorCode(err); code != "" {
 		f.ErrorCode = &code
@@ -67,6 +74,9 @@ func errorCode(err error) string {
 	var api interface{ ErrorCode() string }
 	if errors.As(err, &api) && api.ErrorCode() != "" {
 		return api.ErrorCode()
+	}
+	if _, code, ok := cloudAnswer(err); ok && code != "" {
+		return code
 	}
 	if number, _, ok := mysqlError(err); ok {
 		return number

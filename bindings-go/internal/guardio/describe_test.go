@@ -166,3 +166,58 @@ func TestACancelledTransactionIsToldByItsFirstReason(t *testing.T) {
 		}
 	}
 }
+
+// googleShaped has the shape of google.golang.org/api's *googleapi.Error,
+// and azureShaped of azcore's *azcore.ResponseError, which this module
+// does not import (bindings-go/gcsguard's and azureguard's tests read the
+// real SDKs' errors, from real answers).
+type googleShaped struct {
+	Code    int
+	Message string
+	Body    string
+	Errors  []struct{ Reason, Message string }
+}
+
+func (e *googleShaped) Error() string { return "googleapi: " + e.Message }
+
+type azureShaped struct {
+	ErrorCode   string
+	StatusCode  int
+	RawResponse *struct{}
+}
+
+func (e *azureShaped) Error() string { return "azure: " + e.ErrorCode }
+
+// An answer of GCS or Azure gives its HTTP status and the service's code,
+// wrapped or not; the core classifies them.
+func TestAGoogleOrAzureAnswerGivesItsStatusAndCode(t *testing.T) {
+	forbidden := &googleShaped{Code: 403, Message: "denied"}
+	forbidden.Errors = append(forbidden.Errors, struct{ Reason, Message string }{"", ""}, struct{ Reason, Message string }{"forbidden", "no"})
+	for _, c := range []struct {
+		err    error
+		status uint16
+		code   string
+		class  native.DriverClass
+	}{
+		{fmt.Errorf("upload: %w", forbidden), 403, "forbidden", native.ClassPermission},
+		{&googleShaped{Code: 503, Message: "later"}, 503, "", native.ClassUnavailable},
+		{&googleShaped{Code: 412, Message: "conditionNotMet"}, 412, "", native.ClassOther},
+		{fmt.Errorf("get: %w", &azureShaped{ErrorCode: "AuthorizationFailure", StatusCode: 403}), 403, "AuthorizationFailure", native.ClassPermission},
+		{&azureShaped{ErrorCode: "ServerBusy", StatusCode: 503}, 503, "ServerBusy", native.ClassUnavailable},
+		{&azureShaped{StatusCode: 400}, 400, "", native.ClassOther},
+	} {
+		f := Describe(c.err)
+		code := ""
+		if f.ErrorCode != nil {
+			code = *f.ErrorCode
+		}
+		class, _, failed := native.Classify(f, "doing")
+		if f.HTTPStatus == nil || *f.HTTPStatus != c.status || code != c.code || failed != nil || class != c.class {
+			t.Errorf("%v: %+v (code %q), class %v; want %d %q %v", c.err, f, code, class, c.status, c.code, c.class)
+		}
+	}
+	var none *azureShaped
+	if _, _, ok := cloudAnswer(fmt.Errorf("a nil one: %w", none)); ok {
+		t.Fatal("a nil *ResponseError was read")
+	}
+}
