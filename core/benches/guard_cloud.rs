@@ -114,7 +114,10 @@ async fn dynamo() -> (f64, f64) {
     pair(
         |n| async move {
             let p = put("plain", n);
-            let call = c.put_item().table_name("bench-chats").set_item(Some(p.item().clone()));
+            let call = c
+                .put_item()
+                .table_name("bench-chats")
+                .set_item(Some(p.item().clone()));
             call.send().await.unwrap();
         },
         |n| async move {
@@ -150,9 +153,15 @@ async fn gcs_pair() -> (f64, f64) {
         },
         |n| async move {
             let o = object("bench-guarded");
-            gcs::upload_object(c, "tinystore", &o, format!("summary {n}"), Fence::from_u128(n))
-                .await
-                .unwrap();
+            gcs::upload_object(
+                c,
+                "tinystore",
+                &o,
+                format!("summary {n}"),
+                Fence::from_u128(n),
+            )
+            .await
+            .unwrap();
         },
     )
     .await
@@ -187,9 +196,21 @@ async fn azure_pair() -> (f64, f64) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let rows = [
-        ("DynamoDB (moto), aws-sdk-dynamodb", "`PutItem`", dynamo().await),
-        ("GCS (fake-gcs-server), gcloud-storage", "upload", gcs_pair().await),
-        ("Azure Blob (Azurite), object_store", "put", azure_pair().await),
+        (
+            "DynamoDB (moto), aws-sdk-dynamodb",
+            "`PutItem`",
+            dynamo().await,
+        ),
+        (
+            "GCS (fake-gcs-server), gcloud-storage",
+            "upload",
+            gcs_pair().await,
+        ),
+        (
+            "Azure Blob (Azurite), object_store",
+            "put",
+            azure_pair().await,
+        ),
     ];
     println!("median of {SAMPLES} samples of {WRITES} writes, plain and guarded in turn");
     println!("| store, client | the plain write | µs plain | µs guarded | guarded over plain |");

@@ -18,7 +18,6 @@ use super::versioned::{connection_lost, put as put_versioned, Found, Put, Versio
 use super::versioned_check::{Condition, VersionedStore};
 use crate::error::Result;
 use crate::fence::Fence;
-use object_store::client::{HttpError, HttpErrorKind};
 use object_store::path::Path;
 use object_store::{
     Attribute, Attributes, GetOptions, ObjectStore, PutMode, PutOptions, PutPayload, PutResult,
@@ -136,26 +135,11 @@ pub fn failure(err: &object_store::Error) -> DriverFailure {
         object_store::Error::NotFound { .. } => Some(404),
         _ => None,
     };
-    let lost = connection_lost(err) || http_failed(err);
+    let lost = connection_lost(err);
     DriverFailure {
         http_status,
         error_code: lost.then(|| "connection".to_string()),
         message: err.to_string(),
         ..DriverFailure::default()
     }
-}
-
-/// Whether object_store's HTTP client says the request got no answer.
-fn http_failed(err: &object_store::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(e) = source {
-        if let Some(http) = e.downcast_ref::<HttpError>() {
-            return matches!(
-                http.kind(),
-                HttpErrorKind::Connect | HttpErrorKind::Request | HttpErrorKind::Timeout
-            );
-        }
-        source = e.source();
-    }
-    false
 }

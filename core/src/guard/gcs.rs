@@ -128,7 +128,13 @@ pub fn failure(err: &Error) -> DriverFailure {
         Error::HttpClient(e) | Error::RawResponse(e, _) => e.status().map(|s| s.as_u16()),
         _ => None,
     };
-    let lost = http_status.is_none() && connection_lost(err);
+    // gcloud-storage's HttpClient error is transparent: its source is not
+    // the reqwest error itself, so look at it here.
+    let lost = http_status.is_none()
+        && match err {
+            Error::HttpClient(e) => connection_lost(e),
+            _ => connection_lost(err),
+        };
     DriverFailure {
         http_status,
         error_code: lost.then(|| "connection".to_string()),

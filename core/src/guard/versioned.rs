@@ -94,11 +94,20 @@ fn failed<V: Versioned>(err: V::Error, cause: &mut Option<V::Error>) -> Versione
     VersionedObserved::Failed(failure)
 }
 
-/// Whether a request never got an answer: a refused, reset or timed-out
-/// socket somewhere in `err`'s chain.
+/// Whether a request never got an answer: the HTTP client's error for a
+/// refused connection, a timeout or a request cut while it was sent or
+/// before its answer came, or a refused, reset or timed-out socket,
+/// somewhere in `err`'s chain.
 pub(super) fn connection_lost(err: &(dyn std::error::Error + 'static)) -> bool {
     let mut source = Some(err);
     while let Some(e) = source {
+        if let Some(http) = e.downcast_ref::<reqwest::Error>() {
+            if http.status().is_none()
+                && (http.is_connect() || http.is_timeout() || http.is_request())
+            {
+                return true;
+            }
+        }
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
             return matches!(
                 io.kind(),

@@ -313,17 +313,21 @@ async fn the_guards_own_metadata_key_and_an_empty_name_are_invalid() {
 /// A loopback proxy in front of `upstream` that, before it forwards the
 /// first request whose head starts with `trigger`, lets `between` run: a
 /// writer that comes between the guard's read and its put, on the wire.
+/// When `between` gives `false` the server is gone from then on: that
+/// request and every later one with `trigger` is dropped with its
+/// connection, unanswered.
 async fn racing_proxy<F>(upstream: String, trigger: &'static [u8], between: F) -> String
 where
-    F: std::future::Future<Output = ()> + Send + 'static,
+    F: std::future::Future<Output = bool> + Send + 'static,
 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let between = Arc::new(tokio::sync::Mutex::new(Some(Box::pin(between))));
+    let gone = Arc::new(std::sync::atomic::AtomicBool::new(false));
     tokio::spawn(async move {
         while let Ok((mut down, _)) = listener.accept().await {
             let mut up = TcpStream::connect(&upstream).await.unwrap();
-            let between = between.clone();
+            let (between, gone) = (between.clone(), gone.clone());
             tokio::spawn(async move {
                 let (mut down_read, mut down_write) = down.split();
                 let (mut up_read, mut up_write) = up.split();
@@ -336,7 +340,12 @@ where
                         }
                         if buf[..n].starts_with(trigger) {
                             if let Some(writer) = between.lock().await.take() {
-                                writer.await;
+                                if !writer.await {
+                                    gone.store(true, std::sync::atomic::Ordering::SeqCst);
+                                }
+                            }
+                            if gone.load(std::sync::atomic::Ordering::SeqCst) {
+                                break; // the server is gone from here on: nothing is forwarded
                             }
                         }
                         if up_write.write_all(&buf[..n]).await.is_err() {
@@ -368,6 +377,7 @@ pub(crate) async fn racing(store: &Store, url: &str, name: &str, between: u128) 
             .guarded(&n, "between", between, &[])
             .await
             .expect("the writer in between is accepted");
+        true
     };
     let (trigger, proxied): (&'static [u8], fn(&str) -> Store) = match store {
         Store::Gcs(_) => (b"POST /upload/", gcs_at),
@@ -380,6 +390,37 @@ pub(crate) async fn racing(store: &Store, url: &str, name: &str, between: u128) 
         format!("{scheme_host}{proxy}/{path}")
     };
     proxied(&url)
+}
+
+/// `store` seen through a proxy that answers the guard's read and is gone
+/// when the put comes: the server lost in the middle of the guarded write.
+async fn gone_at_put(store: &Store, url: &str) -> Store {
+    let (scheme_host, rest) = url.split_at(url.find("://").unwrap() + 3);
+    let (host, path) = rest.split_once('/').map_or((rest, ""), |(h, p)| (h, p));
+    let (trigger, proxied): (&'static [u8], fn(&str) -> Store) = match store {
+        Store::Gcs(_) => (b"POST /upload/", gcs_at),
+        Store::Azure(_) => (b"PUT /", azure_at),
+    };
+    let proxy = racing_proxy(host.to_string(), trigger, async { false }).await;
+    proxied(format!("{scheme_host}{proxy}/{path}").trim_end_matches('/'))
+}
+
+#[tokio::test]
+async fn the_server_gone_between_the_read_and_the_put_is_unavailable_writing_nothing() {
+    for (store, url) in stores() {
+        for (test, first) in [("cut-new", None), ("cut-old", Some(5))] {
+            let n = name(test);
+            if let Some(fence) = first {
+                store.guarded(&n, "first", fence, &[]).await.unwrap();
+            }
+            let cut = gone_at_put(&store, &url).await;
+            let err = cut.guarded(&n, "lost", 7, &[]).await.unwrap_err();
+            assert_eq!(err.code(), Code::Unavailable, "{store:?} {test}: {err}");
+            let read = store.read(&n).await;
+            let before = first.map(|f| ("first".to_string(), fence_text(f)));
+            assert_eq!(read, before, "{store:?} {test}");
+        }
+    }
 }
 
 #[tokio::test]
