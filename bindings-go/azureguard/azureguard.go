@@ -1,0 +1,191 @@
+// Package azureguard is the fence's guard on Azure Blob Storage, on the
+// azblob block blob client the caller already made
+// (github.com/Azure/azure-sdk-for-go/sdk/storage/azblob's
+// *blockblob.Client): an upload that a late lock holder cannot land over
+// a later holder's.
+//
+//	blob := service.ServiceClient().NewContainerClient("chats").NewBlockBlobClient("42")
+//	_, err := azureguard.UploadBuffer(ctx, blob, summary, lease.Fence, nil)
+//	var stale *tinystore.StaleError
+//	if errors.As(err, &stale) { ... } // a later holder wrote: nothing was written
+//
+// The fence lives in the blob's own metadata (MetadataKey,
+// "tinystore_fence", 40 digits: Azure's metadata names are C#
+// identifiers). A guarded upload reads the blob's ETag and fence
+// (GetProperties; the SDK hands metadata names back canonicalized, so the
+// key is compared without case), refuses with a *tinystore.StaleError
+// when the fence is larger, and otherwise uploads your buffer and options
+// with its own fence on the condition that the blob is still that ETag
+// (If-Match) or still absent (If-None-Match: *). A failed condition (412
+// ConditionNotMet, or 409 BlobAlreadyExists for a new blob) means another
+// writer came in between: it reads again and decides again, at most five
+// uploads in all. A blob written without the guard has no fence and is
+// taken over. The resource is "CONTAINER/NAME".
+//
+// It is UploadBuffer with the SDK's own *blockblob.UploadBufferOptions, as
+// you would call it: a buffer up to 256 MiB is one Put Blob; a larger one
+// is staged in blocks and committed by one Put Block List on the same
+// condition, so no other writer's blob is replaced either way. A delete
+// cannot be guarded: it takes the fence with the blob (docs/guards.md
+// says what to do instead).
+//
+// The protocol is tinystore's core's (its VersionedCheck machine, the same
+// in every language): this package makes each read and upload on the
+// caller's client and reports what the service answered. It lives in its
+// own module, tinystore.dev/go/azureguard, so that tinystore.dev/go itself
+// needs nothing but the standard library.
+//
+// Errors: a *tinystore.StaleError (Resource, Fence, Largest) when a larger
+// fence is recorded; corrupt, naming the resource and the metadata key,
+// when the fence is not 40 digits (a hand edit); limit after five uploads
+// lost to other writers in a row; invalid, before any call, for a nil
+// client, a URL that names no container or blob, AccessConditions of your
+// own (the guard sets them), or your metadata under the guard's own key.
+// An error of the client is returned as an error of the code the core
+// classifies it as (unavailable for a service that cannot be reached or a
+// 5xx; unauthorized for 401 and 403; io otherwise) that wraps the
+// client's: errors.As still reaches *azcore.ResponseError, and
+// bloberror.HasCode reads it. The client retries a failed request as its
+// ClientOptions.Retry says; the guard's tries are on top.
+package azureguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+
+	"tinystore.dev/go/internal/guardio"
+	"tinystore.dev/go/internal/native"
+	"tinystore.dev/go/locks"
+)
+
+// MetadataKey is the metadata key that holds the fence.
+const MetadataKey = "tinystore_fence"
+
+// UploadBuffer uploads buffer to the blob with opts (nil: none), guarded
+// by fence, and gives the upload's response. opts are the SDK's own (its
+// HTTPHeaders, Metadata, Tags, AccessTier, BlockSize and the rest), but
+// not its AccessConditions: the guard's.
+func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, fence locks.Fence, opts *blockblob.UploadBufferOptions) (blockblob.UploadBufferResponse, error) {
+	var none blockblob.UploadBufferResponse
+	if client == nil {
+		return none, invalid("azureguard.UploadBuffer was given a nil *blockblob.Client; nothing was written")
+	}
+	parts, err := blob.ParseURL(client.URL())
+	if err != nil || parts.ContainerName == "" || parts.BlobName == "" {
+		return none, invalid(fmt.Sprintf("a guarded upload to %q names no container and blob; nothing was written", client.URL()))
+	}
+	resource := parts.ContainerName + "/" + parts.BlobName
+	var mine blockblob.UploadBufferOptions
+	if opts != nil {
+		mine = *opts
+	}
+	if mine.AccessConditions != nil {
+		return none, invalid(fmt.Sprintf("a guarded upload to %q sets its own AccessConditions: the guard sets them; nothing was written", resource))
+	}
+	keys := make([]string, 0, len(mine.Metadata))
+	for k := range mine.Metadata {
+		keys = append(keys, k)
+	}
+	if err := native.VersionedCheckMetadata(native.StoreAzure, resource, keys); err != nil {
+		return none, err
+	}
+	m, step, err := native.NewVersioned(native.StoreAzure, resource, fence.Epoch, fence.Count)
+	if err != nil {
+		return none, err
+	}
+	defer m.Free()
+	var written blockblob.UploadBufferResponse
+	err = guardio.Run(m, step, func(step native.Step) (native.Observed, error) {
+		switch step.Kind {
+		case native.StepReadObject:
+			return read(ctx, client, step.Text)
+		case native.StepPutVersioned:
+			if len(step.Params) == 0 || len(step.Params) > 2 {
+				return native.Observed{}, nil // not the machine's put: it says so
+			}
+			observed, got, err := put(ctx, client, buffer, mine, step)
+			if observed.Kind == native.ObservedWritten {
+				written = got
+			}
+			return observed, err
+		}
+		return native.Observed{}, nil // a step of no versioned machine: the machine says so
+	})
+	if err != nil {
+		return none, err
+	}
+	return written, nil
+}
+
+func invalid(message string) error {
+	return &locks.Error{Code: locks.CodeInvalid, Message: message}
+}
+
+// read is the blob's ETag and its fence under key, compared without case.
+func read(ctx context.Context, client *blockblob.Client, key string) (native.Observed, error) {
+	props, err := client.GetProperties(ctx, nil)
+	if err != nil {
+		if bloberror.HasCode(err, bloberror.BlobNotFound) {
+			return native.Observed{Kind: native.ObservedAbsent}, nil
+		}
+		return guardio.Failed(err)
+	}
+	if props.ETag == nil {
+		return guardio.Failed(fmt.Errorf("the blob %s was read without its ETag", client.URL()))
+	}
+	observed := native.Observed{Kind: native.ObservedFound, Version: string(*props.ETag)}
+	for k, v := range props.Metadata {
+		if strings.EqualFold(k, key) && v != nil {
+			observed.Recorded = v
+			break
+		}
+	}
+	return observed, nil
+}
+
+// put uploads buffer with opts and the fence on the step's condition.
+func put(ctx context.Context, client *blockblob.Client, buffer []byte, opts blockblob.UploadBufferOptions, step native.Step) (native.Observed, blockblob.UploadBufferResponse, error) {
+	modified := &blob.ModifiedAccessConditions{}
+	if len(step.Params) == 2 {
+		etag := azcore.ETag(step.Params[1])
+		modified.IfMatch = &etag
+	} else {
+		anyTag := azcore.ETagAny
+		modified.IfNoneMatch = &anyTag
+	}
+	opts.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: modified}
+	opts.Metadata = maps.Clone(opts.Metadata)
+	if opts.Metadata == nil {
+		opts.Metadata = map[string]*string{}
+	}
+	fence := step.Params[0]
+	opts.Metadata[step.Text] = &fence
+	got, err := client.UploadBuffer(ctx, buffer, &opts)
+	if err == nil {
+		return native.Observed{Kind: native.ObservedWritten}, got, nil
+	}
+	if conditionFailed(err) {
+		return native.Observed{Kind: native.ObservedConditionFailed}, got, nil
+	}
+	observed, err := guardio.Failed(err)
+	return observed, got, err
+}
+
+// conditionFailed tells a failed If-Match (412 ConditionNotMet) or
+// If-None-Match: * (409 BlobAlreadyExists; 412 on some services).
+func conditionFailed(err error) bool {
+	if bloberror.HasCode(err, bloberror.ConditionNotMet, bloberror.BlobAlreadyExists) {
+		return true
+	}
+	var answer *azcore.ResponseError
+	return errors.As(err, &answer) && answer.StatusCode == http.StatusPreconditionFailed
+}
