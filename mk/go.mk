@@ -15,7 +15,9 @@
 # guard, tinystore.dev/go/redisguard in bindings-go/redisguard, tested
 # against a throwaway redis-server; and so is the DynamoDB guard,
 # tinystore.dev/go/dynamoguard in bindings-go/dynamoguard, tested against
-# moto's DynamoDB (the same server as S3).
+# moto's DynamoDB (the same server as S3); and so are the guards on Google
+# Cloud Storage and Azure Blob Storage, tinystore.dev/go/gcsguard and
+# tinystore.dev/go/azureguard, tested against fake-gcs-server and Azurite.
 
 GO_BIN ?= go
 GO_DIR := bindings-go
@@ -56,6 +58,12 @@ GO_REDISGUARD := $(GO_DIR)/redisguard
 # tinystore.dev/go/dynamoguard. Its tests run against moto's server
 # ($(WITH_S3), mk/guards.mk), which serves DynamoDB beside S3.
 GO_DYNAMOGUARD := $(GO_DIR)/dynamoguard
+# The guards on Google Cloud Storage (cloud.google.com/go/storage) and
+# Azure Blob Storage (azblob): their own modules, tinystore.dev/go/gcsguard
+# and tinystore.dev/go/azureguard. Their tests run against fake-gcs-server
+# ($(WITH_GCS)) and Azurite ($(WITH_AZURE), mk/guards.mk).
+GO_GCSGUARD := $(GO_DIR)/gcsguard
+GO_AZUREGUARD := $(GO_DIR)/azureguard
 # The SQL guard's MySQL dialect (guard.MySQL) on go-sql-driver, tested
 # against a throwaway MariaDB ($(WITH_MARIADB), mk/guards.mk) from the
 # test tools' module, so that tinystore.dev/go's go.mod names no MySQL
@@ -109,7 +117,7 @@ go-header-check: go-tools
 	  if diff -u $(GO_HEADER) $$tmp; then rm -f $$tmp; \
 	  else rm -f $$tmp; echo "bindings-go/$(GO_HEADER) drifted from capi: run make go-header" >&2; exit 1; fi
 
-test-go: go-tools go-lib go-header-check s3-deps
+test-go: go-tools go-lib go-header-check s3-deps gcs-deps azurite-deps
 	$(CARGO) build -q -p tinystore-cli
 	$(CARGO) test -q -p tinystore-capi
 	cd $(GO_DIR) && $(GO) vet ./...
@@ -122,6 +130,10 @@ test-go: go-tools go-lib go-header-check s3-deps
 	cd $(GO_REDISGUARD) && $(WITH_REDIS) env TINYSTORE_REQUIRE_REDIS=1 $(GO) test -race -count=1 ./...
 	cd $(GO_DYNAMOGUARD) && $(GO) vet ./...
 	cd $(GO_DYNAMOGUARD) && $(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
+	cd $(GO_GCSGUARD) && $(GO) vet ./...
+	cd $(GO_GCSGUARD) && $(WITH_GCS) env TINYSTORE_REQUIRE_GCS=1 $(GO) test -race -count=1 ./...
+	cd $(GO_AZUREGUARD) && $(GO) vet ./...
+	cd $(GO_AZUREGUARD) && $(WITH_AZURE) env TINYSTORE_REQUIRE_AZURE=1 $(GO) test -race -count=1 ./...
 
 # The guard's contention writer for Go (tests/guards/contention.py runs it).
 guard-worker-go: go-tools go-lib
