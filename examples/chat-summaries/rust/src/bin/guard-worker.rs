@@ -1,9 +1,12 @@
 //! The Rust writer of the guard contention test (tests/guards/README.md has
 //! the protocol): takes turns holding one key, writing one resource through
 //! the guard on SQLite, PostgreSQL, MySQL/MariaDB (`--db mysql://...`), S3 (`--db s3://BUCKET/KEY`, the
-//! endpoint in `TINYSTORE_S3_URL`) or Redis (`--db redis://HOST:PORT/`: a
-//! script behind the check logs each write), and says what happened to each
-//! write.
+//! endpoint in `TINYSTORE_S3_URL`), Redis (`--db redis://HOST:PORT/`: a
+//! script behind the check logs each write), DynamoDB (`--db
+//! dynamodb://TABLE`, moto at `TINYSTORE_S3_URL`: the item and a log item in
+//! one guarded transaction), Google Cloud Storage (`--db gcs://BUCKET/OBJECT`,
+//! `TINYSTORE_GCS_URL`) or Azure Blob (`--db azure://CONTAINER/BLOB`,
+//! `TINYSTORE_AZURE_URL`), and says what happened to each write.
 
 use std::time::{Duration, Instant};
 use tinystore::guard;
@@ -55,6 +58,25 @@ enum Db {
     /// The caller's own script behind the check on RESOURCE, logging each
     /// write in a list in its hash slot.
     Redis(redis::aio::MultiplexedConnection),
+    /// Under each lease one guarded `TransactWriteItems`: the item
+    /// `contention/1` and a log item `log/<fence>/<NAME>/<n>` (n this
+    /// writer's count of writes) of TABLE, both `{id, fence, writer}`.
+    Dynamo {
+        client: aws_sdk_dynamodb::Client,
+        table: String,
+        writes: u64,
+    },
+    /// A guarded upload of OBJECT in BUCKET under each lease.
+    Gcs {
+        client: gcloud_storage::client::Client,
+        bucket: String,
+        object: String,
+    },
+    /// A guarded put of BLOB in the client's container under each lease.
+    Azure {
+        client: object_store::azure::MicrosoftAzure,
+        blob: object_store::path::Path,
+    },
 }
 
 /// The Redis writer's script: the log's entry, then the write.
@@ -85,8 +107,99 @@ fn s3_client() -> Result<aws_sdk_s3::Client> {
     Ok(aws_sdk_s3::Client::from_conf(config))
 }
 
+/// The test's variable `name`, or an error that says which mode needs it.
+fn env(name: &str, mode: &str) -> Result<String> {
+    std::env::var(name).map_err(|_| format!("--db {mode}:// needs {name}").into())
+}
+
+/// `BUCKET/NAME` of a `SCHEME://BUCKET/NAME` target, both non-empty.
+fn bucket_and_name<'a>(target: &'a str, scheme: &str, names: &str) -> Result<(&'a str, &'a str)> {
+    target
+        .strip_prefix(scheme)
+        .and_then(|rest| rest.split_once('/'))
+        .filter(|(b, n)| !b.is_empty() && !n.is_empty())
+        .ok_or_else(|| format!("--db {target:?}: expected {scheme}{names}").into())
+}
+
+/// A DynamoDB client on moto at `TINYSTORE_S3_URL`, its keys from the
+/// environment as with-s3.sh sets them.
+fn dynamo_client() -> Result<aws_sdk_dynamodb::Client> {
+    use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+    let url = env("TINYSTORE_S3_URL", "dynamodb")?;
+    let var = |k: &str| std::env::var(k).unwrap_or_else(|_| "test".to_string());
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(url)
+        .region(Region::new(
+            std::env::var("AWS_REGION").unwrap_or_else(|_| "us-east-1".to_string()),
+        ))
+        .credentials_provider(Credentials::new(
+            var("AWS_ACCESS_KEY_ID"),
+            var("AWS_SECRET_ACCESS_KEY"),
+            None,
+            None,
+            "env",
+        ))
+        .build();
+    Ok(aws_sdk_dynamodb::Client::from_conf(config))
+}
+
+/// One item `{id, fence, writer}` of `table` as a transaction's put.
+fn dynamo_put(
+    table: &str,
+    id: &str,
+    fence: Fence,
+    name: &str,
+) -> Result<aws_sdk_dynamodb::types::TransactWriteItem> {
+    use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+    let put = Put::builder()
+        .table_name(table)
+        .item("id", AttributeValue::S(id.to_string()))
+        .item("fence", AttributeValue::S(fence.text()))
+        .item("writer", AttributeValue::S(name.to_string()))
+        .build()?;
+    Ok(TransactWriteItem::builder().put(put).build())
+}
+
 impl Db {
     async fn open(target: &str) -> Result<Db> {
+        if target.starts_with("dynamodb://") {
+            let table = target.trim_start_matches("dynamodb://");
+            if table.is_empty() || table.contains('/') {
+                return Err(format!("--db {target:?}: expected dynamodb://TABLE").into());
+            }
+            return Ok(Db::Dynamo {
+                client: dynamo_client()?,
+                table: table.to_string(),
+                writes: 0,
+            });
+        }
+        if target.starts_with("gcs://") {
+            let (bucket, object) = bucket_and_name(target, "gcs://", "BUCKET/OBJECT")?;
+            let config = gcloud_storage::client::ClientConfig {
+                storage_endpoint: env("TINYSTORE_GCS_URL", "gcs")?,
+                ..gcloud_storage::client::ClientConfig::default().anonymous()
+            };
+            return Ok(Db::Gcs {
+                client: gcloud_storage::client::Client::new(config),
+                bucket: bucket.to_string(),
+                object: object.to_string(),
+            });
+        }
+        if target.starts_with("azure://") {
+            let (container, blob) = bucket_and_name(target, "azure://", "CONTAINER/BLOB")?;
+            let client = object_store::azure::MicrosoftAzureBuilder::new()
+                .with_account(env("TINYSTORE_AZURE_ACCOUNT", "azure")?)
+                .with_access_key(env("TINYSTORE_AZURE_KEY", "azure")?)
+                .with_endpoint(env("TINYSTORE_AZURE_URL", "azure")?)
+                .with_container_name(container)
+                .with_client_options(object_store::ClientOptions::new().with_allow_http(true))
+                .build()?;
+            return Ok(Db::Azure {
+                client,
+                blob: object_store::path::Path::from(blob),
+            });
+        }
         if let Some(path) = target.strip_prefix("s3://") {
             let (bucket, key) = path
                 .split_once('/')
@@ -118,7 +231,8 @@ impl Db {
     }
 
     /// Logs the write and checks its fence in one transaction, committed
-    /// when the guard accepts it; on S3, the guarded put of a JSON body.
+    /// when the guard accepts it; on S3, GCS and Azure, the guarded put of
+    /// a JSON body.
     async fn write(&mut self, fence: Fence, name: &str) -> Result<std::result::Result<(), Error>> {
         match self {
             Db::Sqlite(conn) => {
@@ -181,6 +295,51 @@ impl Db {
                 let args = [args[0].as_str(), args[1].as_str()];
                 let outcome =
                     guard::redis::script(conn, RESOURCE, REDIS_WRITE, &[&log], &args, fence).await;
+                Ok(outcome.map(drop))
+            }
+            Db::Dynamo {
+                client,
+                table,
+                writes,
+            } => {
+                *writes += 1;
+                let log = format!("log/{}/{name}/{writes}", fence.text());
+                let items = vec![
+                    dynamo_put(table, RESOURCE, fence, name)?,
+                    dynamo_put(table, &log, fence, name)?,
+                ];
+                let register = guard::dynamo_check::REGISTER_TABLE;
+                Ok(
+                    guard::dynamodb::transact_write_items(client, register, RESOURCE, items, fence)
+                        .await,
+                )
+            }
+            Db::Gcs {
+                client,
+                bucket,
+                object,
+            } => {
+                let body = serde_json::json!({"fence": fence.to_string(), "writer": name});
+                let object = gcloud_storage::http::objects::Object {
+                    name: object.clone(),
+                    content_type: Some("application/json".to_string()),
+                    ..Default::default()
+                };
+                let outcome =
+                    guard::gcs::upload_object(client, bucket, &object, body.to_string(), fence)
+                        .await;
+                Ok(outcome.map(drop))
+            }
+            Db::Azure { client, blob } => {
+                let body = serde_json::json!({"fence": fence.to_string(), "writer": name});
+                let outcome = guard::azure::put(
+                    client,
+                    blob,
+                    body.to_string().into(),
+                    object_store::Attributes::new(),
+                    fence,
+                )
+                .await;
                 Ok(outcome.map(drop))
             }
         }
