@@ -4,7 +4,13 @@ through tinystore.guard, on a SQLite file (sqlite3), PostgreSQL (psycopg)
 or MariaDB (PyMySQL, --db mysql://...), with tinystore's sync API; or, with --db s3://BUCKET/KEY, puts
 KEY through tinystore.guard.s3 (boto3, the endpoint $TINYSTORE_S3_URL);
 or, with --db redis://HOST:PORT/, runs a script behind tinystore.guard.redis's
-check that logs the write and sets the key.
+check that logs the write and sets the key; or, with --db dynamodb://TABLE,
+puts the item and a log item in one transaction through
+tinystore.guard.dynamodb (boto3, moto at $TINYSTORE_S3_URL); or, with
+--db gcs://BUCKET/OBJECT or azure://CONTAINER/BLOB, uploads the object
+through tinystore.guard.gcs (google-cloud-storage, $TINYSTORE_GCS_URL) or
+tinystore.guard.azure (azure-storage-blob,
+$TINYSTORE_AZURE_CONNECTION_STRING).
 
     worker.py --store ADDRESS --db DB --name NAME --seconds S --ttl-ms T
 """
@@ -122,6 +128,92 @@ class Redis:
         tinystore.guard.redis.script(self.client, RESOURCE, self.SCRIPT, fence, keys=[log], args=[f"{fence:040d}", name])
 
 
+class Dynamo:
+    """DynamoDB (moto's server at $TINYSTORE_S3_URL; --db dynamodb://TABLE):
+    each write one guarded TransactWriteItems of the item "contention/1"
+    and a log item "log/<fence>/<NAME>/<n>" (n this writer's count of
+    writes), both {id, fence, writer}, with the register's put."""
+
+    def __init__(self, url: str) -> None:
+        import os
+
+        import boto3
+
+        self.table = url.removeprefix("dynamodb://")
+        if not self.table or "/" in self.table:
+            raise SystemExit(f"--db {url!r}: expected dynamodb://TABLE")
+        self.client: Any = boto3.client("dynamodb", endpoint_url=os.environ["TINYSTORE_S3_URL"])
+        self.writes = 0
+
+    def item(self, id: str, fence: int, name: str) -> dict[str, Any]:
+        return {"Put": {"TableName": self.table,
+                        "Item": {"id": {"S": id}, "fence": {"S": f"{fence:040d}"}, "writer": {"S": name}}}}
+
+    def write(self, fence: int, name: str) -> None:
+        import tinystore.guard.dynamodb
+
+        self.writes += 1
+        log = f"log/{fence:040d}/{name}/{self.writes}"
+        tinystore.guard.dynamodb.transact_write_items(
+            self.client, RESOURCE, fence, TransactItems=[self.item(RESOURCE, fence, name), self.item(log, fence, name)]
+        )
+
+
+def _bucket_and_name(url: str, scheme: str, names: str) -> tuple[str, str]:
+    bucket, _, name = url.removeprefix(scheme).partition("/")
+    if not bucket or not name:
+        raise SystemExit(f"--db {url!r}: expected {scheme}{names}")
+    return bucket, name
+
+
+class Gcs:
+    """An object in Google Cloud Storage (fake-gcs-server at
+    $TINYSTORE_GCS_URL; --db gcs://BUCKET/OBJECT): each write a guarded
+    upload whose body is the JSON of the fence and the writer."""
+
+    def __init__(self, url: str) -> None:
+        import os
+
+        from google.auth.credentials import AnonymousCredentials
+        from google.cloud import storage
+
+        bucket, name = _bucket_and_name(url, "gcs://", "BUCKET/OBJECT")
+        client = storage.Client(project="tinystore-test", credentials=AnonymousCredentials(),
+                                client_options={"api_endpoint": os.environ["TINYSTORE_GCS_URL"]})
+        self.blob = client.bucket(bucket).blob(name)
+
+    def write(self, fence: int, name: str) -> None:
+        import json
+
+        import tinystore.guard.gcs
+
+        body = json.dumps({"fence": str(fence), "writer": name})
+        tinystore.guard.gcs.upload(self.blob, body, fence, content_type="application/json")
+
+
+class Azure:
+    """A blob in Azure Blob Storage (Azurite, through
+    $TINYSTORE_AZURE_CONNECTION_STRING; --db azure://CONTAINER/BLOB): each
+    write a guarded upload whose body is the JSON of the fence and the
+    writer."""
+
+    def __init__(self, url: str) -> None:
+        import os
+
+        from azure.storage.blob import BlobServiceClient
+
+        container, name = _bucket_and_name(url, "azure://", "CONTAINER/BLOB")
+        service = BlobServiceClient.from_connection_string(os.environ["TINYSTORE_AZURE_CONNECTION_STRING"])
+        self.blob = service.get_blob_client(container, name)
+
+    def write(self, fence: int, name: str) -> None:
+        import json
+
+        import tinystore.guard.azure
+
+        tinystore.guard.azure.upload_blob(self.blob, json.dumps({"fence": str(fence), "writer": name}), fence)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     for flag in ("--store", "--db", "--name"):
@@ -131,9 +223,15 @@ def main() -> int:
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
 
-    db: Sqlite | Postgres | Mysql | S3 | Redis
+    db: Sqlite | Postgres | Mysql | S3 | Redis | Dynamo | Gcs | Azure
     if args.db.startswith("s3://"):
         db = S3(args.db)
+    elif args.db.startswith("dynamodb://"):
+        db = Dynamo(args.db)
+    elif args.db.startswith("gcs://"):
+        db = Gcs(args.db)
+    elif args.db.startswith("azure://"):
+        db = Azure(args.db)
     elif args.db.startswith("mysql://"):
         db = Mysql(args.db)
     elif args.db.startswith("redis://"):
