@@ -19,12 +19,33 @@ every version of every fence object (the bucket has versioning on) holds
 the body its key names, every accepted fence has one, and the fences
 listed at the end are accepted ones (a refused write removed its own).
 
+On DynamoDB (moto's server) each write is one TransactWriteItems of the
+item and a log item (`log/<fence>/<writer>/<n>`) with the register's put:
+DynamoDB keeps no order among items, so the log is again the ACCEPTED
+order, and the table must hold a log item for every accepted write and for
+nothing else (none for a refused one), the item the last accepted write,
+and the register (`tinystore_fences`) the largest fence. On Google Cloud
+Storage (fake-gcs-server) the run's bucket has versioning on, and the log
+is every generation of the object in generation order (the server's own
+history of the writes): each generation's fence metadata and body, which
+must agree, and must be the accepted writes and only them; the register is
+the live generation's fence. Azurite has no blob versioning (its README
+lists Blob Versions as unsupported, and an upload answers no version id),
+so on Azure Blob the log is the ACCEPTED order, and the blob at the end
+must carry the largest accepted fence in its metadata and the last
+accepted write's body. Only the Rust and Python writers have these three
+modes (LANGUAGES_OF): a run on them uses those of --languages.
+
 Usage: python contention.py [--seconds S] [--languages rust,python,node,go]
-       [--dbs sqlite,postgres,mysql,s3,redis] [--out DIR]
-PostgreSQL needs TINYSTORE_PG_URL (run under with-postgres.sh), S3
-TINYSTORE_S3_URL (with-s3.sh), Redis TINYSTORE_REDIS_URL
-(with-redis.sh), MariaDB TINYSTORE_MYSQL_URL (with-mariadb.sh, and PyMySQL). Needs the Python package tinystore (with
-psycopg, and boto3 for S3) in the running interpreter, which gives the
+       [--dbs sqlite,postgres,mysql,s3,redis,dynamodb,gcs,azure]... [--out DIR]
+--dbs may be given more than once: the lists run in turn.
+PostgreSQL needs TINYSTORE_PG_URL (run under with-postgres.sh), S3 and
+DynamoDB TINYSTORE_S3_URL (with-s3.sh), Redis TINYSTORE_REDIS_URL
+(with-redis.sh), MariaDB TINYSTORE_MYSQL_URL (with-mariadb.sh, and PyMySQL),
+GCS TINYSTORE_GCS_URL (with-gcs.sh), Azure Blob
+TINYSTORE_AZURE_CONNECTION_STRING (with-azurite.sh, and
+azure-storage-blob). Needs the Python package tinystore (with psycopg, and
+boto3 for S3 and DynamoDB) in the running interpreter, which gives the
 register's migration. Prints a JSON report; exits 1 on a
 violation, 2 when the run itself failed.
 """
@@ -55,6 +76,14 @@ WORKERS: dict[str, list[str]] = {
     "python": [sys.executable, str(HERE / "worker.py")],
     "node": ["node", str(HERE / "worker.mjs")],
     "go": [str(TARGET / "guard-worker-go")],
+}
+DBS = ("sqlite", "postgres", "mysql", "s3", "redis", "dynamodb", "gcs", "azure")
+# The languages whose writer has a mode for a store, where not all four
+# have one; a run on such a store uses those of --languages.
+LANGUAGES_OF: dict[str, list[str]] = {
+    "dynamodb": ["rust", "python"],
+    "gcs": ["rust", "python"],
+    "azure": ["rust", "python"],
 }
 TTL_MS = 300
 # How long a stopped writer stays stopped: well past its TTL.
@@ -212,6 +241,170 @@ def read_back_s3(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int,
     return list(order), None if found is None else f"{found.fence:040d}", problems
 
 
+def dynamo_client() -> Any:
+    import boto3
+
+    return boto3.client("dynamodb", endpoint_url=os.environ["TINYSTORE_S3_URL"])
+
+
+def prepare_dynamodb(name: str) -> str:
+    """The run's table (key `id`) and the register table, the register's
+    item of the resource removed; the dynamodb:// address of the table."""
+    import tinystore.guard.dynamodb
+
+    client = dynamo_client()
+    client.create_table(TableName=name, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                        BillingMode="PAY_PER_REQUEST")
+    client.get_waiter("table_exists").wait(TableName=name)
+    tinystore.guard.dynamodb.ensure(client)
+    client.delete_item(TableName=tinystore.guard.dynamodb.REGISTER_TABLE, Key={"resource": {"S": "contention/1"}})
+    return f"dynamodb://{name}"
+
+
+def read_back_dynamodb(db: str, order: list[tuple[int, str]],
+                       refused: set[int]) -> tuple[list[tuple[int, str]], str | None, list[str]]:
+    """The accepted writes in the order their lines arrived, the register's
+    fence, and what the table's items contradict: one log item per
+    accepted write and none else, the item the last accepted write's."""
+    import collections
+
+    import tinystore.guard.dynamodb
+
+    table = db.removeprefix("dynamodb://")
+    client = dynamo_client()
+    items = [i for page in client.get_paginator("scan").paginate(TableName=table, ConsistentRead=True)
+             for i in page["Items"]]
+    problems: list[str] = []
+    logged: collections.Counter[tuple[int, str]] = collections.Counter()
+    for item in items:
+        id, fence, writer = item["id"]["S"], item["fence"]["S"], item["writer"]["S"]
+        if id == "contention/1":
+            if order and (int(fence), writer) != order[-1]:
+                problems.append(f"the item holds fence {int(fence)} of {writer}, not the last accepted write {order[-1]}")
+            continue
+        _, named, by, _n = id.split("/")
+        if (named, by) != (fence, writer):
+            problems.append(f"log item {id} holds fence {fence} of {writer}")
+        if int(fence) in refused:
+            problems.append(f"refused fence {int(fence)} of {writer} left a log item {id}")
+        logged[(int(fence), writer)] += 1
+    accepted = collections.Counter(order)
+    for write in sorted((accepted - logged).elements()):
+        problems.append(f"accepted fence {write[0]} of {write[1]} has no log item")
+    for write in sorted((logged - accepted).elements()):
+        problems.append(f"log item of fence {write[0]} of {write[1]}, but no such write was accepted")
+    if order and not any(i["id"]["S"] == "contention/1" for i in items):
+        problems.append("the item contention/1 is missing")
+    row = client.get_item(TableName=tinystore.guard.dynamodb.REGISTER_TABLE, Key={"resource": {"S": "contention/1"}},
+                          ConsistentRead=True).get("Item")
+    return list(order), (row["fence"]["S"] if row else None), problems
+
+
+GCS_OBJECT = "contention/1.json"
+
+
+def gcs_api(method: str, path: str, body: Any = None) -> bytes:
+    """One call of fake-gcs-server's JSON API. Not through
+    google-cloud-storage: its list_blobs(versions=True) sends
+    `versions=True`, which the server does not take for true."""
+    import urllib.request
+
+    request = urllib.request.Request(os.environ["TINYSTORE_GCS_URL"] + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return bytes(answer.read())
+
+
+def prepare_gcs(name: str) -> str:
+    """The run's bucket with versioning on; the gcs:// address of the object."""
+    made = json.loads(gcs_api("POST", "/storage/v1/b?project=tinystore-test",
+                              {"name": name, "versioning": {"enabled": True}}))
+    if not made.get("versioning", {}).get("enabled"):
+        raise RuntimeError(f"fake-gcs-server made bucket {name} without versioning: {made}")
+    return f"gcs://{name}/{GCS_OBJECT}"
+
+
+def read_back_gcs(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], str | None, list[str]]:
+    """Every generation of the object in generation order as the log (its
+    fence metadata, and its body's writer), the live generation's fence
+    as the register, and what the generations contradict."""
+    from urllib.parse import quote
+
+    import tinystore.guard.gcs
+
+    bucket = db.removeprefix("gcs://").split("/", 1)[0]
+    versions: list[dict[str, Any]] = []
+    token = ""
+    while True:
+        page = json.loads(gcs_api("GET", f"/storage/v1/b/{bucket}/o?versions=true&prefix={quote(GCS_OBJECT, safe='')}"
+                                  + (f"&pageToken={quote(token, safe='')}" if token else "")))
+        versions += [v for v in page.get("items", []) if v["name"] == GCS_OBJECT]
+        token = page.get("nextPageToken", "")
+        if not token:
+            break
+    versions.sort(key=lambda v: int(v["generation"]))
+    problems: list[str] = []
+    log: list[tuple[int, str]] = []
+    for v in versions:
+        meta = (v.get("metadata") or {}).get(tinystore.guard.gcs.METADATA_KEY)
+        body = json.loads(gcs_api("GET", f"/storage/v1/b/{bucket}/o/{quote(GCS_OBJECT, safe='')}"
+                                  f"?alt=media&generation={v['generation']}"))
+        if meta is None or len(meta) != 40 or int(meta) != int(body["fence"]):
+            problems.append(f"generation {v['generation']} has fence metadata {meta} and the body {body}")
+        log.append((int(body["fence"]), str(body["writer"])))
+    live = [v for v in versions if not v.get("timeDeleted")]
+    if len(live) != 1 or (versions and live[0] is not versions[-1]):
+        problems.append(f"{len(live)} live generations, not the last one alone")
+    accepted = set(order)
+    for write in log:
+        if write not in accepted:
+            problems.append(f"generation of fence {write[0]} by {write[1]}, but that write was not accepted")
+    in_log = set(log)
+    for write in order:
+        if write not in in_log:
+            problems.append(f"accepted fence {write[0]} of {write[1]} has no generation")
+    register = (live[-1].get("metadata") or {}).get(tinystore.guard.gcs.METADATA_KEY) if live else None
+    return log, register, problems
+
+
+AZURE_BLOB = "contention/1.json"
+
+
+def azure_service() -> Any:
+    from azure.storage.blob import BlobServiceClient
+
+    return BlobServiceClient.from_connection_string(os.environ["TINYSTORE_AZURE_CONNECTION_STRING"])
+
+
+def prepare_azure(name: str) -> str:
+    """The run's container; the azure:// address of the blob."""
+    azure_service().create_container(name)
+    return f"azure://{name}/{AZURE_BLOB}"
+
+
+def read_back_azure(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], str | None, list[str]]:
+    """Azurite keeps no versions: the accepted writes in the order their
+    lines arrived, the blob's fence metadata as the register, and whether
+    its body is the last accepted write's."""
+    import tinystore.guard.azure
+
+    container = db.removeprefix("azure://").split("/", 1)[0]
+    blob = azure_service().get_blob_client(container, AZURE_BLOB)
+    problems: list[str] = []
+    if not blob.exists():
+        return list(order), None, problems
+    props = blob.get_blob_properties()
+    meta = next((v for k, v in (props.metadata or {}).items() if k.lower() == tinystore.guard.azure.METADATA_KEY), None)
+    body = json.loads(blob.download_blob().readall())
+    if order and (int(body["fence"]), str(body["writer"])) != order[-1]:
+        problems.append(f"the blob's body is {body}, not the last accepted write {order[-1]}")
+    if meta is None or int(meta) != int(body["fence"]):
+        problems.append(f"the blob's fence metadata {meta} is not its body's fence {body['fence']}")
+    return list(order), meta, problems
+
+
 REDIS_LOG = "{contention/1}:log"
 REDIS_REGISTER = "{contention/1}:tinystore-fence"
 
@@ -245,11 +438,18 @@ def read_back_redis(db: str) -> tuple[list[tuple[int, str]], str | None, list[st
     return log, register, problems
 
 
-def read_back(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], str | None, list[str]]:
+def read_back(db: str, order: list[tuple[int, str]],
+              refused: set[int]) -> tuple[list[tuple[int, str]], str | None, list[str]]:
     """The log in commit order, the register's text for the resource, and
     what else the store contradicts."""
     if db.startswith("s3://"):
         return read_back_s3(db, order)
+    if db.startswith("dynamodb://"):
+        return read_back_dynamodb(db, order, refused)
+    if db.startswith("gcs://"):
+        return read_back_gcs(db, order)
+    if db.startswith("azure://"):
+        return read_back_azure(db, order)
     if db.startswith("redis://"):
         return read_back_redis(db)
     if db.startswith("mysql://"):
@@ -269,11 +469,11 @@ def read_back(db: str, order: list[tuple[int, str]]) -> tuple[list[tuple[int, st
 
 
 def check(db: str, writers: list[Writer], order: list[tuple[int, str]]) -> dict[str, Any]:
-    log, register, problems = read_back(db, order)
+    refused = [r for w in writers for r in w.refused]
+    log, register, problems = read_back(db, order, {f for f, _ in refused})
     fences = [f for f, _ in log]
     writer_of = dict(log)
     accepted = sorted(f for w in writers for f in w.accepted)
-    refused = [r for w in writers for r in w.refused]
     violations: list[str] = list(problems)
     for before, after in zip(fences, fences[1:]):
         if after <= before:
@@ -305,6 +505,9 @@ def check(db: str, writers: list[Writer], order: list[tuple[int, str]]) -> dict[
 
 
 def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str, Any]:
+    languages = [lang for lang in languages if lang in LANGUAGES_OF.get(db_kind, languages)]
+    if not languages:
+        raise RuntimeError(f"no writer of --languages has a {db_kind} mode: {db_kind} takes {LANGUAGES_OF[db_kind]}")
     store = out / f"store-{db_kind}"
     store.mkdir()
     server_log = open(out / f"server-{db_kind}.log", "ab")
@@ -316,10 +519,18 @@ def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str
             if server.poll() is not None or time.monotonic() > limit:
                 raise RuntimeError(f"tinystore serve did not start; see {out}/server-{db_kind}.log")
             time.sleep(0.02)
-        if db_kind == "s3":
+        if db_kind in ("s3", "dynamodb"):
             if not os.environ.get("TINYSTORE_S3_URL"):
                 raise RuntimeError("TINYSTORE_S3_URL is not set: run under tests/guards/with-s3.sh")
-            db = prepare_s3(f"contention-{os.getpid()}")
+            db = (prepare_s3 if db_kind == "s3" else prepare_dynamodb)(f"contention-{os.getpid()}")
+        elif db_kind == "gcs":
+            if not os.environ.get("TINYSTORE_GCS_URL"):
+                raise RuntimeError("TINYSTORE_GCS_URL is not set: run under tests/guards/with-gcs.sh")
+            db = prepare_gcs(f"contention-{os.getpid()}")
+        elif db_kind == "azure":
+            if not os.environ.get("TINYSTORE_AZURE_CONNECTION_STRING"):
+                raise RuntimeError("TINYSTORE_AZURE_CONNECTION_STRING is not set: run under tests/guards/with-azurite.sh")
+            db = prepare_azure(f"contention-{os.getpid()}")
         elif db_kind == "redis":
             db = prepare_redis()
         elif db_kind == "mysql":
@@ -355,6 +566,7 @@ def run(db_kind: str, languages: list[str], seconds: int, out: Path) -> dict[str
         missing = set(f"{l}-{i}" for l in languages for i in range(2)) - set(report["writers"])
         if missing:
             report["violations"].append(f"writers {sorted(missing)} never wrote")
+        report["languages"] = languages
         return report
     finally:
         server.terminate()
@@ -365,7 +577,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--languages", default="rust,python,node,go")
-    parser.add_argument("--dbs", default="sqlite,postgres")
+    parser.add_argument("--dbs", action="append", help="default sqlite,postgres; may be given more than once")
     parser.add_argument("--out")
     args = parser.parse_args()
     out = Path(args.out or tempfile.mkdtemp(prefix="tinystore-contention-"))
@@ -375,9 +587,14 @@ def main() -> int:
     if unknown:
         print(f"unknown languages {sorted(unknown)}: choose among {sorted(WORKERS)}", file=sys.stderr)
         return 2
+    kinds = ",".join(args.dbs or ["sqlite,postgres"]).split(",")
+    unknown = set(kinds) - set(DBS)
+    if unknown:
+        print(f"unknown dbs {sorted(unknown)}: choose among {list(DBS)}", file=sys.stderr)
+        return 2
     reports: dict[str, Any] = {}
     try:
-        for kind in args.dbs.split(","):
+        for kind in kinds:
             reports[kind] = run(kind, languages, args.seconds, out)
     except (RuntimeError, OSError) as err:
         print(json.dumps({"failed": str(err), "reports": reports}, indent=1))
