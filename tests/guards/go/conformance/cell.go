@@ -78,6 +78,12 @@ func open(ctx context.Context, name, scenario string) (*cell, error) {
 		b, err = openRedis(ctx, resource)
 	case "mysql":
 		b, err = openMySQL(ctx, resource)
+	case "dynamodb":
+		b, err = openDynamo(ctx, scenario, resource)
+	case "gcs":
+		b, err = openGCS(ctx, resource)
+	case "azure":
+		b, err = openAzure(ctx, resource)
 	default:
 		err = fmt.Errorf("the runner has no backend %q", name)
 	}

@@ -1,15 +1,21 @@
 // Command conformance is Go's runner of the guard's conformance matrix
 // (vectors/guards.json): every scenario on every backend it names,
 // through the package's public guard API (tinystore.dev/go/guard,
-// tinystore.dev/go/s3guard and tinystore.dev/go/redisguard) against real
-// servers: a SQLite file (modernc.org/sqlite), the PostgreSQL at
+// tinystore.dev/go/s3guard, tinystore.dev/go/redisguard,
+// tinystore.dev/go/dynamoguard, tinystore.dev/go/gcsguard and
+// tinystore.dev/go/azureguard) against real servers: a SQLite file
+// (modernc.org/sqlite), the PostgreSQL at
 // $TINYSTORE_PG_URL (pgx through database/sql), the MariaDB at
 // $TINYSTORE_MYSQL_URL (go-sql-driver/mysql through database/sql, a
 // database per scenario), moto's S3 at
 // $TINYSTORE_S3_URL (aws-sdk-go-v2, path style, a bucket per scenario),
-// the redis-server at $TINYSTORE_REDIS_URL (go-redis v9), and a net/http
-// server on loopback whose handler guards a SQLite file (guard.Handler,
-// guard.Transport). It prints one line per cell,
+// the redis-server at $TINYSTORE_REDIS_URL (go-redis v9), moto's DynamoDB
+// at $TINYSTORE_S3_URL (aws-sdk-go-v2, a chats table per scenario),
+// fake-gcs-server at $STORAGE_EMULATOR_HOST (cloud.google.com/go/storage)
+// and Azurite at $TINYSTORE_AZURE_CONNECTION_STRING (azblob), an object
+// per scenario in their "tinystore", and a net/http server on loopback
+// whose handler guards a SQLite file (guard.Handler, guard.Transport). It
+// prints one line per cell,
 //
 //	MATRIX go <backend> <scenario> ok | FAIL <why> | n/a <why>
 //
@@ -17,7 +23,8 @@
 // $(CARGO_TARGET_DIR)/guard-conformance-go; from the repository's root:
 //
 //	bash tests/guards/with-postgres.sh bash tests/guards/with-s3.sh bash tests/guards/with-redis.sh \
-//	  bash tests/guards/with-mariadb.sh target/guard-conformance-go
+//	  bash tests/guards/with-mariadb.sh bash tests/guards/with-gcs.sh bash tests/guards/with-azurite.sh \
+//	  target/guard-conformance-go
 package main
 
 import (
@@ -69,7 +76,7 @@ type vectors struct {
 
 func main() {
 	path := flag.String("vectors", "vectors/guards.json", "the scenarios")
-	only := flag.String("backends", "sqlite,postgres,mysql,s3,http,redis", "the backends to run, comma-separated")
+	only := flag.String("backends", "sqlite,postgres,mysql,s3,http,redis,dynamodb,gcs,azure", "the backends to run, comma-separated")
 	flag.Parse()
 	raw, err := os.ReadFile(*path)
 	if err != nil {
