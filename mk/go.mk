@@ -142,8 +142,9 @@ guard-worker-go: go-tools go-lib
 
 # The guard's conformance matrix in Go (vectors/guards.json; the runner is
 # tests/guards/go/conformance): run it under tests/guards/with-postgres.sh,
-# tests/guards/with-mariadb.sh, tests/guards/with-s3.sh and
-# tests/guards/with-redis.sh.
+# tests/guards/with-mariadb.sh, tests/guards/with-s3.sh (S3 and DynamoDB),
+# tests/guards/with-redis.sh, tests/guards/with-gcs.sh and
+# tests/guards/with-azurite.sh.
 .PHONY: guard-conformance-go
 guard-conformance-go: go-tools go-lib
 	rm -f $(CARGO_TARGET_DIR)/guard-conformance-go
