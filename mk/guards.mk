@@ -72,11 +72,14 @@ test-guards-rust: deps deps-rust s3-deps gcs-deps azurite-deps
 
 # Writers in four languages on one served key, some stopped past their TTL,
 # through the guard on SQLite, on PostgreSQL, on MariaDB, on S3 (moto, a
-# versioned bucket) and on Redis (a logging script behind the check)
-# (tests/guards/README.md).
-test-guards-contention: python-install node-deps guard-worker-go s3-deps
+# versioned bucket) and on Redis (a logging script behind the check); the
+# Rust and Python writers on DynamoDB (moto: the item and a log item in one
+# transaction), on GCS (fake-gcs-server, a versioned bucket) and on Azure
+# Blob (Azurite) (tests/guards/README.md).
+test-guards-contention: python-install node-deps guard-worker-go s3-deps gcs-deps azurite-deps
 	$(CARGO) build -q -p tinystore-cli -p chat-summaries
-	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(PY) tests/guards/contention.py --seconds 10 \
+	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
+	  $(PY) tests/guards/contention.py --seconds 10 --dbs dynamodb,gcs,azure \
 	  --dbs sqlite,postgres,s3,redis
 
 # The conformance matrix (vectors/guards.json): every language's runner on
