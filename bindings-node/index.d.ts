@@ -423,8 +423,8 @@ export declare const errorClasses: {
   readonly stale: typeof StaleError
 }
 
-/** The SQL a guard speaks. */
-export type GuardDialect = 'sqlite' | 'postgres'
+/** The SQL a guard speaks ('mysql': MySQL 8 and MariaDB 10.5 or later). */
+export type GuardDialect = 'sqlite' | 'postgres' | 'mysql'
 
 /** A better-sqlite3 `Database`, as the guard uses it (told apart by `prepare` and `inTransaction`). */
 export interface GuardSqliteHandle {
@@ -439,6 +439,18 @@ export interface GuardPgHandle {
 }
 
 /**
+ * A mysql2 `Connection` or `PoolConnection`, of `mysql2/promise` or of the
+ * callback API, as the guard uses it (told apart at run time by `execute`
+ * and `serverStatus`, or a `connection` that has them: the guard runs its
+ * statements on the callback connection a promise one wraps). A `Pool`,
+ * which has no `threadId`, is not one.
+ */
+export interface GuardMysqlHandle {
+  readonly threadId: number | null
+  execute(...args: never[]): unknown
+}
+
+/**
  * Guards: the fence compared where the write lands (docs/guards.md). Per
  * resource (a name such as "chats/42", 1 to 1024 bytes of UTF-8) the table
  * `tinystore_fences` keeps the largest fence that wrote to it; a check with
@@ -450,7 +462,8 @@ export interface GuardPgHandle {
  * Errors, one policy for every guard: the guard's own outcomes are
  * TinystoreErrors (StaleError, CorruptError, InvalidError); an error the
  * driver raised is rethrown as it was (better-sqlite3's SqliteError, pg's
- * DatabaseError with its SQLSTATE in `code`, the S3 SDK's), so the handler
+ * DatabaseError with its SQLSTATE in `code`, mysql2's error with its
+ * `errno` and `sqlState`, the S3 SDK's), so the handler
  * you have for your driver keeps working, and `isSerializationFailure`
  * tells a serialization failure. The one exception is a missing register
  * table: InvalidError saying how to make it, the driver's error its `cause`.
@@ -481,16 +494,36 @@ export declare namespace guard {
    * permission denied) are rejected with as they are.
    */
   function check(client: GuardPgHandle, resource: string, fence: bigint): Promise<void>
+  /**
+   * The same on a mysql2 connection (MySQL or MariaDB, InnoDB), inside the
+   * caller's transaction (`beginTransaction()` or `BEGIN` awaited first; a
+   * connection in autocommit that the server last reported outside a
+   * transaction is InvalidError; with autocommit off the check's own
+   * statement opens one). A second writer of the resource waits for the
+   * first's commit, then the rule decides. mysql2's own errors are rejected
+   * with as they are (`errno` 1142 permission denied, 1213 deadlock, 1205
+   * lock wait timeout and 1020 record changed: `isSerializationFailure` is
+   * true for the last three; retry the whole transaction); a missing table
+   * (1146) is InvalidError with mysql2's error its `cause`.
+   */
+  function check(conn: GuardMysqlHandle, resource: string, fence: bigint): Promise<void>
   /** Makes the table tinystore_fences if it is missing (SQLite: at once). */
   function ensure(db: GuardSqliteHandle): void
   /** Makes the table tinystore_fences if it is missing (PostgreSQL). */
   function ensure(client: GuardPgHandle): Promise<void>
+  /**
+   * Makes the table tinystore_fences (InnoDB) if it is missing (MySQL,
+   * MariaDB). DDL: the server commits any transaction open on `conn`
+   * first, so run it outside your transactions.
+   */
+  function ensure(conn: GuardMysqlHandle): Promise<void>
   /** The migration that makes tinystore_fences, for your migration tool. */
   function migration(dialect: GuardDialect): string
   /**
    * Whether `err`, a driver's own error a guard let through, is a
    * serialization failure: pg's SQLSTATE 40001 or 40P01, SQLite busy or
-   * locked (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED). A concurrent
+   * locked (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED), MySQL's and
+   * MariaDB's errors 1213, 1205 and 1020 (mysql2's `errno`). A concurrent
    * transaction came first: roll back and run the whole transaction again.
    * The driver's error is described to the core, which classifies it.
    */

@@ -1,18 +1,22 @@
 'use strict'
 // The SQL guard on the handles users already have: a better-sqlite3
-// Database (sync) or a pg Client / PoolClient (async). The check is the
-// core's machine (src/guard_sql.rs, through lib/guard_sql.js): it gives
-// each statement, this file runs it on the handle and reports the rows
-// changed, the row read or the driver's error; the machine decides. Its
-// end follows the one policy of lib/guard_driver.js. Neither driver is
-// imported: the handle is told apart by its shape (`prepare` and
-// `inTransaction`, or `query`), so both stay optional peer dependencies.
+// Database (sync), a pg Client / PoolClient or a mysql2 Connection /
+// PoolConnection, promise or callback (async). The check is the core's
+// machine (src/guard_sql.rs, through lib/guard_sql.js): it gives each
+// statement, this file (lib/guard_mysql.js for mysql2) runs it on the
+// handle and reports the rows changed, the row read or the driver's error;
+// the machine decides. Its end follows the one policy of
+// lib/guard_driver.js. No driver is imported: the handle is told apart by
+// its shape (`prepare` and `inTransaction`; `execute` and `serverStatus`,
+// or a `connection` that has them; or `query`), so all stay optional peer
+// dependencies.
 const native = require('./native')
 const { describe } = require('./convert')
 const { InvalidError, mappedSync } = require('./errors')
 const { text, fenceOf } = require('./guard_input')
 const { failureOf, pgFailureOf, isSerializationFailure, concluded } = require('./guard_driver')
 const { begin, release, after } = require('./guard_sql')
+const { mysqlConnectionOf, inTransaction, checkMysql, ensureMysql } = require('./guard_mysql')
 const { s3 } = require('./s3')
 const { redis } = require('./redis')
 
@@ -21,13 +25,14 @@ const { redis } = require('./redis')
  * @typedef {{ prepare(source: string): SqliteStatement, exec(source: string): unknown, readonly inTransaction: boolean }} SqliteHandle
  * @typedef {{ query(text: string, values?: unknown[]): Promise<{ rowCount: number | null, rows: any[] }>, getTransactionStatus?: () => string | null }} PgHandle
  * @typedef {import('./guard_sql').SqlStep} SqlStep
+ * @typedef {import('./guard_mysql').MysqlConnection} MysqlConnection
  */
 
 /**
  * Which driver `handle` is of, or an InvalidError naming what it is.
  * @param {unknown} handle
  * @param {string} where
- * @returns {{ sqlite: SqliteHandle } | { pg: PgHandle }}
+ * @returns {{ sqlite: SqliteHandle } | { pg: PgHandle } | { mysql: MysqlConnection }}
  */
 function kindOf(handle, where) {
   if (handle !== null && typeof handle === 'object') {
@@ -35,6 +40,15 @@ function kindOf(handle, where) {
     if (typeof h.prepare === 'function' && typeof h.inTransaction === 'boolean') {
       return { sqlite: /** @type {SqliteHandle} */ (handle) }
     }
+    // A mysql2 Pool, like pg's, runs each statement on whichever
+    // connection is free.
+    if (typeof h.getConnection === 'function' && typeof h.execute === 'function') {
+      throw new InvalidError(
+        `${where} takes a connection of the pool (await pool.getConnection()) inside its transaction, not the mysql2 Pool itself`,
+      )
+    }
+    const mysql = mysqlConnectionOf(h)
+    if (mysql) return { mysql }
     if (typeof h.query === 'function') {
       // A pg Pool runs each query on whichever client is free: no
       // transaction can span two of its queries.
@@ -47,7 +61,7 @@ function kindOf(handle, where) {
     }
   }
   throw new InvalidError(
-    `${where} takes a better-sqlite3 Database or a pg Client or PoolClient, not ${describe(handle)}`,
+    `${where} takes a better-sqlite3 Database or a pg Client or PoolClient or a mysql2 Connection or PoolConnection, not ${describe(handle)}`,
   )
 }
 
@@ -145,6 +159,17 @@ function check(handle, resource, fence) {
     const { slot, step } = begin('sqlite', text(resource, 'resource', 'guard.check'), fenceOf(fence, 'guard.check'), db.inTransaction)
     return checkSqlite(db, slot, step)
   }
+  if ('mysql' in kind) {
+    // mysql2 keeps the status flags the server last reported: a
+    // transaction open, or autocommit off (see lib/guard_mysql.js).
+    const conn = kind.mysql
+    try {
+      const { slot, step } = begin('mysql', text(resource, 'resource', 'guard.check'), fenceOf(fence, 'guard.check'), inTransaction(conn))
+      return checkMysql(conn, slot, step)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
   // pg knows the status the server last reported: 'I' is idle, outside a
   // transaction (await the BEGIN before the check).
   const pg = kind.pg
@@ -168,16 +193,18 @@ function ensure(handle) {
     kind.sqlite.exec(migration('sqlite'))
     return
   }
+  if ('mysql' in kind) return ensureMysql(kind.mysql, migration('mysql'))
   return kind.pg.query(migration('postgres')).then(() => undefined)
 }
 
 /**
- * The migration that makes tinystore_fences, for "sqlite" or "postgres".
+ * The migration that makes tinystore_fences, for "sqlite", "postgres" or
+ * "mysql" (MySQL and MariaDB).
  * @param {unknown} dialect
  * @returns {string}
  */
 function migration(dialect) {
-  if (typeof dialect !== 'string') throw new InvalidError(`guard dialect must be "sqlite" or "postgres", not ${describe(dialect)}`)
+  if (typeof dialect !== 'string') throw new InvalidError(`guard dialect must be "sqlite", "postgres" or "mysql", not ${describe(dialect)}`)
   return mappedSync(() => native.guardMigration(dialect))
 }
 

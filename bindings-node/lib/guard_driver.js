@@ -1,6 +1,7 @@
 'use strict'
 // A driver's own errors, for the guards: each described by what the driver
-// reports (better-sqlite3's code name, pg's SQLSTATE, the S3 SDK's HTTP
+// reports (better-sqlite3's code name, pg's SQLSTATE, mysql2's SQLSTATE and
+// error number, the S3 SDK's HTTP
 // status and error name, a Redis server's error code, a socket's code), for
 // the core to classify; and
 // the one policy of a guard's end:
@@ -18,7 +19,7 @@ const { fromNativeValue } = require('./errors')
 /**
  * @typedef {import('../native').NativeDriverFailure} Failure
  * @typedef {import('../native').NativeGuardStep} Step
- * @typedef {{ code?: unknown, severity?: unknown, name?: unknown, Code?: unknown, $metadata?: { httpStatusCode?: unknown } }} Reported
+ * @typedef {{ code?: unknown, severity?: unknown, name?: unknown, Code?: unknown, $metadata?: { httpStatusCode?: unknown }, sqlState?: unknown, errno?: unknown, fatal?: unknown }} Reported
  */
 
 /**
@@ -32,6 +33,13 @@ function failureOf(err) {
   const failure = { message }
   if (err === null || typeof err !== 'object') return failure
   const e = /** @type {Reported} */ (err)
+  if (typeof e.sqlState === 'string' && typeof e.errno === 'number' && e.errno > 0) {
+    // A MySQL or MariaDB server's error, as mysql2 gives it: the SQLSTATE
+    // and the error number (1146, 1213), which the core reads as text.
+    if (e.sqlState !== '') failure.sqlstate = e.sqlState
+    failure.errorCode = String(e.errno)
+    return failure
+  }
   const code = typeof e.code === 'string' ? e.code : undefined
   if (code !== undefined && 'severity' in e) failure.sqlstate = code // pg's DatabaseError: a SQLSTATE
   else if (code !== undefined) failure.errorCode = code // better-sqlite3's SQLITE_BUSY, a socket's ECONNREFUSED
@@ -56,6 +64,24 @@ function failureOf(err) {
 function pgFailureOf(err) {
   const failure = failureOf(err)
   if (failure.sqlstate === undefined && failure.errorCode === undefined) failure.errorCode = 'connection'
+  return failure
+}
+
+/**
+ * What a mysql2 error reports: as failureOf (a server's error: its
+ * SQLSTATE and number; a socket's: its code, ECONNREFUSED), and a
+ * connection mysql2 lost or closed, which it reports as a fatal error
+ * without a number ('PROTOCOL_CONNECTION_LOST', "Can't add new command
+ * when connection is in closed state"), is error code "connection".
+ * @param {unknown} err
+ * @returns {Failure}
+ */
+function mysqlFailureOf(err) {
+  const failure = failureOf(err)
+  if (failure.sqlstate !== undefined || err === null || typeof err !== 'object') return failure
+  const e = /** @type {Reported} */ (err)
+  const socket = typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)
+  if (!socket && (e.fatal === true || e.code === 'PROTOCOL_CONNECTION_LOST')) failure.errorCode = 'connection'
   return failure
 }
 
@@ -97,7 +123,8 @@ function failureClass(err) {
 
 /**
  * Whether `err`, a driver's own error that a guard let through, is a
- * serialization failure (pg's 40001 or 40P01, SQLite busy or locked): a
+ * serialization failure (pg's 40001 or 40P01, SQLite busy or locked,
+ * MySQL's and MariaDB's errors 1213, 1205 and 1020): a
  * concurrent transaction came first; roll back and run it all again.
  * @param {unknown} err
  * @returns {boolean}
@@ -132,4 +159,4 @@ function concluded(done, failed, didFail) {
   throw didFail ? withCause(err, failed) : err
 }
 
-module.exports = { failureOf, pgFailureOf, redisFailureOf, failureClass, isSerializationFailure, concluded }
+module.exports = { failureOf, pgFailureOf, mysqlFailureOf, redisFailureOf, failureClass, isSerializationFailure, concluded }
