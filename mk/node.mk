@@ -2,8 +2,8 @@
 # addon (zig, glibc 2.17, stripped) and packs the npm tarballs into dist/:
 # `tinystore` and its platform package. The tests put that addon in the
 # package (its install script copies it when TINYSTORE_NODE_ADDON names it)
-# and bring TypeScript, better-sqlite3, pg, @aws-sdk/client-s3, ioredis and
-# redis; then the typings are checked
+# and bring TypeScript, better-sqlite3, pg, mysql2, @aws-sdk/client-s3,
+# ioredis and redis; then the typings are checked
 # against the Rust side, the JS layer and the tests are type-checked with
 # tsc --strict, the node:test suite runs, and the package is installed from
 # another folder, building its addon from source (a debug build).
@@ -58,11 +58,14 @@ test-node: node-deps s3-deps
 	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json
 	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json
 	# Under a throwaway PostgreSQL (mk/guards.mk's WITH_PG) for the guard's
-	# tests, moto's S3 server (NODE_WITH_S3) for guard.s3's and a throwaway
-	# redis-server (WITH_REDIS) for guard.redis's, which TINYSTORE_REQUIRE_PG=1,
-	# TINYSTORE_REQUIRE_S3=1 and TINYSTORE_REQUIRE_REDIS=1 forbid to skip.
+	# tests, moto's S3 server (NODE_WITH_S3) for guard.s3's, a throwaway
+	# redis-server (WITH_REDIS) for guard.redis's and a throwaway MariaDB
+	# (WITH_MARIADB) for the guard's on mysql2, which TINYSTORE_REQUIRE_PG=1,
+	# TINYSTORE_REQUIRE_S3=1, TINYSTORE_REQUIRE_REDIS=1 and
+	# TINYSTORE_REQUIRE_MYSQL=1 forbid to skip.
 	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
-	  TINYSTORE_REQUIRE_REDIS=1 $(NODE_WITH_S3) $(WITH_PG) $(WITH_REDIS) node --test .test-build/*.test.js test/*.test.mjs
+	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 $(NODE_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) \
+	  node --test .test-build/*.test.js test/*.test.mjs
 	# The consumer's install must build the addon itself: remove it first.
 	rm -rf $(NODE_CONSUMER) $(NODE_DIR)/tinystore.node && mkdir -p $(NODE_CONSUMER)
 	cd $(NODE_CONSUMER) && npm init -y >/dev/null && \
