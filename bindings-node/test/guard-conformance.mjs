@@ -14,18 +14,21 @@
 //   redis     the redis-server at $TINYSTORE_REDIS_URL (tests/guards/with-redis.sh),
 //             each step made through ioredis and again through node-redis, on a
 //             key of each's own
+//   mysql     the MariaDB at $TINYSTORE_MYSQL_URL (tests/guards/with-mariadb.sh),
+//             through mysql2's promise API, a database per scenario
 //
 // A race pauses a write after its first request, answered, by a client whose
 // `send` lets a second, real writer write in between (no sleeps); a server
 // gone is an S3 client whose every later request goes to a port nothing
-// listens on, a pg connection ended by pg_terminate_backend, or a Redis
-// client of a port nothing listens on, made to fail at once. Prints one
+// listens on, a pg connection ended by pg_terminate_backend, a mysql2
+// connection ended by KILL, or a Redis client of a port nothing listens
+// on, made to fail at once. Prints one
 // line per cell, `MATRIX typescript <backend> <scenario> ok|FAIL <why>|n/a
 // <why>`, and exits 1 on any FAIL. Run from the repository:
 //
 //   MOTO_SERVER=.venv-python/bin/moto_server bash tests/guards/with-postgres.sh \
 //     bash tests/guards/with-s3.sh bash tests/guards/with-redis.sh \
-//     node bindings-node/test/guard-conformance.mjs
+//     bash tests/guards/with-mariadb.sh node bindings-node/test/guard-conformance.mjs
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -38,9 +41,10 @@ const here = path.dirname(new URL(import.meta.url).pathname)
 const { guard, http, parseFence, fenceText, TinystoreError, StaleError, CorruptError, InvalidError } = require('tinystore')
 // The driver errors' classification, as the guards describe them to the core.
 const native = require('../lib/native')
-const { failureOf, pgFailureOf, redisFailureOf } = require('../lib/guard_driver')
+const { failureOf, pgFailureOf, mysqlFailureOf, redisFailureOf } = require('../lib/guard_driver')
 const Database = require('better-sqlite3')
 const pg = require('pg')
+const mysql = require('mysql2/promise')
 const { S3Client, CreateBucketCommand, ListObjectsV2Command, PutObjectCommand } = require('@aws-sdk/client-s3')
 const { Redis } = require('ioredis')
 const { createClient } = require('redis')
@@ -112,7 +116,7 @@ function judge(expected, err, { resource, fence, classify }) {
   throw new Mismatch(`unknown expectation ${JSON.stringify(expected)}`)
 }
 
-// ---- SQL: better-sqlite3 and pg ------------------------------------------
+// ---- SQL: better-sqlite3, pg and mysql2 -----------------------------------
 
 /** The SQL steps on one handle kind; `open` gives the scenario's database. */
 function sqlBackend(db) {
@@ -266,6 +270,93 @@ async function pgDb(url, scenario) {
       return outcome(() => guard.check(victim, this.resource, fence))
     },
     close: () => handle.end(),
+  }
+}
+
+/**
+ * A scenario's mysql2 connection (promise API), on a database of its own
+ * with tinystore_fences made by guard.ensure.
+ */
+async function mysqlDb(url, scenario) {
+  const database = `matrix_ts_${unique()}${unique()}`
+  const connect = async (options = {}) => {
+    const conn = await mysql.createConnection({ uri: url, ...options })
+    conn.on('error', () => {}) // a killed connection's; the call that meets it fails too
+    return conn
+  }
+  const admin = await connect()
+  await admin.query(`create database ${database}`)
+  await admin.query(`use ${database}`)
+  const handle = await connect({ database })
+  await guard.ensure(handle)
+  const write = async (conn, resource, fence) => {
+    await conn.beginTransaction()
+    try {
+      await guard.check(conn, resource, fence)
+      await conn.commit()
+    } catch (err) {
+      await conn.rollback().catch(() => {})
+      throw err
+    }
+  }
+  const read = async (text, params) => {
+    const [rows] = await handle.query(text, params)
+    return rows[0]?.v
+  }
+  return {
+    handle,
+    resource: `${LANGUAGE}-${scenario}-${unique()}/r`,
+    classify: err => native.guardFailureClass(mysqlFailureOf(err)),
+    write: (resource, fence) => write(handle, resource, fence),
+    sql: (text, params) => handle.query(text, params),
+    recorded: resource => read('select fence as v from tinystore_fences where resource = ?', [resource]),
+    count: async () => Number(await read('select count(*) as v from tinystore_fences', [])),
+    async serialization(fence, between) {
+      // A at REPEATABLE READ under MariaDB's snapshot isolation: its upsert
+      // of a row changed since its snapshot fails with error 1020.
+      const a = await connect({ database })
+      try {
+        await a.query('set session innodb_snapshot_isolation = ON')
+        await a.query('set transaction isolation level repeatable read')
+        await a.beginTransaction()
+        await a.query('select * from tinystore_fences') // the snapshot
+        await write(handle, this.resource, between)
+        return await outcome(() => guard.check(a, this.resource, fence))
+      } finally {
+        await a.rollback().catch(() => {})
+        await a.end()
+      }
+    },
+    async permission(fence) {
+      const reader = `'${READER}'@'127.0.0.1'`
+      await admin.query(`create user if not exists ${reader}`)
+      await admin.query(`grant select on ${database}.tinystore_fences to ${reader}`)
+      const conn = await connect({ database, user: READER })
+      try {
+        return await outcome(() => write(conn, this.resource, fence))
+      } finally {
+        await conn.end()
+      }
+    },
+    async serverGone(fence) {
+      const victim = await connect({ database })
+      try {
+        const lost = new Promise(resolve => victim.connection.once('error', resolve))
+        await victim.beginTransaction()
+        await admin.query(`kill ${victim.threadId}`)
+        await lost // the server ended it: the check is the next call
+        const err = await outcome(() => guard.check(victim, this.resource, fence))
+        expect((await this.recorded(this.resource)) === undefined, 'the check recorded its fence on a connection that was gone')
+        return err
+      } finally {
+        victim.destroy()
+      }
+    },
+    async close() {
+      await handle.end()
+      await admin.query(`drop database if exists ${database}`)
+      await admin.end()
+    },
   }
 }
 
@@ -561,6 +652,12 @@ async function backendFor(name, scenario, dir) {
     const url = process.env.TINYSTORE_PG_URL
     if (!url) throw new Mismatch('TINYSTORE_PG_URL is unset: run under tests/guards/with-postgres.sh')
     const db = await pgDb(url, scenario)
+    return { ...sqlBackend(db), close: db.close }
+  }
+  if (name === 'mysql') {
+    const url = process.env.TINYSTORE_MYSQL_URL
+    if (!url) throw new Mismatch('TINYSTORE_MYSQL_URL is unset: run under tests/guards/with-mariadb.sh')
+    const db = await mysqlDb(url, scenario)
     return { ...sqlBackend(db), close: db.close }
   }
   if (name === 's3') {
