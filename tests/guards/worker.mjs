@@ -16,8 +16,13 @@
 // script call (guard.redis.script) on key "contention/1" with the extra key
 // "{contention/1}:log" and the arguments [the fence as 40 digits, NAME]: the
 // script appends "<fence> <NAME>" to the log and sets the key to the fence,
-// behind the check. The package, better-sqlite3, pg, @aws-sdk/client-s3 and
-// ioredis are loaded from bindings-node, as its tests load them.
+// behind the check. For a mysql:// URL (tests/guards/with-mariadb.sh's,
+// the database contention.py made) it writes the row and checks through a
+// mysql2 promise connection, in one transaction at the server's default
+// isolation (REPEATABLE READ): the register row's lock makes a second
+// writer wait for the first's commit. The package, better-sqlite3, pg,
+// mysql2, @aws-sdk/client-s3 and ioredis are loaded from bindings-node, as
+// its tests load them.
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 
@@ -92,6 +97,24 @@ async function database(db) {
       },
     }
   }
+  if (db.startsWith('mysql://')) {
+    const mysql = require('mysql2/promise')
+    const conn = await mysql.createConnection({ uri: db })
+    return {
+      async write(fence) {
+        await conn.beginTransaction()
+        try {
+          await conn.execute('insert into guard_log (fence, writer) values (?, ?)', [fenceText(fence), name])
+          await guard.check(conn, RESOURCE, fence)
+          await conn.commit()
+        } catch (err) {
+          await conn.rollback()
+          throw err
+        }
+      },
+      close: () => conn.end(),
+    }
+  }
   if (/^postgres(ql)?:\/\//.test(db)) {
     const pg = require('pg')
     const client = new pg.Client({ connectionString: db })
@@ -133,7 +156,8 @@ const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * `ERROR <code> <message>`: tinystore's code, or the driver's own (the
- * guard lets the driver's errors through: SQLITE_BUSY, 40001), else internal.
+ * guard lets the driver's errors through: SQLITE_BUSY, 40001, mysql2's
+ * ER_LOCK_DEADLOCK), else internal.
  * @param {unknown} err
  */
 function errorLine(err) {
