@@ -80,7 +80,7 @@ test-guards-contention: python-install node-deps guard-worker-go s3-deps gcs-dep
 	$(CARGO) build -q -p tinystore-cli -p chat-summaries
 	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
 	  $(PY) tests/guards/contention.py --seconds 10 --dbs dynamodb,gcs,azure \
-	  --dbs sqlite,postgres,s3,redis
+	  --dbs sqlite,postgres,mysql,s3,redis
 
 # The conformance matrix (vectors/guards.json): every language's runner on
 # every backend, a table of language x backend x scenario; fails on any
