@@ -87,6 +87,13 @@ bench-guards-mysql-python: python-install
 bench-guards-redis-python: python-install
 	cd bindings-python && $(WITH_REDIS) $(PY) bench/guard_redis.py
 
+# The DynamoDB, GCS and Azure guards' cost per write (bench/guard_cloud.py),
+# each against the same write unguarded, on moto, fake-gcs-server and
+# Azurite. Figures: docs/benchmarks.md.
+.PHONY: bench-guards-cloud-python
+bench-guards-cloud-python: python-install s3-deps gcs-deps azurite-deps
+	cd bindings-python && $(PY_WITH_S3) $(WITH_GCS) $(WITH_AZURE) $(PY) bench/guard_cloud.py
+
 # Python's column of the guard's conformance matrix (mk/guards.mk).
 GUARD_MATRIX_RUNNERS += python='$(PY) bindings-python/tests/guard_conformance.py'
 test-guards-matrix: python-install
