@@ -1,6 +1,7 @@
 //! The guard's protocols, model-checked: core's own state machines
-//! (SqlCheck, ObjectWrite, ObjectRead) driven against models of a register
-//! row and of S3, every interleaving of three writers explored, with
+//! (SqlCheck, ObjectWrite, ObjectRead, VersionedCheck) driven against
+//! models of a register row, of S3 and of an object whose puts are
+//! conditional on its version (GCS, Azure), every interleaving of three writers explored, with
 //! answers lost and requests made again, fences that tie, bodies (and so
 //! S3 ETags) that repeat, and hand edits. In every reachable state the
 //! fence readers see never goes down, no write is accepted after a larger
@@ -12,6 +13,7 @@
 mod explore;
 mod object;
 mod sql;
+mod versioned;
 
 use explore::{explore, Explored, Model};
 
@@ -145,6 +147,45 @@ fn sql_an_upsert_without_its_where_is_caught() {
     let why = caught("sql/no where", &model, model.start());
     assert!(
         why.contains("went down") || why.contains("accepted though"),
+        "{why}"
+    );
+}
+
+fn versioned(fences: Vec<u128>, before: Option<u128>, conditional: bool) -> versioned::Versioned {
+    versioned::Versioned {
+        fences,
+        before,
+        conditional,
+        retries: 1,
+        edits: 0,
+    }
+}
+
+#[test]
+fn versioned_three_writers_ties_and_lost_answers() {
+    let model = versioned(vec![4, 5, 5], Some(3), true);
+    let found = holds("versioned/3 writers", &model, model.start());
+    assert!(found.states > 1000, "too few states: {found:?}");
+    let model = versioned(vec![6, 6, 6], None, true);
+    holds("versioned/equal", &model, model.start());
+    let model = versioned(vec![9, 7, 8], Some(8), true);
+    holds("versioned/one late", &model, model.start());
+}
+
+#[test]
+fn versioned_a_hand_edit_ends_in_corrupt_never_in_harm() {
+    let mut model = versioned(vec![1, 2, 3], None, true);
+    model.edits = 1;
+    model.retries = 0;
+    holds("versioned/hand edit", &model, model.start());
+}
+
+#[test]
+fn versioned_a_put_without_its_condition_is_caught() {
+    let model = versioned(vec![1, 2, 3], None, false);
+    let why = caught("versioned/no condition", &model, model.start());
+    assert!(
+        why.contains("went down") || why.contains("landed over"),
         "{why}"
     );
 }
