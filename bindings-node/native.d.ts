@@ -36,6 +36,79 @@ export interface NativeDriverFailure {
   message: string
 }
 
+/**
+ * One guarded DynamoDB transaction of `items` items of the caller's and
+ * the register's.
+ */
+export declare class NativeDynamoCheck {
+  /**
+   * A guard of `fence` for `resource` in register table `table`, with
+   * `items` items of the caller's in the same transaction.
+   */
+  constructor(table: string, resource: string, fence: bigint, items: number)
+  /**
+   * The first step (`transact`), or the end for bad input (`invalid`
+   * before any call: a bad resource, an empty table name, over 99 items).
+   */
+  start(): NativeDynamoStep
+  /** After the transaction was written. */
+  written(): NativeDynamoStep
+  /**
+   * After the transaction was cancelled: each item's reason code in
+   * order (`"None"` for an item that was fine; the register's last),
+   * the register item's fence as returned (`null` when it was not; a
+   * value that is not a string described), and the exception.
+   */
+  cancelled(codes: Array<string>, recorded: string | undefined | null, failure: NativeDriverFailure): NativeDynamoStep
+  /**
+   * After the register item was read: its fence (`null`: no item, or no
+   * `fence`).
+   */
+  read(recorded?: string | undefined | null): NativeDynamoStep
+  /** After a call failed otherwise, as the client reported. */
+  failed(failure: NativeDriverFailure): NativeDynamoStep
+}
+
+/**
+ * The DynamoDB guard's names and bound, from the core
+ * (`tinystore::guard::dynamo_check`).
+ */
+export interface NativeDynamoGuardConstants {
+  /** The register table unless the caller names another: `tinystore_fences`. */
+  registerTable: string
+  /** The most items of the caller's in one guarded transaction: 99. */
+  maxItems: number
+}
+
+/** What lib/dynamodb.js does next, or the protocol's end. */
+export interface NativeDynamoStep {
+  /**
+   * `transact` (the caller's items, then the register's put), `read`
+   * (the register item, consistently) or `done`.
+   */
+  kind: string
+  /** The register table of `transact` and `read`. */
+  table?: string
+  /** The register item's key (`resource`) of `transact` and `read`. */
+  resource?: string
+  /**
+   * The register item's `fence` and the condition's `:fence` (40
+   * digits) of `transact`.
+   */
+  fence?: string
+  /** The condition's `:digits` (40, a number) of `transact`. */
+  digits?: number
+  /** The register put's `ConditionExpression` of `transact`. */
+  condition?: string
+  /**
+   * The end of `done`: `accepted`, `refused` (the guard's own error) or
+   * `driver` (the driver's error, classified).
+   */
+  verdict?: string
+  /** The error of a `refused` or `driver` verdict. */
+  error?: NativeError
+}
+
 /** The election called `name` of a store. */
 export declare class NativeElection {
   /** The election's name. */
@@ -559,6 +632,65 @@ export declare class NativeStore {
   close(): Promise<void>
 }
 
+/** One guarded put of a fence to one object. */
+export declare class NativeVersionedCheck {
+  /**
+   * A guarded put of `fence` to the object `resource` (`BUCKET/NAME` or
+   * `CONTAINER/NAME`) on `store` (`gcs` or `azure`).
+   */
+  constructor(store: string, resource: string, fence: bigint)
+  /** The first step (`read`), or the end for a bad resource. */
+  start(): NativeVersionedStep
+  /**
+   * After a read found the object at `version`, with its fence metadata
+   * (`null` when it has none).
+   */
+  found(version: string, fence?: string | undefined | null): NativeVersionedStep
+  /** After a read found no object. */
+  absent(): NativeVersionedStep
+  /** After the put landed. */
+  written(): NativeVersionedStep
+  /**
+   * After the put's condition failed (412, or Azure's 409
+   * `BlobAlreadyExists`).
+   */
+  conditionFailed(): NativeVersionedStep
+  /** After a read or a put failed otherwise, as the client reported. */
+  failed(failure: NativeDriverFailure): NativeVersionedStep
+}
+
+/** The versioned guard's names and bound, from the core. */
+export interface NativeVersionedGuardConstants {
+  /** The metadata key of the fence on GCS: `tinystore-fence`. */
+  gcsMetadataKey: string
+  /** The metadata key of the fence on Azure: `tinystore_fence`. */
+  azureMetadataKey: string
+  /** How many conditional puts a guarded put makes in all: 5. */
+  maxTries: number
+}
+
+/** What lib/gcs.js or lib/azure.js does next, or the protocol's end. */
+export interface NativeVersionedStep {
+  /** `read` (the object's version and metadata), `put` or `done`. */
+  kind: string
+  /**
+   * The version `put` is conditional on (a generation or an ETag, as the
+   * read gave it); absent: the object must not exist yet.
+   */
+  version?: string
+  /** The metadata key `put` sets to `fence`. */
+  metadataKey?: string
+  /** The fence `put` records, 40 digits. */
+  fence?: string
+  /**
+   * The end of `done`: `accepted`, `refused` (the guard's own error) or
+   * `driver` (the driver's error, classified).
+   */
+  verdict?: string
+  /** The error of a `refused` or `driver` verdict. */
+  error?: NativeError
+}
+
 /** A key with callers waiting for it. */
 export interface NativeWaitingStatus {
   /** The group's name. */
@@ -603,6 +735,9 @@ export declare function errorThrow(code: string, message: string, stale?: Native
  * fences order as numbers. Refuses a bigint below 0 or above 2^128-1.
  */
 export declare function fenceText(fence: bigint): string
+
+/** The DynamoDB guard's names and bound. */
+export declare function guardDynamoConstants(): NativeDynamoGuardConstants
 
 /**
  * The class core gives a driver's error: `missing_table`,
@@ -655,6 +790,16 @@ export declare function guardSqlStart(slot: number, dialect: string, resource: s
 
 /** The text of the statement numbered `n` in a step. */
 export declare function guardSqlText(n: number): string
+
+/**
+ * Checks the caller's own metadata names for a guarded put to `resource`
+ * on `store` (`gcs` or `azure`): the guard's own key, in any case and
+ * spelling, is `invalid`.
+ */
+export declare function guardVersionedCheckMetadata(store: string, resource: string, keys: Array<string>): void
+
+/** The versioned guard's names and bound. */
+export declare function guardVersionedConstants(): NativeVersionedGuardConstants
 
 /** Opens the store directory `dir`, making it if missing. */
 export declare function openStore(dir: string): Promise<NativeStore>

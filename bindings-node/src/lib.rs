@@ -16,6 +16,8 @@
 //!   the JS layer takes on its users' own handles: [`guard_sql`] (the
 //!   check, its steps as text), [`guard_object`] (S3's) and
 //!   [`guard_redis`] (Redis's), their steps as objects: [`guard_step`];
+//!   [`guard_dynamo`] (DynamoDB's) and [`guard_versioned`] (GCS's and
+//!   Azure's), with steps of their own;
 //!   [`guard_http`]: the HTTP helpers'.
 //! - [`error`] and [`options`]: how errors and options cross the boundary;
 //!   [`throw`]: `errorThrow`, any core error thrown on request.
@@ -33,11 +35,13 @@ pub mod error;
 pub mod fence;
 pub mod group;
 pub mod guard;
+pub mod guard_dynamo;
 pub mod guard_http;
 pub mod guard_object;
 pub mod guard_redis;
 pub mod guard_sql;
 pub mod guard_step;
+pub mod guard_versioned;
 pub mod lease;
 pub mod now;
 pub mod options;
