@@ -463,7 +463,7 @@ export interface GuardMysqlHandle {
  * TinystoreErrors (StaleError, CorruptError, InvalidError); an error the
  * driver raised is rethrown as it was (better-sqlite3's SqliteError, pg's
  * DatabaseError with its SQLSTATE in `code`, mysql2's error with its
- * `errno` and `sqlState`, the S3 SDK's), so the handler
+ * `errno` and `sqlState`, the AWS SDK's, Google Cloud Storage's, Azure's), so the handler
  * you have for your driver keeps working, and `isSerializationFailure`
  * tells a serialization failure. The one exception is a missing register
  * table: InvalidError saying how to make it, the driver's error its `cause`.
@@ -712,6 +712,208 @@ export declare namespace guard.redis {
    * recorded fence, and its error is the client's.
    */
   export function script(client: GuardRedisClient, key: string, body: string, fence: bigint, options?: GuardRedisScriptOptions): Promise<unknown>
+}
+
+/**
+ * A DynamoDB client as the DynamoDB guard uses it: a `DynamoDBClient` of
+ * `@aws-sdk/client-dynamodb` (v3; items as AttributeValues, `{ S: '42' }`)
+ * or a `DynamoDBDocumentClient` of `@aws-sdk/lib-dynamodb` (items as plain
+ * values, told apart by its class). The guard sends the SDK's commands
+ * through `send`.
+ */
+export interface GuardDynamoClient {
+  send(command: any, options?: any): Promise<any>
+}
+
+/** Where the register lives: `table` (default `tinystore_fences`). */
+export interface GuardDynamoOptions {
+  table?: string
+}
+
+/** `PutItem`'s parameters that one item of a transaction takes (a `Put`). */
+export interface GuardDynamoPut {
+  TableName: string
+  Item: Record<string, any>
+  ConditionExpression?: string
+  ExpressionAttributeNames?: Record<string, string>
+  ExpressionAttributeValues?: Record<string, any>
+  ReturnValuesOnConditionCheckFailure?: 'ALL_OLD' | 'NONE'
+}
+
+/** `UpdateItem`'s parameters that one item of a transaction takes (an `Update`). */
+export interface GuardDynamoUpdate {
+  TableName: string
+  Key: Record<string, any>
+  UpdateExpression: string
+  ConditionExpression?: string
+  ExpressionAttributeNames?: Record<string, string>
+  ExpressionAttributeValues?: Record<string, any>
+  ReturnValuesOnConditionCheckFailure?: 'ALL_OLD' | 'NONE'
+}
+
+/** `DeleteItem`'s parameters that one item of a transaction takes (a `Delete`). */
+export interface GuardDynamoDelete {
+  TableName: string
+  Key: Record<string, any>
+  ConditionExpression?: string
+  ExpressionAttributeNames?: Record<string, string>
+  ExpressionAttributeValues?: Record<string, any>
+  ReturnValuesOnConditionCheckFailure?: 'ALL_OLD' | 'NONE'
+}
+
+/** `TransactWriteItems`' input: your items (at most 99) and the call's other parameters. */
+export interface GuardDynamoTransactInput {
+  TransactItems: any[]
+  [parameter: string]: any
+}
+
+/**
+ * The guard on DynamoDB (docs/guards.md, "DynamoDB"), on your own client
+ * (`@aws-sdk/client-dynamodb`, and `@aws-sdk/lib-dynamodb` for a document
+ * client: optional peer dependencies, required on the first call). Each
+ * call is one `TransactWriteItems`: your items, then the register item's
+ * conditional put (table `tinystore_fences` unless `options.table` names
+ * another; key `resource`; `fence` the fence's 40 digits as a string),
+ * which DynamoDB commits all or none. Equal is accepted.
+ *
+ * Every call rejects with StaleError (a larger fence is recorded; nothing
+ * written); CorruptError, naming the resource and the register table, for
+ * a register `fence` that is not 40 digits or not a string (a hand edit);
+ * InvalidError, before any call, for a client without `send`, a resource
+ * that is not a string, is empty, over 1,024 bytes, holds a NUL or a lone
+ * UTF-16 surrogate, an empty table name, more than 99 items of yours, a
+ * parameter a transaction's item does not take (`ReturnValues`), a fence
+ * that is not a bigint from 0 to 2^128-1. The SDK's own errors are
+ * rejected with as the SDK threw them: a `TransactionCanceledException`
+ * for a condition of yours (its `CancellationReasons`) or a conflict with
+ * another transaction (`TransactionConflict`: `guard.isSerializationFailure`
+ * is true; retry), `ResourceNotFoundException` for a missing table, the
+ * socket's error (`ECONNREFUSED`) for a server gone.
+ */
+export declare namespace guard.dynamodb {
+  /** The register table unless you name another: "tinystore_fences". */
+  export const REGISTER_TABLE: string
+  /** The most items of yours in one guarded transaction: 99. */
+  export const MAX_ITEMS: number
+  /**
+   * Makes the register table if it is missing (key `resource`, a string;
+   * on-demand billing) and waits until it is active.
+   */
+  export function ensure(client: GuardDynamoClient, options?: GuardDynamoOptions): Promise<void>
+  /** `PutItem`'s parameters as one guarded transaction's `Put`. */
+  export function putItem(client: GuardDynamoClient, resource: string, fence: bigint, put: GuardDynamoPut, options?: GuardDynamoOptions): Promise<void>
+  /** `UpdateItem`'s parameters as one guarded transaction's `Update`. */
+  export function updateItem(client: GuardDynamoClient, resource: string, fence: bigint, update: GuardDynamoUpdate, options?: GuardDynamoOptions): Promise<void>
+  /**
+   * `DeleteItem`'s parameters as one guarded transaction's `Delete`; the
+   * register keeps the fence, so a late write stays refused.
+   */
+  export function deleteItem(client: GuardDynamoClient, resource: string, fence: bigint, del: GuardDynamoDelete, options?: GuardDynamoOptions): Promise<void>
+  /**
+   * `TransactWriteItems` of your `TransactItems` (at most 99) and the
+   * call's other parameters, guarded by `fence` for `resource`; resolves
+   * to the SDK's output.
+   */
+  export function transactWriteItems(client: GuardDynamoClient, resource: string, fence: bigint, input: GuardDynamoTransactInput, options?: GuardDynamoOptions): Promise<any>
+}
+
+/**
+ * A `File` of `@google-cloud/storage` (`storage.bucket(b).file(name)`), as
+ * the GCS guard uses it: `getMetadata` for the generation and the fence,
+ * `save` on a generation.
+ */
+export interface GuardGcsFile {
+  readonly name: string
+  readonly bucket: { readonly name: string }
+  getMetadata(options?: any): Promise<any>
+  save(data: any, options?: any): Promise<any>
+}
+
+/** What `guard.gcs.save` writes besides the body. */
+export interface GuardGcsSaveOptions {
+  /** The object's content type. */
+  contentType?: string
+  /** Your own custom metadata, written beside the fence (not under the guard's key). */
+  metadata?: Record<string, string>
+}
+
+/**
+ * The guard on Google Cloud Storage (docs/guards.md, "Google Cloud Storage
+ * and Azure Blob Storage"), on your own `File` (`@google-cloud/storage`, an
+ * optional peer dependency the package never requires). The fence lives in
+ * the object's metadata (`tinystore-fence`, 40 digits). A guarded save
+ * reads the object's generation and fence, rejects with StaleError when
+ * the fence is larger, and otherwise saves in one request on that
+ * generation (`ifGenerationMatch`, 0 for a new object); a writer that came
+ * in between (412) makes it read and decide again. An object written
+ * without the guard has no fence and is taken over. The resource is
+ * `"BUCKET/NAME"`.
+ *
+ * Rejects with StaleError (nothing written); CorruptError for a fence
+ * edited by hand; LimitError after MAX_TRIES saves lost to other writers in
+ * a row; InvalidError, before any call, for a value that is not a File, an
+ * empty bucket or object name, a resource the core refuses, a body that is
+ * not a string or a Uint8Array, metadata whose values are not strings or
+ * whose keys are the guard's own (in any case or spelling), a fence that is
+ * not a bigint from 0 to 2^128-1. The client's own errors are rejected
+ * with as it threw them (its `ApiError`, whose `code` is the HTTP status;
+ * gaxios's error for a refused connection). A delete cannot be guarded.
+ */
+export declare namespace guard.gcs {
+  /** The metadata key holding the object's fence: "tinystore-fence". */
+  export const METADATA_KEY: string
+  /** How many conditional saves a guarded save makes in all: 5. */
+  export const MAX_TRIES: number
+  /** Saves `data` (a string, as UTF-8, or a Uint8Array) to `file` with `fence`. */
+  export function save(file: GuardGcsFile, data: string | Uint8Array, fence: bigint, options?: GuardGcsSaveOptions): Promise<void>
+}
+
+/**
+ * A `BlockBlobClient` of `@azure/storage-blob`
+ * (`containerClient.getBlockBlobClient(name)`), as the Azure guard uses it:
+ * `getProperties` for the ETag and the fence, `upload` on a condition.
+ */
+export interface GuardAzureBlockBlob {
+  readonly containerName: string
+  readonly name: string
+  getProperties(options?: any): Promise<any>
+  upload(body: any, contentLength: number, options?: any): Promise<any>
+}
+
+/**
+ * The guard on Azure Blob Storage (docs/guards.md, "Google Cloud Storage
+ * and Azure Blob Storage"), on your own `BlockBlobClient`
+ * (`@azure/storage-blob`, an optional peer dependency the package never
+ * requires). The fence lives in the blob's metadata (`tinystore_fence`, 40
+ * digits, read back ignoring case). A guarded upload reads the blob's ETag
+ * and fence, rejects with StaleError when the fence is larger, and
+ * otherwise uploads (one Put Blob) with `ifMatch` on that ETag (`ifNoneMatch:
+ * '*'` for a new blob); a writer that came in between (412 ConditionNotMet,
+ * 409 BlobAlreadyExists) makes it read and decide again. A blob written
+ * without the guard is taken over. The resource is `"CONTAINER/NAME"`.
+ *
+ * Rejects with StaleError (nothing written); CorruptError for a fence
+ * edited by hand; LimitError after MAX_TRIES uploads lost in a row;
+ * InvalidError, before any call, for a value that is not a
+ * BlockBlobClient, an empty container or blob name, a resource the core
+ * refuses, a body that is not a string or a Uint8Array, metadata whose
+ * values are not strings or whose keys are the guard's own, your own
+ * `conditions`, a fence that is not a bigint from 0 to 2^128-1. The
+ * client's own errors are rejected with as it threw them (its `RestError`,
+ * with `statusCode` and `code`). A delete cannot be guarded.
+ */
+export declare namespace guard.azure {
+  /** The metadata key holding the blob's fence: "tinystore_fence". */
+  export const METADATA_KEY: string
+  /** How many conditional uploads a guarded upload makes in all: 5. */
+  export const MAX_TRIES: number
+  /**
+   * Uploads `body` (a string, as UTF-8, or a Uint8Array) to `blob` with
+   * `fence` and upload's other `options` (`blobHTTPHeaders`, `metadata`,
+   * `tags`, `tier`, ...; not `conditions`: the guard's); resolves to the
+   * SDK's upload response.
+   */
+  export function upload(blob: GuardAzureBlockBlob, body: string | Uint8Array, fence: bigint, options?: Record<string, any>): Promise<any>
 }
 
 /** A request as the HTTP helpers read it (node:http's IncomingMessage, Express's Request). */

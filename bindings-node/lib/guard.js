@@ -19,6 +19,9 @@ const { begin, release, after } = require('./guard_sql')
 const { mysqlConnectionOf, inTransaction, checkMysql, ensureMysql } = require('./guard_mysql')
 const { s3 } = require('./s3')
 const { redis } = require('./redis')
+const { dynamodb } = require('./dynamodb')
+const { gcs } = require('./gcs')
+const { azure } = require('./azure')
 
 /**
  * @typedef {{ run(...params: unknown[]): { changes: number }, get(...params: unknown[]): unknown, pluck(on?: boolean): SqliteStatement }} SqliteStatement
@@ -208,6 +211,6 @@ function migration(dialect) {
   return mappedSync(() => native.guardMigration(dialect))
 }
 
-const guard = Object.freeze({ check, ensure, migration, isSerializationFailure, s3, redis })
+const guard = Object.freeze({ check, ensure, migration, isSerializationFailure, s3, redis, dynamodb, gcs, azure })
 
 module.exports = { guard }

@@ -1,9 +1,11 @@
 'use strict'
 // A driver's own errors, for the guards: each described by what the driver
 // reports (better-sqlite3's code name, pg's SQLSTATE, mysql2's SQLSTATE and
-// error number, the S3 SDK's HTTP
-// status and error name, a Redis server's error code, a socket's code), for
-// the core to classify; and
+// error number, the AWS SDK's HTTP
+// status and error name (S3's, DynamoDB's: a cancelled transaction's first
+// reason), Google Cloud Storage's HTTP status, Azure's HTTP status and error
+// code, a Redis server's error code, a socket's code), for the core to
+// classify; and
 // the one policy of a guard's end:
 //
 // - accepted: return;
@@ -19,7 +21,7 @@ const { fromNativeValue } = require('./errors')
 /**
  * @typedef {import('../native').NativeDriverFailure} Failure
  * @typedef {import('../native').NativeGuardStep} Step
- * @typedef {{ code?: unknown, severity?: unknown, name?: unknown, Code?: unknown, $metadata?: { httpStatusCode?: unknown }, sqlState?: unknown, errno?: unknown, fatal?: unknown }} Reported
+ * @typedef {{ code?: unknown, severity?: unknown, name?: unknown, Code?: unknown, $metadata?: { httpStatusCode?: unknown }, sqlState?: unknown, errno?: unknown, fatal?: unknown, statusCode?: unknown, CancellationReasons?: unknown, cause?: unknown }} Reported
  */
 
 /**
@@ -45,13 +47,45 @@ function failureOf(err) {
   else if (code !== undefined) failure.errorCode = code // better-sqlite3's SQLITE_BUSY, a socket's ECONNREFUSED
   const status = e.$metadata?.httpStatusCode
   if (typeof status === 'number') {
-    failure.httpStatus = status // an S3 service error: its status and name
+    failure.httpStatus = status // an AWS service error (S3, DynamoDB): its status and name
     if (failure.errorCode === undefined) {
       const named = typeof e.Code === 'string' ? e.Code : e.name
       if (typeof named === 'string') failure.errorCode = named
     }
+    if (failure.errorCode === 'TransactionCanceledException' && Array.isArray(e.CancellationReasons)) {
+      // A cancelled DynamoDB transaction: its first reason given
+      // (TransactionConflict, ConditionalCheckFailed, ThrottlingError).
+      const given = e.CancellationReasons.map(r => r?.Code).find(c => typeof c === 'string' && c !== 'None')
+      if (given !== undefined) failure.errorCode = given
+    }
+  } else if (typeof e.statusCode === 'number') {
+    failure.httpStatus = e.statusCode // Azure's RestError: its status and error code (ConditionNotMet)
+  } else if (typeof e.code === 'number' && e.code >= 100 && e.code < 600) {
+    failure.httpStatus = e.code // Google Cloud Storage's ApiError: the HTTP status as its code
+  }
+  if (failure.httpStatus === undefined && failure.errorCode !== undefined && !/^E[A-Z]+$/.test(failure.errorCode)) {
+    // A request that never had an answer, whose own code says so
+    // (Azure's REQUEST_SEND_ERROR, gaxios's and the AWS SDK's fetch
+    // errors): its cause's socket code when it has one, else "connection".
+    if (SENT_NOTHING.has(failure.errorCode)) failure.errorCode = socketCode(e.cause) ?? 'connection'
   }
   return failure
+}
+
+/** The codes clients give a request that had no answer (Azure's core-rest-pipeline). */
+const SENT_NOTHING = new Set(['REQUEST_SEND_ERROR'])
+
+/**
+ * A socket's error code (ECONNREFUSED) in `err` or its causes.
+ * @param {unknown} err
+ * @returns {string | undefined}
+ */
+function socketCode(err) {
+  for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = /** @type {Reported} */ (e).cause, depth++) {
+    const code = /** @type {Reported} */ (e).code
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+  }
+  return undefined
 }
 
 /**

@@ -1,0 +1,96 @@
+'use strict'
+// The guard on Google Cloud Storage, on the caller's own @google-cloud/storage
+// `File` (`storage.bucket(b).file(name)`). The fence lives in the object's
+// metadata (`tinystore-fence`, 40 digits); a guarded save reads the object's
+// generation and fence (File#getMetadata; 404: absent) and saves on that
+// generation (File#save with preconditionOpts.ifGenerationMatch, 0 for a new
+// object, in one request: resumable false); a 412 means another writer came
+// in between. The protocol is the core's (lib/versioned.js drives it).
+//
+// @google-cloud/storage is an optional peer dependency, never required here:
+// the File the caller passes is used as it is, with its client's endpoint,
+// credentials and retries.
+const { describe } = require('./convert')
+const { InvalidError } = require('./errors')
+const { text, fenceOf } = require('./guard_input')
+const { guardedPut, ownMetadata, bytesOf, GCS_METADATA_KEY, MAX_TRIES } = require('./versioned')
+
+/**
+ * @typedef {{ getMetadata(): Promise<[{ generation?: unknown, metadata?: Record<string, unknown> | null }, ...unknown[]]>, save(data: unknown, options?: object): Promise<unknown>, name: string, bucket: { name: string } }} GcsFile
+ */
+
+/**
+ * An HTTP status of a GCS error: its `code` (ApiError's), or its response's.
+ * @param {unknown} err
+ * @returns {unknown}
+ */
+function statusOf(err) {
+  if (err === null || typeof err !== 'object') return undefined
+  const e = /** @type {{ code?: unknown, response?: { status?: unknown } }} */ (err)
+  return typeof e.code === 'number' ? e.code : e.response?.status
+}
+
+/**
+ * Saves `data` to `file` with `fence` unless a larger fence is stored
+ * there. See index.d.ts.
+ * @param {unknown} file
+ * @param {unknown} data
+ * @param {unknown} fence
+ * @param {unknown} [options]
+ * @returns {Promise<void>}
+ */
+async function save(file, data, fence, options) {
+  const where = 'guard.gcs.save'
+  const f = /** @type {GcsFile} */ (file)
+  if (
+    file === null ||
+    typeof file !== 'object' ||
+    typeof f.save !== 'function' ||
+    typeof f.getMetadata !== 'function' ||
+    f.bucket === null ||
+    typeof f.bucket !== 'object'
+  ) {
+    throw new InvalidError(`${where} takes a File of @google-cloud/storage (bucket.file(name)), not ${describe(file)}`)
+  }
+  const bucket = text(f.bucket.name, 'the bucket name', where)
+  const name = text(f.name, 'the object name', where)
+  if (!bucket || !name) throw new InvalidError(`${where}: a guarded save to ${JSON.stringify(`${bucket}/${name}`)} names no bucket or no object; nothing was written`)
+  const resource = `${bucket}/${name}`
+  const f2 = fenceOf(fence, where)
+  const body = bytesOf(data, where)
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw new InvalidError(`${where} takes its options as { contentType, metadata }, not ${describe(options)}`)
+  }
+  const o = /** @type {{ contentType?: unknown, metadata?: unknown }} */ (options ?? {})
+  const contentType = o.contentType === undefined ? undefined : text(o.contentType, 'contentType', where)
+  const mine = ownMetadata('gcs', resource, o.metadata, where)
+  await guardedPut('gcs', resource, f2, mine, {
+    async read() {
+      /** @type {{ generation?: unknown, metadata?: Record<string, unknown> | null }} */
+      let got
+      try {
+        ;[got] = await f.getMetadata()
+      } catch (err) {
+        if (statusOf(err) === 404) return null
+        throw err
+      }
+      const recorded = got?.metadata?.[GCS_METADATA_KEY]
+      return { version: String(got?.generation), fence: typeof recorded === 'string' ? recorded : recorded == null ? null : String(recorded) }
+    },
+    async put(version, metadata) {
+      /** @type {Record<string, unknown>} */
+      const objectMetadata = { metadata }
+      if (contentType !== undefined) objectMetadata.contentType = contentType
+      return f.save(Buffer.from(body.buffer, body.byteOffset, body.byteLength), {
+        metadata: objectMetadata,
+        preconditionOpts: { ifGenerationMatch: version === null ? 0 : version },
+        resumable: false,
+      })
+    },
+    conditionFailed: err => statusOf(err) === 412,
+  })
+}
+
+const gcs = Object.freeze({ save, METADATA_KEY: GCS_METADATA_KEY, MAX_TRIES })
+
+module.exports = { gcs }
