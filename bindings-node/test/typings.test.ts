@@ -135,3 +135,12 @@ test("index.d.ts declares exactly what guard.redis exports", () => {
   assert.ok(redis, 'namespace guard.redis is declared')
   assert.deepEqual(Object.keys(tinystore.guard.redis).sort(), [...redis].sort())
 })
+
+for (const name of ['dynamodb', 'gcs', 'azure'] as const) {
+  test(`index.d.ts declares exactly what guard.${name} exports`, () => {
+    declared(path.join(pkg, 'index.d.ts'))
+    const members = nested.get(`guard.${name}`)
+    assert.ok(members, `namespace guard.${name} is declared`)
+    assert.deepEqual(Object.keys(tinystore.guard[name]).sort(), [...members].sort())
+  })
+}
