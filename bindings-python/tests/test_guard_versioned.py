@@ -241,3 +241,23 @@ def test_the_server_gone_raises_the_clients_own_error(store: Store) -> None:
     with pytest.raises(Exception) as raised:
         store.gone().guarded("v", 1)
     assert not isinstance(raised.value, tinystore.Error), raised.value
+
+
+@pytest.mark.skipif(not AZURE, reason="TINYSTORE_AZURE_CONNECTION_STRING is unset")
+def test_azure_a_caller_that_may_only_read_gets_the_clients_403_and_nothing_written() -> None:
+    pytest.importorskip("azure.storage.blob")
+    from azure.core.exceptions import HttpResponseError
+    from azure.storage.blob import BlobClient
+
+    name = f"py-{uuid.uuid4().hex[:10]}"
+    mine = Azure.at(str(AZURE), name)
+    mine.guarded("first", 5)
+    url = os.environ["TINYSTORE_AZURE_URL"]
+    reader = BlobClient.from_blob_url(f"{url}/tinystore/{name}?{os.environ['TINYSTORE_AZURE_READ_SAS']}",
+                                      retry_total=0)
+    with pytest.raises(HttpResponseError) as refused:
+        azure_guard.upload_blob(reader, "late", 7)
+    assert refused.value.status_code == 403, refused.value
+    assert not tinystore.guard.is_serialization_failure(refused.value)
+    assert mine.read() == ("first", fence_text(5))
+

@@ -5,9 +5,11 @@
 # devstoreaccount1; its address in $TINYSTORE_AZURE_URL
 # (http://127.0.0.1:PORT/devstoreaccount1), a connection string for it in
 # $TINYSTORE_AZURE_CONNECTION_STRING, the account and its key in
-# $TINYSTORE_AZURE_ACCOUNT and $TINYSTORE_AZURE_KEY; then stops it and exits
-# with the command's status. AZURITE_BLOB names the azurite-blob program
-# (default: the one on the PATH; `make azurite-deps` installs it).
+# $TINYSTORE_AZURE_ACCOUNT and $TINYSTORE_AZURE_KEY, a SAS query string for
+# the container that may only read in $TINYSTORE_AZURE_READ_SAS; then stops
+# it and exits with the command's status. AZURITE_BLOB names the
+# azurite-blob program (default: the one on the PATH; `make azurite-deps`
+# installs it).
 #
 #   with-azurite.sh pytest tests/test_guard_versioned.py
 set -uo pipefail
@@ -49,6 +51,19 @@ mac = hmac.new(base64.b64decode(key), signed.encode(), hashlib.sha256).digest()
 headers["Authorization"] = f"SharedKey {account}:{base64.b64encode(mac).decode()}"
 urllib.request.urlopen(urllib.request.Request(f"{url}/tinystore?restype=container", method="PUT", headers=headers))
 EOF
+# A container SAS that may only read (sp=r), for the guards' tests of a
+# caller without write permission: Azurite enforces a SAS's permissions.
+sas=$(python3 - "$account" "$key" <<'EOF'
+import base64, hashlib, hmac, sys, urllib.parse
+account, key = sys.argv[1:]
+version, expiry = "2021-12-02", "2099-01-01T00:00:00Z"
+# A service SAS's string to sign (version 2020-12-06 and later).
+fields = ["r", "", expiry, f"/blob/{account}/tinystore", "", "", "", version, "c", "", "", "", "", "", "", ""]
+mac = hmac.new(base64.b64decode(key), "\n".join(fields).encode(), hashlib.sha256).digest()
+print(urllib.parse.urlencode({"sv": version, "se": expiry, "sr": "c", "sp": "r", "sig": base64.b64encode(mac).decode()}))
+EOF
+) || { echo "with-azurite.sh: could not sign the read-only SAS" >&2; exit 1; }
+export TINYSTORE_AZURE_READ_SAS=$sas
 export TINYSTORE_AZURE_URL=$url TINYSTORE_AZURE_ACCOUNT=$account TINYSTORE_AZURE_KEY=$key \
   TINYSTORE_AZURE_CONNECTION_STRING="DefaultEndpointsProtocol=http;AccountName=$account;AccountKey=$key;BlobEndpoint=$url;"
 "$@"

@@ -13,7 +13,7 @@ use gcloud_storage::http::objects::download::Range;
 use gcloud_storage::http::objects::get::GetObjectRequest;
 use gcloud_storage::http::objects::upload::{UploadObjectRequest, UploadType};
 use gcloud_storage::http::objects::Object;
-use object_store::azure::MicrosoftAzureBuilder;
+use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
 use object_store::path::Path;
 use object_store::{
     Attribute, Attributes, ClientOptions, ObjectStore, PutOptions, PutPayload, RetryConfig,
@@ -467,4 +467,42 @@ async fn the_server_gone_is_unavailable_with_the_clients_error() {
                 .is_some();
         assert!(theirs, "{gone:?}: {source}");
     }
+}
+
+#[tokio::test]
+async fn an_azure_caller_that_may_only_read_is_unauthorized_and_nothing_is_written() {
+    let (Ok(url), Ok(sas)) = (
+        std::env::var("TINYSTORE_AZURE_URL"),
+        std::env::var("TINYSTORE_AZURE_READ_SAS"),
+    ) else {
+        assert!(
+            std::env::var("TINYSTORE_REQUIRE_AZURE").as_deref() != Ok("1"),
+            "TINYSTORE_AZURE_URL or TINYSTORE_AZURE_READ_SAS is not set: run under tests/guards/with-azurite.sh"
+        );
+        return;
+    };
+    let store = azure_at(&url);
+    let n = name("read-only");
+    store.guarded(&n, "first", 5, &[]).await.unwrap();
+    let reader = MicrosoftAzureBuilder::new()
+        .with_account("devstoreaccount1")
+        .with_config(AzureConfigKey::SasKey, sas)
+        .with_endpoint(url.clone())
+        .with_container_name("tinystore")
+        .with_client_options(ClientOptions::new().with_allow_http(true))
+        .build()
+        .unwrap();
+    let err = azure::put(
+        &reader,
+        &Path::from(n.as_str()),
+        "late".into(),
+        Attributes::new(),
+        Fence::from_u128(7),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthorized, "{err}");
+    assert!(std::error::Error::source(&err).is_some(), "{err}");
+    let read = store.read(&n).await.unwrap();
+    assert_eq!(read, ("first".into(), fence_text(5)));
 }
