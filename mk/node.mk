@@ -3,7 +3,8 @@
 # `tinystore` and its platform package. The tests put that addon in the
 # package (its install script copies it when TINYSTORE_NODE_ADDON names it)
 # and bring TypeScript, better-sqlite3, pg, mysql2, @aws-sdk/client-s3,
-# ioredis and redis; then the typings are checked
+# @aws-sdk/client-dynamodb and lib-dynamodb, @google-cloud/storage,
+# @azure/storage-blob, ioredis and redis; then the typings are checked
 # against the Rust side, the JS layer and the tests are type-checked with
 # tsc --strict, the node:test suite runs, and the package is installed from
 # another folder, building its addon from source (a debug build).
@@ -52,19 +53,23 @@ dist-node: $(DIST_TOOLS) deps-rust deps dist-rust-targets
 node-deps: dist-node
 	cd $(NODE_DIR) && npm install --no-audit --no-fund
 
-test-node: node-deps s3-deps
+test-node: node-deps s3-deps gcs-deps azurite-deps
 	$(CARGO) build -q -p tinystore-cli
 	cd $(NODE_DIR) && node scripts/typings.js --check
 	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json
 	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json
 	# Under a throwaway PostgreSQL (mk/guards.mk's WITH_PG) for the guard's
-	# tests, moto's S3 server (NODE_WITH_S3) for guard.s3's, a throwaway
-	# redis-server (WITH_REDIS) for guard.redis's and a throwaway MariaDB
-	# (WITH_MARIADB) for the guard's on mysql2, which TINYSTORE_REQUIRE_PG=1,
-	# TINYSTORE_REQUIRE_S3=1, TINYSTORE_REQUIRE_REDIS=1 and
-	# TINYSTORE_REQUIRE_MYSQL=1 forbid to skip.
+	# tests, moto's S3 server (NODE_WITH_S3, first) for guard.s3's and
+	# guard.dynamodb's, a throwaway redis-server (WITH_REDIS) for
+	# guard.redis's, a throwaway MariaDB (WITH_MARIADB) for the guard's on
+	# mysql2, fake-gcs-server (WITH_GCS) for guard.gcs's and Azurite
+	# (WITH_AZURE) for guard.azure's, which TINYSTORE_REQUIRE_PG=1,
+	# TINYSTORE_REQUIRE_S3=1, TINYSTORE_REQUIRE_REDIS=1,
+	# TINYSTORE_REQUIRE_MYSQL=1, TINYSTORE_REQUIRE_GCS=1 and
+	# TINYSTORE_REQUIRE_AZURE=1 forbid to skip.
 	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/debug/tinystore TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
-	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 $(NODE_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) \
+	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 TINYSTORE_REQUIRE_GCS=1 TINYSTORE_REQUIRE_AZURE=1 \
+	  $(NODE_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
 	  node --test .test-build/*.test.js test/*.test.mjs
 	# The consumer's install must build the addon itself: remove it first.
 	rm -rf $(NODE_CONSUMER) $(NODE_DIR)/tinystore.node && mkdir -p $(NODE_CONSUMER)

@@ -16,19 +16,31 @@
 //             key of each's own
 //   mysql     the MariaDB at $TINYSTORE_MYSQL_URL (tests/guards/with-mariadb.sh),
 //             through mysql2's promise API, a database per scenario
+//   dynamodb  moto's DynamoDB at $TINYSTORE_S3_URL, through
+//             @aws-sdk/client-dynamodb, a chats table per scenario (the
+//             register tinystore_fences made by guard.dynamodb.ensure)
+//   gcs       fake-gcs-server at $TINYSTORE_GCS_URL (tests/guards/with-gcs.sh),
+//             through @google-cloud/storage, an object per scenario in bucket
+//             tinystore
+//   azure     Azurite at $TINYSTORE_AZURE_CONNECTION_STRING
+//             (tests/guards/with-azurite.sh), through @azure/storage-blob, a
+//             blob per scenario in container tinystore
 //
 // A race pauses a write after its first request, answered, by a client whose
-// `send` lets a second, real writer write in between (no sleeps); a server
+// `send` (S3) or first read (GCS, Azure) lets a second, real writer write in
+// between (no sleeps); a server
 // gone is an S3 client whose every later request goes to a port nothing
 // listens on, a pg connection ended by pg_terminate_backend, a mysql2
-// connection ended by KILL, or a Redis client of a port nothing listens
-// on, made to fail at once. Prints one
+// connection ended by KILL, or a Redis, DynamoDB, GCS or Azure client of a
+// port nothing listens on, made to fail at once. Prints one
 // line per cell, `MATRIX typescript <backend> <scenario> ok|FAIL <why>|n/a
 // <why>`, and exits 1 on any FAIL. Run from the repository:
 //
 //   MOTO_SERVER=.venv-python/bin/moto_server bash tests/guards/with-postgres.sh \
 //     bash tests/guards/with-s3.sh bash tests/guards/with-redis.sh \
-//     bash tests/guards/with-mariadb.sh node bindings-node/test/guard-conformance.mjs
+//     bash tests/guards/with-mariadb.sh env FAKE_GCS_SERVER=... bash tests/guards/with-gcs.sh \
+//     env AZURITE_BLOB=... bash tests/guards/with-azurite.sh \
+//     node bindings-node/test/guard-conformance.mjs [--vectors PATH]
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -48,9 +60,19 @@ const mysql = require('mysql2/promise')
 const { S3Client, CreateBucketCommand, ListObjectsV2Command, PutObjectCommand } = require('@aws-sdk/client-s3')
 const { Redis } = require('ioredis')
 const { createClient } = require('redis')
+const { DynamoDBClient, CreateTableCommand, GetItemCommand, PutItemCommand, ScanCommand } = require('@aws-sdk/client-dynamodb')
+const { Storage } = require('@google-cloud/storage')
+const { BlobServiceClient } = require('@azure/storage-blob')
 
 const LANGUAGE = 'typescript'
-const spec = JSON.parse(readFileSync(path.join(here, '..', '..', 'vectors', 'guards.json'), 'utf8'))
+// The vectors: vectors/guards.json, or the file `--vectors PATH` or
+// $TINYSTORE_GUARD_VECTORS names (a new version of them, tried before it
+// replaces the committed one).
+const vectorsArg = process.argv.indexOf('--vectors')
+const vectorsPath =
+  vectorsArg > 0 ? process.argv[vectorsArg + 1] : process.env.TINYSTORE_GUARD_VECTORS || path.join(here, '..', '..', 'vectors', 'guards.json')
+if (!vectorsPath) throw new Error('--vectors takes a path')
+const spec = JSON.parse(readFileSync(vectorsPath, 'utf8'))
 const notApplicable = spec.not_applicable?.[LANGUAGE] ?? {}
 
 /** A failed expectation: the cell's FAIL line gives its message. */
@@ -586,6 +608,196 @@ async function redisBackend(url, scenario) {
   }
 }
 
+// ---- DynamoDB --------------------------------------------------------------
+
+/** A DynamoDBClient of moto's DynamoDB at `endpoint`, trying each call once. */
+const dynamoClient = endpoint =>
+  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 })
+
+async function dynamoBackend(url, scenario) {
+  const client = dynamoClient(url)
+  const TableName = `ts-${scenario}-${unique()}`
+  await client.send(
+    new CreateTableCommand({
+      TableName,
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  )
+  await guard.dynamodb.ensure(client)
+  const resource = `${LANGUAGE}-${scenario}-${unique()}/chats/42`
+  const put = (on, res, fence) =>
+    guard.dynamodb.putItem(on, res, fence, { TableName, Item: { id: { S: '42' }, fence: { S: String(fence) } } })
+  const judged = (expected, err, fence) =>
+    judge(expected, err, { resource, fence, classify: e => native.guardFailureClass(failureOf(e)) })
+  const registerKey = { resource: { S: resource } }
+  return {
+    async write(step) {
+      const fence = parseFence(step.write.fence)
+      judged(step.expect, await outcome(() => put(client, resource, fence)), fence)
+    },
+    async recorded(step) {
+      const got = await client.send(new GetItemCommand({ TableName: guard.dynamodb.REGISTER_TABLE, Key: registerKey, ConsistentRead: true }))
+      const text = got.Item?.fence?.S
+      expect(text === fenceText(parseFence(step.recorded.fence)), `the register holds ${JSON.stringify(got.Item?.fence)}, not fence ${step.recorded.fence}`)
+    },
+    corrupt: () => client.send(new PutItemCommand({ TableName: guard.dynamodb.REGISTER_TABLE, Item: { ...registerKey, fence: { N: '12' } } })),
+    async server_gone(step) {
+      const dead = dynamoClient(await deadEndpoint())
+      try {
+        const fence = parseFence(step.server_gone.fence)
+        judged(step.expect, await outcome(() => put(dead, resource, fence)), fence)
+      } finally {
+        dead.destroy()
+      }
+    },
+    async bad_resource(step) {
+      const fence = parseFence(step.bad_resource.fence)
+      for (const bad of BAD_RESOURCES) {
+        const err = await outcome(() => put(client, bad, fence))
+        expect(err instanceof InvalidError, `resource ${JSON.stringify(bad).slice(0, 40)}: expected InvalidError, got ${named(err)}`)
+      }
+      const scanned = await client.send(new ScanCommand({ TableName, ConsistentRead: true }))
+      expect((scanned.Count ?? 0) === 0, 'a write under a bad resource landed')
+    },
+    close: () => client.destroy(),
+  }
+}
+
+// ---- Google Cloud Storage and Azure Blob Storage ---------------------------
+
+/**
+ * The steps on a store that compares versions, through `store`: `handle(name,
+ * { gone })` (a File or a BlockBlobClient; of a port nothing listens on when
+ * gone), `readFn` and `uploadFn` (the handle's method names), `write(handle,
+ * body, fence)` (the guard), `plain(name, body, metadata)` (no guard),
+ * `fenceOf(name)` (the fence metadata as stored, or undefined) and
+ * `exists(name)`.
+ */
+function versionedBackend(scenario, store) {
+  const name = `${LANGUAGE}-${scenario}-${unique()}/r`
+  const resource = `tinystore/${name}`
+  const judged = (expected, err, fence) =>
+    judge(expected, err, { resource, fence, classify: e => native.guardFailureClass(failureOf(e)) })
+  const write = (handle, w) => {
+    const fence = parseFence(w.fence)
+    return store.write(handle, w.body ?? `fence ${fence}`, fence)
+  }
+  /** `handle` with its first read answered, then `then()` awaited, before the guard goes on. */
+  const afterFirstRead = (handle, then) => {
+    let reads = 0
+    return {
+      name: handle.name,
+      bucket: handle.bucket,
+      containerName: handle.containerName,
+      [store.readFn]: async (...args) => {
+        const answer = await handle[store.readFn](...args)
+        if (++reads === 1) await then()
+        return answer
+      },
+      [store.uploadFn]: (...args) => handle[store.uploadFn](...args),
+    }
+  }
+  return {
+    async write(step) {
+      judged(step.expect, await outcome(() => write(store.handle(name), step.write)), parseFence(step.write.fence))
+    },
+    async recorded(step) {
+      const got = await store.fenceOf(name)
+      expect(got === fenceText(parseFence(step.recorded.fence)), `the object's fence metadata is ${got}, not fence ${step.recorded.fence}`)
+    },
+    corrupt: () => store.plain(name, 'by hand', { [store.key]: 'not-a-fence' }),
+    async race(step) {
+      /** @type {unknown[]} */
+      const between = []
+      const paused = afterFirstRead(store.handle(name), async () => {
+        for (const w of step.race.between) between.push(await outcome(() => write(store.handle(name), w)))
+      })
+      const err = await outcome(() => write(paused, step.race))
+      expect(between.length === step.race.between.length, 'the writers in between did not all write')
+      between.forEach((e, i) => judged(step.expect_between, e, parseFence(step.race.between[i].fence)))
+      judged(step.expect, err, parseFence(step.race.fence))
+    },
+    async server_gone(step) {
+      const fence = parseFence(step.server_gone.fence)
+      judged(step.expect, await outcome(async () => store.write(await store.handle(name, { gone: true }), 'x', fence)), fence)
+    },
+    async bad_resource(step) {
+      const fence = parseFence(step.bad_resource.fence)
+      for (const bad of BAD_RESOURCES) {
+        // The handle's own shape, its calls made on a real handle of the name
+        // (made only if the guard calls: an SDK may refuse the name itself).
+        const real = () => store.handle(bad)
+        const handle = {
+          name: bad,
+          bucket: { name: 'tinystore' },
+          containerName: 'tinystore',
+          [store.readFn]: (...args) => real()[store.readFn](...args),
+          [store.uploadFn]: (...args) => real()[store.uploadFn](...args),
+        }
+        const err = await outcome(() => store.write(handle, 'x', fence))
+        expect(err instanceof InvalidError, `name ${JSON.stringify(bad).slice(0, 40)}: expected InvalidError, got ${named(err)}`)
+        const written = await outcome(async () => expect(!(await store.exists(bad)), 'written'))
+        expect(!(written instanceof Mismatch), `a write under the bad name ${JSON.stringify(bad).slice(0, 40)} landed`)
+      }
+    },
+    close: async () => {},
+  }
+}
+
+function gcsBackend(url, scenario) {
+  // @google-cloud/storage 7 takes STORAGE_EMULATOR_HOST (set by
+  // with-gcs.sh) as its JSON API's whole base URL, ahead of apiEndpoint.
+  delete process.env.STORAGE_EMULATOR_HOST
+  const storageOf = endpoint => new Storage({ apiEndpoint: endpoint, projectId: 'test', retryOptions: { autoRetry: false } })
+  const bucket = storageOf(url).bucket('tinystore')
+  return versionedBackend(scenario, {
+    key: guard.gcs.METADATA_KEY,
+    readFn: 'getMetadata',
+    uploadFn: 'save',
+    handle: (name, { gone } = {}) => (gone ? deadEndpoint().then(e => storageOf(e).bucket('tinystore').file(name)) : bucket.file(name)),
+    write: (file, body, fence) => guard.gcs.save(file, body, fence),
+    plain: (name, body, metadata) => bucket.file(name).save(body, { resumable: false, metadata: { metadata } }),
+    async fenceOf(name) {
+      const [meta] = await bucket.file(name).getMetadata()
+      return meta.metadata?.[guard.gcs.METADATA_KEY]
+    },
+    async exists(name) {
+      if (!name) return false
+      const [found] = await bucket.file(name).exists()
+      return found
+    },
+  })
+}
+
+function azureBackend(connection, scenario) {
+  const options = { retryOptions: { maxTries: 1 } }
+  const containerOf = conn => BlobServiceClient.fromConnectionString(conn, options).getContainerClient('tinystore')
+  const container = containerOf(connection)
+  return versionedBackend(scenario, {
+    key: guard.azure.METADATA_KEY,
+    readFn: 'getProperties',
+    uploadFn: 'upload',
+    handle: (name, { gone } = {}) =>
+      gone
+        ? deadEndpoint().then(e => containerOf(connection.replace(/BlobEndpoint=http:\/\/[^/;]+/, `BlobEndpoint=${e}`)).getBlockBlobClient(name))
+        : container.getBlockBlobClient(name),
+    write: (blob, body, fence) => guard.azure.upload(blob, body, fence),
+    plain: async (name, body, metadata) => {
+      await container.getBlockBlobClient(name).upload(body, Buffer.byteLength(body), { metadata })
+    },
+    async fenceOf(name) {
+      const props = await container.getBlockBlobClient(name).getProperties()
+      return Object.entries(props.metadata ?? {}).find(([k]) => k.toLowerCase() === guard.azure.METADATA_KEY)?.[1]
+    },
+    async exists(name) {
+      if (!name || !name.isWellFormed()) return false
+      return container.getBlockBlobClient(name).exists()
+    },
+  })
+}
+
 // ---- HTTP ------------------------------------------------------------------
 
 async function httpBackend(dir, scenario) {
@@ -671,6 +883,21 @@ async function backendFor(name, scenario, dir) {
     return redisBackend(url, scenario)
   }
   if (name === 'http') return httpBackend(dir, scenario)
+  if (name === 'dynamodb') {
+    const url = process.env.TINYSTORE_S3_URL
+    if (!url) throw new Mismatch('TINYSTORE_S3_URL is unset: run under tests/guards/with-s3.sh')
+    return dynamoBackend(url, scenario)
+  }
+  if (name === 'gcs') {
+    const url = process.env.TINYSTORE_GCS_URL
+    if (!url) throw new Mismatch('TINYSTORE_GCS_URL is unset: run under tests/guards/with-gcs.sh')
+    return gcsBackend(url, scenario)
+  }
+  if (name === 'azure') {
+    const connection = process.env.TINYSTORE_AZURE_CONNECTION_STRING
+    if (!connection) throw new Mismatch('TINYSTORE_AZURE_CONNECTION_STRING is unset: run under tests/guards/with-azurite.sh')
+    return azureBackend(connection, scenario)
+  }
   throw new Mismatch(`unknown backend ${name}`)
 }
 
