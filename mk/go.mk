@@ -182,3 +182,13 @@ bench-go: go-tools go-lib
 .PHONY: bench-guards-s3-go
 bench-guards-s3-go: go-tools go-lib s3-deps
 	cd $(GO_GUARD_TOOLS) && $(WITH_S3) $(GO) run ./bench-s3 --writes 500
+
+# The Redis guard's cost per write: a plain SET against redisguard.Set and
+# redisguard.Script on one throwaway redis-server
+# (tests/guards/go/bench-redis), median µs and the ratios, the kinds in
+# turn sample by sample. Not part of `make bench-guards`. Figures:
+# docs/benchmarks.md ("Guards on Redis, MariaDB, DynamoDB, GCS and Azure
+# Blob: Go").
+.PHONY: bench-guards-redis-go
+bench-guards-redis-go: go-tools go-lib
+	cd $(GO_GUARD_TOOLS) && $(WITH_REDIS) $(GO) run ./bench-redis --samples 9 --writes 2000
