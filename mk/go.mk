@@ -192,3 +192,11 @@ bench-guards-s3-go: go-tools go-lib s3-deps
 .PHONY: bench-guards-redis-go
 bench-guards-redis-go: go-tools go-lib
 	cd $(GO_GUARD_TOOLS) && $(WITH_REDIS) $(GO) run ./bench-redis --samples 9 --writes 2000
+
+# The guard on MySQL and MariaDB: a write transaction alone, with one more
+# upsert and with guard.Check (guard.MySQL) on a throwaway MariaDB, with
+# go-sql-driver's default DSN and with interpolateParams=true
+# (tests/guards/go/bench-mysql).
+.PHONY: bench-guards-mysql-go
+bench-guards-mysql-go: go-tools go-lib
+	cd $(GO_GUARD_TOOLS) && $(WITH_MARIADB) $(GO) run ./bench-mysql --samples 7 --writes 1000
