@@ -200,3 +200,9 @@ bench-guards-redis-go: go-tools go-lib
 .PHONY: bench-guards-mysql-go
 bench-guards-mysql-go: go-tools go-lib
 	cd $(GO_GUARD_TOOLS) && $(WITH_MARIADB) $(GO) run ./bench-mysql --samples 7 --writes 1000
+
+# The DynamoDB, GCS and Azure guards against the same write unguarded, on
+# moto, fake-gcs-server and Azurite (tests/guards/go/bench-cloud).
+.PHONY: bench-guards-cloud-go
+bench-guards-cloud-go: go-tools go-lib s3-deps gcs-deps azurite-deps
+	cd $(GO_GUARD_TOOLS) && $(WITH_S3) $(WITH_GCS) $(WITH_AZURE) $(GO) run ./bench-cloud --samples 9 --writes 100
