@@ -89,9 +89,10 @@ test-guards-contention: python-install node-deps guard-worker-go s3-deps gcs-dep
 # prerequisite of test-guards-matrix.
 GUARD_MATRIX_RUNNERS += rust='$(RUST_TEST) -q --test integration guard::conformance:: -- --nocapture'
 .PHONY: test-guards-matrix
-test-guards-matrix: deps-rust s3-deps
+test-guards-matrix: deps-rust s3-deps gcs-deps azurite-deps
 	$(RUST_TEST) --test integration --no-run
-	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) python3 tests/guards/matrix.py $(GUARD_MATRIX_RUNNERS)
+	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
+	  python3 tests/guards/matrix.py $(GUARD_MATRIX_RUNNERS)
 
 test-guards: test-guards-rust test-guards-contention test-guards-matrix
 
