@@ -97,6 +97,23 @@ bench-guards: bench-guards-s3-node
 bench-guards-s3-node: node-deps s3-deps
 	cd $(NODE_DIR) && $(NODE_WITH_S3) node bench/guard-s3.mjs
 
+# The TypeScript guards beside the Rust, Python and Go benches of the same
+# names: a guarded write against the same write unguarded, the kinds in
+# turn sample by sample, medians. Not part of `make bench-guards`. Each
+# script is type-checked first (tsc --strict on its JSDoc). Figures:
+# docs/benchmarks.md ("Guards on Redis, MariaDB, DynamoDB, GCS and Azure
+# Blob: Node").
+NODE_BENCH_TSC = cd $(NODE_DIR) && npx tsc --noEmit --allowJs --checkJs --strict --target ES2022 \
+  --module node16 --moduleResolution node16 --lib ES2022,ESNext.Disposable --types node
+
+# Redis (bench/guard-redis.mjs): a plain SET against guard.redis.set and
+# guard.redis.script, through ioredis and through node-redis, on one
+# throwaway redis-server.
+.PHONY: bench-guards-redis-node
+bench-guards-redis-node: node-deps
+	$(NODE_BENCH_TSC) bench/guard-redis.mjs
+	cd $(NODE_DIR) && $(WITH_REDIS) node bench/guard-redis.mjs
+
 # TypeScript's column of the guard's conformance matrix (mk/guards.mk).
 GUARD_MATRIX_RUNNERS += typescript='node $(NODE_DIR)/test/guard-conformance.mjs'
 test-guards-matrix: node-deps
