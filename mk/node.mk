@@ -114,6 +114,13 @@ bench-guards-redis-node: node-deps
 	$(NODE_BENCH_TSC) bench/guard-redis.mjs
 	cd $(NODE_DIR) && $(WITH_REDIS) node bench/guard-redis.mjs
 
+# MariaDB (bench/guard-mysql.mjs, mysql2): a write transaction alone, with
+# one more upsert, and with guard.check, on one throwaway MariaDB.
+.PHONY: bench-guards-mysql-node
+bench-guards-mysql-node: node-deps
+	$(NODE_BENCH_TSC) bench/guard-mysql.mjs
+	cd $(NODE_DIR) && $(WITH_MARIADB) node bench/guard-mysql.mjs
+
 # TypeScript's column of the guard's conformance matrix (mk/guards.mk).
 GUARD_MATRIX_RUNNERS += typescript='node $(NODE_DIR)/test/guard-conformance.mjs'
 test-guards-matrix: node-deps
