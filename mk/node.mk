@@ -121,6 +121,14 @@ bench-guards-mysql-node: node-deps
 	$(NODE_BENCH_TSC) bench/guard-mysql.mjs
 	cd $(NODE_DIR) && $(WITH_MARIADB) node bench/guard-mysql.mjs
 
+# DynamoDB, GCS and Azure Blob (bench/guard-cloud.mjs): each guard against
+# the same write unguarded, on moto (NODE_WITH_S3, first), fake-gcs-server
+# and Azurite.
+.PHONY: bench-guards-cloud-node
+bench-guards-cloud-node: node-deps s3-deps gcs-deps azurite-deps
+	$(NODE_BENCH_TSC) bench/guard-cloud.mjs
+	cd $(NODE_DIR) && $(NODE_WITH_S3) $(WITH_GCS) $(WITH_AZURE) node bench/guard-cloud.mjs
+
 # TypeScript's column of the guard's conformance matrix (mk/guards.mk).
 GUARD_MATRIX_RUNNERS += typescript='node $(NODE_DIR)/test/guard-conformance.mjs'
 test-guards-matrix: node-deps
