@@ -13,6 +13,7 @@
 mod explore;
 mod object;
 mod sql;
+mod verdicts;
 mod versioned;
 
 use explore::{explore, Explored, Model};

@@ -7,6 +7,7 @@
 //! without its condition must be caught.
 
 use super::explore::Model;
+use super::verdicts::{all_equal, check_decided, check_ended, Seen};
 use tinystore::guard::versioned_check::{
     Condition, VersionedCheck, VersionedObserved, VersionedStep, VersionedStore,
 };
@@ -201,47 +202,27 @@ impl Model for Versioned {
                 ));
             }
         }
-        for (w, was) in to.writers.iter().zip(&from.writers) {
-            match (was.verdict.as_deref(), w.verdict.as_deref()) {
-                (None, Some("accepted")) if w.landed_over > w.fence => {
-                    return Err(format!(
-                        "fence {} was accepted though it landed over fence {}",
-                        w.fence, w.landed_over
-                    ))
-                }
-                (None, Some("stale")) if to.max_ever <= w.fence => {
-                    return Err(format!(
-                        "fence {} was refused though no larger fence was written",
-                        w.fence
-                    ))
-                }
-                _ => {}
-            }
-        }
-        Ok(())
+        check_decided(&seen(&from.writers), &seen(&to.writers), to.max_ever)
     }
 
     fn check_end(&self, s: &State) -> Result<(), String> {
         let edited = s.edits < self.edits;
-        for w in &s.writers {
-            let v = w
-                .verdict
-                .as_deref()
-                .ok_or(format!("fence {} undecided", w.fence))?;
-            if !(matches!(v, "accepted" | "stale") || edited && v == "corrupt") {
-                return Err(format!("fence {} ended {v}", w.fence));
-            }
-        }
-        let all_equal = self.fences.iter().all(|f| *f == self.fences[0])
-            && self.before.is_none_or(|b| b <= self.fences[0]);
-        if all_equal
-            && !edited
-            && s.writers
-                .iter()
-                .any(|w| w.verdict.as_deref() != Some("accepted"))
-        {
-            return Err("writers of one fence were not all accepted".into());
-        }
-        Ok(())
+        check_ended(
+            &seen(&s.writers),
+            edited,
+            all_equal(&self.fences, self.before),
+        )
     }
+}
+
+/// The writers as the shared checks see them.
+fn seen(writers: &[Writer]) -> Vec<Seen<'_>> {
+    writers
+        .iter()
+        .map(|w| Seen {
+            fence: w.fence,
+            landed_over: w.landed_over,
+            verdict: w.verdict.as_deref(),
+        })
+        .collect()
 }
