@@ -16,11 +16,12 @@ import importlib
 import os
 import socket
 import uuid
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
 
 import tinystore
+from guard_matrix.versioned import Racing
 from tinystore.guard import azure as azure_guard
 from tinystore.guard import gcs as gcs_guard
 
@@ -89,7 +90,7 @@ class Gcs(Store):
 
     def racing(self, between: int) -> Store:
         other = Gcs.at(str(GCS_URL), self.blob.name)
-        return Gcs(_Racing(self.blob, "upload_from_string", lambda: other.guarded("between", between)))
+        return Gcs(Racing(self.blob, "upload_from_string", lambda: other.guarded("between", between)))
 
     def gone(self) -> Store:
         g = Gcs.at(f"http://127.0.0.1:{_closed_port()}", "gone")
@@ -127,7 +128,7 @@ class Azure(Store):
 
     def racing(self, between: int) -> Store:
         other = Azure.at(str(AZURE), self.blob.blob_name)
-        return Azure(_Racing(self.blob, "upload_blob", lambda: other.guarded("between", between)))
+        return Azure(Racing(self.blob, "upload_blob", lambda: other.guarded("between", between)))
 
     def gone(self) -> Store:
         port = _closed_port()
@@ -136,29 +137,6 @@ class Azure(Store):
             for part in str(AZURE).split(";")
         )
         return Azure.at(connection, "gone")
-
-
-class _Racing:
-    """A client whose first ``method`` call lets another writer in first."""
-
-    def __init__(self, inner: Any, method: str, between: Callable[[], None]) -> None:
-        object.__setattr__(self, "_inner", inner)
-        object.__setattr__(self, "_method", method)
-        object.__setattr__(self, "_between", [between])
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._inner, name)
-        if name != self._method or not self._between:
-            return value
-
-        def first(*args: Any, **kwargs: Any) -> Any:
-            self._between.pop()()
-            return value(*args, **kwargs)
-
-        return first
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self._inner, name, value)
 
 
 def _no_retry(call: Any) -> Any:
