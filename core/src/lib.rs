@@ -13,9 +13,11 @@
 //!   a key gives; dropping one releases it.
 //! - [`blocking`] is the same API for code that is not async.
 //! - [`guard`] is the other half of a fence: the comparison where the
-//!   write lands (a SQL transaction; an object in S3, one object per fence;
-//!   a request over HTTP with its fence in a header), refusing a late
-//!   holder with `stale`. Each guard's protocol is a state machine that
+//!   write lands (a SQL transaction on SQLite, PostgreSQL or MySQL; one
+//!   Redis script; one DynamoDB transaction; an object in S3, one object
+//!   per fence; a put on GCS or Azure conditional on the version read; a
+//!   request over HTTP with its fence in a header), refusing a late holder
+//!   with `stale`. Each guard's protocol is a state machine that
 //!   does no I/O, which every binding drives on its users' own clients.
 //! - [`server`] serves a store to other processes; [`store_dir`] reads and
 //!   copies a store directory nobody serves.
