@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import time
 import uuid
 from typing import Any
 
@@ -167,3 +169,34 @@ def test_the_server_gone_is_the_clients_error() -> None:
         guard.put_item(gone, "r", 1, TableName="t", Item={"id": {"S": "1"}})
     assert not isinstance(failed.value, tinystore.Error), failed.value
     assert "Could not connect" in str(failed.value)
+
+
+def test_a_caller_the_server_refuses_gets_the_clients_403() -> None:
+    """A moto server of this test's own that checks every request's
+    credentials (INITIAL_NO_AUTH_ACTION_COUNT=0), which these are not."""
+    program = os.environ.get("MOTO_SERVER")
+    if not program:
+        pytest.skip("MOTO_SERVER is unset (run under tests/guards/with-s3.sh)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([program, "-H", "127.0.0.1", "-p", str(port)],
+                              env={**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "0"},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        strict = client(f"http://127.0.0.1:{port}")
+        with pytest.raises(Exception) as refused:
+            guard.put_item(strict, "r", 1, TableName="t", Item={"id": {"S": "1"}})
+        assert not isinstance(refused.value, tinystore.Error), refused.value
+        answer: Any = getattr(refused.value, "response", {})
+        assert answer["ResponseMetadata"]["HTTPStatusCode"] == 403, refused.value
+        assert not tinystore.guard.is_serialization_failure(refused.value)
+    finally:
+        server.kill()
+        server.wait()

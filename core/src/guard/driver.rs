@@ -147,6 +147,16 @@ impl DriverFailure {
                 named,
                 "AccessDenied" | "Forbidden" | "InvalidAccessKeyId" | "SignatureDoesNotMatch"
             )
+            // DynamoDB answers these with 400, not 403.
+            || matches!(
+                named,
+                "AccessDeniedException"
+                    | "UnrecognizedClientException"
+                    | "MissingAuthenticationTokenException"
+                    | "InvalidSignatureException"
+                    | "ExpiredTokenException"
+                    | "InvalidClientTokenId"
+            )
             || matches!(named, "NOAUTH" | "NOPERM" | "WRONGPASS")
             || matches!(named, "1044" | "1045" | "1142" | "1143" | "1227" | "1370")
         {
@@ -264,6 +274,8 @@ mod tests {
             named("SQLITE_READONLY"),
             named("NOAUTH"),
             named("NOPERM"),
+            named("AccessDeniedException"),
+            named("UnrecognizedClientException"),
         ] {
             assert_eq!(f.class(), Class::Permission, "{f:?}");
         }

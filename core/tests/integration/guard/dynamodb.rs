@@ -208,3 +208,61 @@ async fn the_server_gone_is_unavailable_with_the_sdks_error() {
     assert_eq!(err.code(), Code::Unavailable, "{err}");
     assert!(err.source().is_some());
 }
+
+/// A moto server of this test's own that checks every request's
+/// credentials (`INITIAL_NO_AUTH_ACTION_COUNT=0`), which this test's are
+/// not: `None` when `$MOTO_SERVER` does not name the program.
+struct Strict(std::process::Child, String);
+
+impl Drop for Strict {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn strict_moto() -> Option<Strict> {
+    let Ok(program) = std::env::var("MOTO_SERVER") else {
+        assert!(
+            std::env::var("TINYSTORE_REQUIRE_S3").as_deref() != Ok("1"),
+            "MOTO_SERVER is not set: run under tests/guards/with-s3.sh"
+        );
+        return None;
+    };
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let child = std::process::Command::new(program)
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .env("INITIAL_NO_AUTH_ACTION_COUNT", "0")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}");
+    for _ in 0..300 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return Some(Strict(child, url));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("moto_server did not listen on {url}");
+}
+
+#[tokio::test]
+async fn a_caller_the_server_refuses_is_unauthorized_with_the_sdks_error() {
+    let Some(strict) = strict_moto().await else {
+        return;
+    };
+    let client = client_at(&strict.1);
+    let err = guard::put_item(&client, "chats/42", put("chats", "42", "v"), fence(1))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthorized, "{err}");
+    assert!(err.source().is_some(), "{err}");
+    assert!(!tinystore::guard::is_serialization_failure(&err));
+}
