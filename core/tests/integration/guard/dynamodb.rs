@@ -240,17 +240,17 @@ async fn strict_moto() -> Option<Strict> {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let url = format!("http://127.0.0.1:{port}");
+    let strict = Strict(child, format!("http://127.0.0.1:{port}"));
     for _ in 0..300 {
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
             .is_ok()
         {
-            return Some(Strict(child, url));
+            return Some(strict);
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    panic!("moto_server did not listen on {url}");
+    panic!("moto_server did not listen on {}", strict.1);
 }
 
 #[tokio::test]
