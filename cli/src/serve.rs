@@ -62,6 +62,12 @@ pub struct Args {
     /// deadline).
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
+    /// Serve a test store: the test kit (tinystore's testing module in each
+    /// language) may move its time and expire its leases, as if their
+    /// holders paused past their TTL. `status` and the metrics
+    /// (tinystore_testing 1) say so. Never for a store doing real work.
+    #[arg(long)]
+    testing: bool,
     /// For tests: read the epoch from a clock this many ms off the system's
     /// (negative steps it backwards).
     #[arg(
@@ -99,6 +105,7 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
     let json = args.log_format == LogFormat::Json;
     let mut store = StoreOptions::default().clock(OffsetClock(args.clock_offset_ms));
     store.audit = args.audit.clone();
+    store.testing = args.testing;
     let options = ServeOptions {
         tcp,
         grace: args.grace,
@@ -137,6 +144,9 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
             serving += &format!(" and {scheme}://{addr}");
         }
         serving += &format!(" (epoch {})", server.epoch());
+        if args.testing {
+            serving += ", a test store (--testing)";
+        }
         if let Some(addr) = server.metrics_addr() {
             serving += &format!("; metrics on http://{addr}/metrics");
         }

@@ -109,6 +109,12 @@ fn render(status: &Status) -> String {
         None => "none given".to_string(),
     };
     out += &labelled("fences", &fences);
+    if status.testing {
+        out += &labelled(
+            "testing",
+            "yes: a test store; the test kit may move its time and expire its leases",
+        );
+    }
     if let Some(ms) = status.grace_left_ms {
         let grace = format!("{} left (no grants until then)", human::duration(ms));
         out += &labelled("grace", &grace);

@@ -48,4 +48,26 @@ pub(crate) trait Backend: Send + Sync + 'static {
 
     /// Ends every lease and wait; idempotent.
     async fn close(&self) -> Result<()>;
+
+    /// The test kit: moves the store's time `by` forward (see
+    /// `Engine::advance`). Refused unless the store is a test store.
+    async fn advance(&self, by: std::time::Duration) -> Result<()> {
+        let _ = by;
+        Err(crate::engine::testing::refused())
+    }
+
+    /// The test kit: ends lease `id` (this backend's id) as if it ran out.
+    /// Refused unless the store is a test store.
+    async fn expire(&self, id: LeaseId) -> Result<()> {
+        let _ = id;
+        Err(crate::engine::testing::refused())
+    }
+
+    /// The test kit: ends every lease held on `key` of the groups called
+    /// `name` (both checked by the caller); returns how many.
+    /// Refused unless the store is a test store.
+    async fn expire_key(&self, name: &str, key: &str) -> Result<usize> {
+        let _ = (name, key);
+        Err(crate::engine::testing::refused())
+    }
 }

@@ -34,7 +34,7 @@ impl Embedded {
                 .unwrap_or(DEFAULT_TTL)
         });
         let audit = options.audit.as_deref().map(Audit::open).transpose()?;
-        let engine = Engine::new(disk.epoch(), grace, audit);
+        let engine = Engine::new(disk.epoch(), grace, audit, options.testing);
         Ok(Embedded {
             engine,
             dir: dir.to_path_buf(),
@@ -123,6 +123,18 @@ impl Backend for Embedded {
 
     async fn close(&self) -> Result<()> {
         self.close_now()
+    }
+
+    async fn advance(&self, by: std::time::Duration) -> Result<()> {
+        self.engine.advance(by)
+    }
+
+    async fn expire(&self, id: LeaseId) -> Result<()> {
+        self.engine.expire(id)
+    }
+
+    async fn expire_key(&self, name: &str, key: &str) -> Result<usize> {
+        self.engine.expire_key(name, key)
     }
 }
 

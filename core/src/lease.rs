@@ -12,6 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// How long the test kit's `expire` waits for the holder to be told.
+const EXPIRE_TOLD_WITHIN: Duration = Duration::from_secs(10);
+
 /// What a lease and a permit share: the held key and how to let it go.
 pub(crate) struct Holding {
     backend: Arc<dyn Backend>,
@@ -45,6 +48,21 @@ impl Holding {
 
     fn is_held(&self) -> bool {
         !self.released.load(Ordering::SeqCst) && !self.lost.is_lost()
+    }
+
+    /// The test kit: ends this lease in its store as if it ran out, and
+    /// returns once its holder's loss signal has fired (over a connection,
+    /// the server's word comes after its answer). Refused unless its store
+    /// is a test store.
+    pub(crate) async fn expire(&self) -> Result<()> {
+        self.backend.expire(self.id).await?;
+        match tokio::time::timeout(EXPIRE_TOLD_WITHIN, self.lost.ended()).await {
+            Ok(_) => Ok(()),
+            Err(_) => Err(Error::internal(format!(
+                "the lease on {} was expired but its holder was not told within {EXPIRE_TOLD_WITHIN:?}",
+                self.key
+            ))),
+        }
     }
 
     /// The error that says a renewal found this lease gone, naming its

@@ -81,6 +81,7 @@ mod status;
 mod store;
 pub mod store_dir;
 mod store_options;
+pub mod testing;
 mod tls;
 mod vocab;
 mod wire;

@@ -77,6 +77,10 @@ pub struct Status {
     /// ask for the next page (an offset of those passed over and shown).
     #[serde(default)]
     pub more: bool,
+    /// Whether this is a test store, whose time and leases the test kit
+    /// controls (made by the kit, or served with `--testing`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub testing: bool,
 }
 
 impl Status {

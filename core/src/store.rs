@@ -162,6 +162,19 @@ impl Store {
     }
 }
 
+/// The test kit's controls (see [`crate::testing`]).
+impl Store {
+    pub(crate) async fn advance(&self, by: std::time::Duration) -> Result<()> {
+        self.backend.advance(by).await
+    }
+
+    pub(crate) async fn expire_key(&self, name: &str, key: &str) -> Result<usize> {
+        crate::names::check_name(name)?;
+        crate::names::check_key(name, key)?;
+        self.backend.expire_key(name, key).await
+    }
+}
+
 /// Restores a backup into the store directory `dir`, which no process may
 /// have open. The restored store opens with max(now, backed-up epoch + 1,
 /// the directory's last epoch + 1) (the last epoch is kept in `DIR/EPOCH`).

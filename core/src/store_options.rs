@@ -24,6 +24,10 @@ pub struct StoreOptions {
     /// A file to append every grant and end of a lease to (see
     /// [`crate::engine::Audit`]); none by default.
     pub audit: Option<std::path::PathBuf>,
+    /// Whether the test kit may move this store's time and expire its
+    /// leases ([`crate::testing`]); off by default, and reported by
+    /// `status`. Never set it on a store that serves real work.
+    pub testing: bool,
 }
 
 impl Default for StoreOptions {
@@ -33,6 +37,7 @@ impl Default for StoreOptions {
             grace: None,
             create: true,
             audit: None,
+            testing: false,
         }
     }
 }
@@ -54,6 +59,13 @@ impl StoreOptions {
     /// These options with a grace after an unclean stop.
     pub fn grace(mut self, grace: Duration) -> StoreOptions {
         self.grace = Some(grace);
+        self
+    }
+
+    /// These options for a test store: the test kit's controls
+    /// ([`crate::testing`]) are allowed on it.
+    pub fn testing(mut self) -> StoreOptions {
+        self.testing = true;
         self
     }
 

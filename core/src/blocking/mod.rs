@@ -26,7 +26,7 @@ pub struct Store {
     rt: Arc<Runtime>,
 }
 
-fn runtime() -> Result<Arc<Runtime>> {
+pub(crate) fn runtime() -> Result<Arc<Runtime>> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .thread_name("tinystore")
@@ -59,6 +59,16 @@ impl Store {
         let rt = runtime()?;
         let inner = rt.block_on(crate::Store::connect_with(address, options))?;
         Ok(Store { inner, rt })
+    }
+
+    /// A blocking store over `inner`, waiting on `rt`.
+    pub(crate) fn from_parts(inner: crate::Store, rt: Arc<Runtime>) -> Store {
+        Store { inner, rt }
+    }
+
+    /// Waits for `future` on this store's runtime.
+    pub(crate) fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.rt.block_on(future)
     }
 
     /// The async store underneath.

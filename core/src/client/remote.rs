@@ -256,6 +256,28 @@ impl Backend for Remote {
         }
         Ok(())
     }
+
+    async fn advance(&self, by: std::time::Duration) -> Result<()> {
+        let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        let op = Op::Advance { ms };
+        self.link().await?.call(op, None).await.map(|_| ())
+    }
+
+    async fn expire(&self, id: LeaseId) -> Result<()> {
+        let (link, wire) = self.table.get(id)?;
+        link.call(Op::Expire { lease: wire }, None)
+            .await
+            .map(|_| ())
+    }
+
+    async fn expire_key(&self, name: &str, key: &str) -> Result<usize> {
+        let op = Op::ExpireKey {
+            name: name.to_string(),
+            key: WireKey::Text(key.to_string()),
+        };
+        let answer = self.link().await?.call(op, None).await?;
+        Ok(answer.reply.expired.unwrap_or(0) as usize)
+    }
 }
 
 /// The leader a `leader` or `observe` reply gives for election `name`.

@@ -21,6 +21,11 @@ impl Leadership {
         Leadership { lease, value }
     }
 
+    /// The lease underneath.
+    pub(crate) fn lease(&self) -> &Lease {
+        &self.lease
+    }
+
     /// The election's name.
     pub fn name(&self) -> &str {
         self.lease.name()

@@ -13,6 +13,7 @@ mod scheduler;
 mod state;
 mod status;
 mod tally;
+pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 mod wait;
@@ -39,17 +40,21 @@ pub(crate) struct Engine {
     wake: Arc<Notify>,
     /// Who leads each election, and its observers.
     elections: crate::election::Registry,
+    /// Whether the test kit's controls (engine/testing.rs) are allowed.
+    testing: bool,
 }
 
 impl Engine {
     /// An engine that gives fences in `epoch`, and no lease before `grace`
     /// has passed, recording every grant and end in `audit` if given. Must
     /// be called within a tokio runtime: it spawns the task that ends leases
-    /// at their TTL.
+    /// at their TTL. A `testing` engine lets the test kit move its time
+    /// and expire its leases.
     pub(crate) fn new(
         epoch: u64,
         grace: Option<Duration>,
         mut audit: Option<Audit>,
+        testing: bool,
     ) -> Arc<Engine> {
         if let Some(audit) = audit.as_mut() {
             audit.opened(epoch);
@@ -61,6 +66,7 @@ impl Engine {
             state: Mutex::new(state),
             wake: Arc::new(Notify::new()),
             elections: Default::default(),
+            testing,
         });
         scheduler::spawn(&engine);
         engine

@@ -14,6 +14,9 @@ use tokio::time::Instant;
 pub(super) struct State {
     /// The instant lease deadlines count from.
     pub base: Instant,
+    /// How far the test kit moved this engine's time forward, in
+    /// nanoseconds (always 0 outside tests).
+    pub advanced: u64,
     pub closed: Option<Error>,
     pub count: u64,
     pub next_id: u64,
@@ -35,6 +38,7 @@ impl State {
     pub(super) fn new(grace_until: Option<Instant>, audit: Option<super::audit::Audit>) -> State {
         State {
             base: Instant::now(),
+            advanced: 0,
             closed: None,
             count: 0,
             next_id: 0,
@@ -54,14 +58,18 @@ impl State {
         self.next_id
     }
 
-    /// `at` in nanoseconds since the engine started (0 for earlier instants).
+    /// `at` in nanoseconds since the engine started (0 for earlier
+    /// instants), plus the time the test kit moved it forward.
     pub(super) fn nanos(&self, at: Instant) -> u64 {
-        u64::try_from(at.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
+        u64::try_from(at.saturating_duration_since(self.base).as_nanos())
+            .unwrap_or(u64::MAX)
+            .saturating_add(self.advanced)
     }
 
-    /// The instant `nanos` after the engine started.
+    /// The instant `nanos` after the engine started (less the time the
+    /// test kit moved it forward: such a deadline comes sooner).
     pub(super) fn instant(&self, nanos: u64) -> Instant {
-        self.base + Duration::from_nanos(nanos)
+        self.base + Duration::from_nanos(nanos.saturating_sub(self.advanced))
     }
 
     /// Whether the grace after an unclean stop still forbids grants. Only

@@ -79,6 +79,7 @@ impl Engine {
                 .grace_until
                 .map(|g| g.saturating_duration_since(now).as_millis() as u64),
             more: page.more(held_total, waiting_total),
+            testing: self.testing,
             held,
             waiting,
             held_total,

@@ -18,7 +18,7 @@ fn request(key: &str) -> Request {
 
 #[tokio::test]
 async fn waits_left_together_give_up_their_places_and_a_crossed_grant() {
-    let engine = Engine::new(1, None, None);
+    let engine = Engine::new(1, None, None, false);
     let held = engine.try_acquire(&request("k")).unwrap().unwrap();
     let mut cx = Context::from_waker(Waker::noop());
     let mut waits: Vec<_> = (0..100)

@@ -112,6 +112,7 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
         held_total: held.len(),
         waiting_total: waiting.len(),
         more: false,
+        testing: false,
         held,
         waiting,
     })

@@ -162,7 +162,7 @@ pub(super) fn wire_id(id: LeaseId) -> String {
 }
 
 /// The engine id a wire id names, if it is one in its canonical form.
-fn engine_id(lease: &str) -> Option<LeaseId> {
+pub(super) fn engine_id(lease: &str) -> Option<LeaseId> {
     lease
         .parse::<LeaseId>()
         .ok()

@@ -76,8 +76,9 @@ fn request_histogram() -> Histogram {
 }
 
 impl Metrics {
-    /// The metrics of a server whose store has `epoch`.
-    pub(super) fn new(epoch: u64) -> Metrics {
+    /// The metrics of a server whose store has `epoch`, made for tests
+    /// or not (`testing`).
+    pub(super) fn new(epoch: u64, testing: bool) -> Metrics {
         let mut m = Metrics {
             registry: Registry::default(),
             names: Mutex::default(),
@@ -147,6 +148,13 @@ impl Metrics {
             "tinystore_epoch",
             "The store's epoch (the high 64 bits of its fences)",
             m.epoch.clone(),
+        );
+        let test_store = Gauge::<i64>::default();
+        test_store.set(i64::from(testing));
+        r.register(
+            "tinystore_testing",
+            "1 when this server was started with --testing: the test kit may move its time and expire its leases",
+            test_store,
         );
         r.register(
             "tinystore_grace_left_seconds",

@@ -31,6 +31,7 @@ mod outgoing;
 mod process;
 mod scrape;
 mod shutdown;
+mod testing;
 mod tls;
 mod trim;
 mod waits;
@@ -128,7 +129,10 @@ impl Server {
         let metrics_addr = scrape.as_ref().map(local_addr).transpose()?;
         let (shutdown, _) = watch::channel(false);
         let (done_tx, done) = mpsc::channel(1);
-        let metrics = Arc::new(metrics::Metrics::new(embedded.engine().epoch()));
+        let metrics = Arc::new(metrics::Metrics::new(
+            embedded.engine().epoch(),
+            embedded.engine().testing(),
+        ));
         embedded.engine().set_tally(metrics.clone());
         let shared =
             listener::Shared::new(embedded.clone(), shutdown.clone(), done_tx, metrics.clone());

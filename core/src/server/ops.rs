@@ -92,6 +92,9 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
         Op::Resign { lease } => release(conn, id, &lease),
         Op::Leader { name } => super::elect::leader(conn, id, &name),
         Op::Observe { name } => super::elect::observe(conn, id, &name),
+        Op::Advance { ms } => super::testing::advance(conn, id, ms),
+        Op::Expire { lease } => super::testing::expire(conn, id, &lease),
+        Op::ExpireKey { name, key } => super::testing::expire_key(conn, id, &name, &key),
         Op::Hello { .. } => Err(Error::new(Code::Invalid, "hello was already said")),
     };
     if let Err(err) = result {

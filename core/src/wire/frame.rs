@@ -184,6 +184,28 @@ pub enum Op {
         /// The election's name.
         name: String,
     },
+    /// The test kit, on a server started with `--testing` only: moves the
+    /// store's time forward; leases whose TTL passes within run out.
+    Advance {
+        /// How far, in milliseconds.
+        ms: u64,
+    },
+    /// The test kit, on a server started with `--testing` only: ends a
+    /// lease (any connection's) as if it ran out.
+    Expire {
+        /// The lease id from the acquire's reply.
+        lease: String,
+    },
+    /// The test kit, on a server started with `--testing` only: ends every
+    /// lease held on a key, as if each ran out; the reply's `expired` says
+    /// how many.
+    ExpireKey {
+        /// The group's name (a lock group's, a semaphore's or read-write
+        /// locks': every kind with that name).
+        name: String,
+        /// The key.
+        key: WireKey,
+    },
 }
 
 impl Op {
@@ -203,6 +225,9 @@ impl Op {
             Op::Resign { .. } => "resign",
             Op::Leader { .. } => "leader",
             Op::Observe { .. } => "observe",
+            Op::Advance { .. } => "advance",
+            Op::Expire { .. } => "expire",
+            Op::ExpireKey { .. } => "expire_key",
         }
     }
 }

@@ -74,6 +74,9 @@ pub struct Reply {
         deserialize_with = "given"
     )]
     pub leader: Option<Option<WireLeader>>,
+    /// `expire_key`: how many leases were ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expired: Option<u64>,
     /// When `ok` is false: what went wrong.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<WireError>,

@@ -31,3 +31,4 @@ mod locks;
 mod more_ways;
 mod server;
 mod support;
+mod testing;

@@ -15,7 +15,7 @@ use tinystore::ConnectOptions;
 const TOKEN: &str = "metrics-test-token-0123456789";
 
 /// The metrics address the server printed.
-fn metrics_addr(served: &Served) -> String {
+pub(super) fn metrics_addr(served: &Served) -> String {
     let log = served.log();
     let at =
         log.find("metrics on http://").expect("a metrics address") + "metrics on http://".len();
@@ -23,7 +23,7 @@ fn metrics_addr(served: &Served) -> String {
 }
 
 /// GET /metrics: each series (name and labels) with its value.
-fn scrape(addr: &str) -> HashMap<String, f64> {
+pub(super) fn scrape(addr: &str) -> HashMap<String, f64> {
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     stream
         .write_all(b"GET /metrics HTTP/1.1\r\nHost: tinystore\r\n\r\n")
@@ -191,6 +191,7 @@ fn the_metrics_tell_what_a_workload_did() {
     let epoch = unix.status().unwrap().epoch;
     assert_eq!(value(&figures, "tinystore_epoch"), epoch as f64);
     assert_eq!(value(&figures, "tinystore_grace_left_seconds"), 0.0);
+    assert_eq!(value(&figures, "tinystore_testing"), 0.0, "not --testing");
     // Every acquire was timed: 3 + 2 + 1 + the waiter's.
     let acquires = value(
         &figures,

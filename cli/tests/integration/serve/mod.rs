@@ -13,5 +13,6 @@ mod metrics;
 mod reliability_edges;
 mod scene;
 mod surges;
+mod testing;
 mod tls;
 mod wire;
