@@ -1,6 +1,7 @@
 # Release artifacts: `make dist` writes dist/ (the Python wheels and sdist,
 # the npm tarballs, the Go module: dist-python in python.mk, dist-node in
-# node.mk, dist-go in go.mk; the static command line: dist-cli in musl.mk),
+# node.mk, dist-go in go.mk; the static command line: dist-cli in musl.mk;
+# the crate as crates.io would serve it: dist-crate),
 # each for linux/x86_64 and linux/arm64; `make test-dist` installs the
 # x86_64 ones outside the tree with no cargo, rustc or protoc on the PATH and
 # plays the scene with each; `make test-arm64` (arm64.mk) plays it with the
@@ -34,10 +35,10 @@ DIST_ZIGBUILD_TARGET := $(DIST_TARGET)-zigbuild
 DIST_ZIGBUILD_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 TESTS += test-dist
 
-.PHONY: dist test-dist dist-rust-targets
+.PHONY: dist test-dist dist-rust-targets dist-crate
 
 dist:
-	$(MAKE) dist-python dist-node dist-go dist-cli
+	$(MAKE) dist-python dist-node dist-go dist-cli dist-crate
 	@ls -l $(DIST) $(DIST)/go/build/*
 
 # Quick when they are there already.
@@ -49,7 +50,15 @@ $(DIST_TOOLS): | deps
 	$(DIST_VENV)/bin/python -m pip install -q --disable-pip-version-check ziglang 'maturin>=1.9,<2' cargo-zigbuild
 	touch $@
 
+# The crate as `cargo package` makes it for crates.io (tests/dist/rust.sh
+# builds a user's crate on it).
+dist-crate: deps-rust
+	$(CARGO) package -p tinystore --no-verify --allow-dirty
+	mkdir -p $(DIST)
+	cp $(CARGO_TARGET_DIR)/package/tinystore-*.crate $(DIST)/
+
 test-dist: dist
+	tests/dist/rust.sh $(DIST)
 	tests/dist/python.sh $(DIST)
 	tests/dist/node.sh $(DIST)
 	tests/dist/go.sh $(DIST)
