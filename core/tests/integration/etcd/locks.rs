@@ -420,3 +420,25 @@ async fn a_waiter_whose_predecessor_gives_up_keeps_waiting_for_the_holder() {
     let lease = patient.await.unwrap().unwrap();
     assert!(lease.fence() > holder.fence());
 }
+
+#[tokio::test]
+async fn the_test_kit_is_refused_on_etcd_and_its_lease_stays_held() {
+    let store = connect(&address("kit")).await;
+    let lease = store.locks("jobs").acquire("report").await.unwrap();
+    let errors = [
+        tinystore::testing::advance(&store, Duration::from_secs(60))
+            .await
+            .unwrap_err(),
+        tinystore::testing::expire(&lease).await.unwrap_err(),
+        tinystore::testing::expire_key(&store, "jobs", "report")
+            .await
+            .unwrap_err(),
+    ];
+    for err in errors {
+        assert_eq!(err.code(), Code::Invalid, "{err}");
+        assert!(err.to_string().contains("not a test store"), "{err}");
+    }
+    assert!(lease.is_held());
+    assert!(!store.status().await.unwrap().testing);
+    lease.release().await.unwrap();
+}
