@@ -1,7 +1,7 @@
 # The server, the wire and the Rust client (core/src/{server,wire,client},
 # cli serve/hold/status/backup/restore). Their tests run in `test-rust`
-# (core/tests/client_*.rs, the wire's own in core/src/wire/tests/,
-# cli/tests/server_*.rs); `make bench-server`
+# (core/tests/integration/{client,server}, the wire's own in
+# core/src/wire/tests/, cli/tests/integration/serve); `make bench-server`
 # measures acquire+release pairs and handoffs through the server over its
 # Unix socket, in a release build (docs/benchmarks.md, "Server");
 # `make bench-hold` measures the engine itself, holds on a store opened

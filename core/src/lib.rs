@@ -19,6 +19,10 @@
 //!   request over HTTP with its fence in a header), refusing a late holder
 //!   with `stale`. Each guard's protocol is a state machine that
 //!   does no I/O, which every binding drives on its users' own clients.
+//! - [`testing`] is the test kit: a store whose time a test controls, to
+//!   make a holder's lease run out on purpose (`expire`, `advance`) and
+//!   check that its late write is refused; it works only on stores made for
+//!   tests.
 //! - [`server`] serves a store to other processes; [`store_dir`] reads and
 //!   copies a store directory nobody serves.
 //! - docs/architecture.md draws the layers inside: the vocabulary, the lock
