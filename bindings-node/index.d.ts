@@ -127,6 +127,11 @@ export interface Status {
   readonly waitingTotal: number
   /** Whether more held leases or keys with waiters come after this page. */
   readonly more: boolean
+  /**
+   * Whether it is a test store, whose time the test kit (`tinystore/testing`)
+   * controls: made by the kit, or served with `tinystore serve --testing`.
+   */
+  readonly testing: boolean
 }
 
 /** One held lease, as a status shows it. */

@@ -277,6 +277,11 @@ export declare class NativeLeadership {
    * reason, the core error as JSON (as thrown errors carry it).
    */
   lost(): Promise<string>
+  /**
+   * The kit's `expire`: ends it as if its holder had paused past
+   * its TTL; resolves once its loss was signalled.
+   */
+  testingExpire(): Promise<void>
 }
 
 /** An election's campaign under way. */
@@ -334,6 +339,11 @@ export declare class NativeLease {
   lost(): Promise<string>
   /** The key held, as text. */
   get key(): string
+  /**
+   * The kit's `expire`: ends it as if its holder had paused past
+   * its TTL; resolves once its loss was signalled.
+   */
+  testingExpire(): Promise<void>
 }
 
 /** A lock's (or a read-write lock's write) acquire under way. */
@@ -486,6 +496,11 @@ export declare class NativePermit {
   lost(): Promise<string>
   /** The key held, as text. */
   get key(): string
+  /**
+   * The kit's `expire`: ends it as if its holder had paused past
+   * its TTL; resolves once its loss was signalled.
+   */
+  testingExpire(): Promise<void>
 }
 
 /** A semaphore's (or a read-write lock's read) acquire under way. */
@@ -610,6 +625,8 @@ export interface NativeStatus {
   waitingTotal: number
   /** Whether more held leases or keys with waiters come after this page. */
   more: boolean
+  /** Whether it is a test store, whose time the test kit controls. */
+  testing: boolean
 }
 
 /** An open store, owned by this process or reached over a connection. */
@@ -629,6 +646,28 @@ export declare class NativeStore {
    */
   status(offset?: number | undefined | null, limit?: number | undefined | null): Promise<NativeStatus>
   /** Releases every lease, fails every waiter with `closed`. Idempotent. */
+  close(): Promise<void>
+  /** The kit's `advance` on this store: its time `ms` milliseconds on. */
+  testingAdvance(ms: number): Promise<void>
+  /** The kit's `expire_key` on this store: how many leases it ended. */
+  testingExpireKey(name: string, key: string): Promise<number>
+}
+
+/**
+ * A test store: a new store in a temporary directory whose time the test
+ * controls, embedded or served by this process, until `close`.
+ */
+export declare class NativeTestStore {
+  /** The store. */
+  get store(): NativeStore
+  /** Where other processes connect (`unix:PATH`), when served. */
+  get address(): string | null
+  /** The store's directory, removed on close. */
+  get dir(): string
+  /**
+   * Closes the store, stops its server when served, and removes the
+   * directory. Idempotent.
+   */
   close(): Promise<void>
 }
 
@@ -804,6 +843,9 @@ export declare function guardVersionedConstants(): NativeVersionedGuardConstants
 /** Opens the store directory `dir`, making it if missing. */
 export declare function openStore(dir: string): Promise<NativeStore>
 
+/** An embedded test store: this process owns it. */
+export declare function openTestStore(): Promise<NativeTestStore>
+
 /**
  * Parses a fence's decimal with the core's strict parser: ASCII digits
  * only, leading zeros allowed, at most 2^128-1.
@@ -815,3 +857,9 @@ export declare function parseFence(text: string): bigint
  * that other processes' `open(dir)` reach it.
  */
 export declare function serveStore(dir: string): Promise<NativeServer>
+
+/**
+ * A test store served by this process on its Unix socket (as `tinystore
+ * serve --testing` would), its store connected to it.
+ */
+export declare function serveTestStore(): Promise<NativeTestStore>

@@ -6,6 +6,8 @@ const { fromNative, settled } = require('./errors')
 
 /** The key of the method that ends a hold; group.js's, not the public API's. */
 const endHold = Symbol('endHold')
+/** The key of the method that gives the addon's object; the test kit's (testing.js), not the public API's. */
+const nativeHeld = Symbol('nativeHeld')
 
 /**
  * What a lease, a permit and a leadership share.
@@ -53,6 +55,11 @@ class Holding {
       )
     }
     return this.#lost.signal
+  }
+
+  /** The addon's object, for the test kit (testing.js). */
+  [nativeHeld]() {
+    return this.#native
   }
 
   /** Extends it by its TTL; rejects with LeaseLostError when it ran out. */
@@ -142,4 +149,4 @@ class Lease extends Held {
 /** @extends {Held<import('../native').NativePermit>} */
 class Permit extends Held {}
 
-module.exports = { Holding, Lease, Permit, endHold }
+module.exports = { Holding, Lease, Permit, endHold, nativeHeld }

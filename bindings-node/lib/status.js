@@ -49,6 +49,7 @@ function statusOf(status) {
     heldTotal: status.heldTotal,
     waitingTotal: status.waitingTotal,
     more: status.more,
+    testing: status.testing,
   })
 }
 

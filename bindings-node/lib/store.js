@@ -9,6 +9,9 @@ const { RwLocks } = require('./rw_locks')
 const { Election } = require('./election')
 const { statusOf } = require('./status')
 
+/** The key of the method that gives the addon's store; the test kit's (testing.js), not the public API's. */
+const nativeStore = Symbol('nativeStore')
+
 class Store {
   /** @type {import('../native').NativeStore} */
   #native
@@ -93,6 +96,11 @@ class Store {
     return mapped(this.#native.close())
   }
 
+  /** The addon's store, for the test kit (testing.js). */
+  [nativeStore]() {
+    return this.#native
+  }
+
   /** Closes the store at the end of an `await using` block. */
   [Symbol.asyncDispose]() {
     return this.close()
@@ -130,4 +138,4 @@ async function connect(address, options) {
   return new Store(await mapped(native.connectStore(address, token)))
 }
 
-module.exports = { Store, open, connect }
+module.exports = { Store, open, connect, nativeStore }

@@ -3,9 +3,10 @@
 //   node scripts/pack.js OUTDIR PLATFORM=ADDON...
 // PLATFORM is one of napi-rs's platform names below (linux-x64-gnu,
 // linux-arm64-gnu), ADDON that platform's built addon.
-// - `tinystore`: the JS layer, typings, bin, README and LICENSE; no tests,
-//   no Rust sources, no install script. It names each platform package in
-//   `optionalDependencies`, so npm installs the one for the machine.
+// - `tinystore`: the JS layer, typings (testing.d.ts: `tinystore/testing`),
+//   bin, README and LICENSE; no tests, no Rust sources, no install script.
+//   It names each platform package in `optionalDependencies`, so npm
+//   installs the one for the machine.
 // - `@tinystore/<PLATFORM>`: that platform's ADDON alone, with `os`, `cpu`
 //   and `libc` so that npm installs it on that platform only (napi-rs's
 //   convention; lib/native.js requires it by the same name).
@@ -74,7 +75,7 @@ const main = pack(
     types: source.types,
     exports: source.exports,
     bin: source.bin,
-    files: ['lib/', 'bin/', 'index.d.ts', 'native.d.ts'],
+    files: ['lib/', 'bin/', 'index.d.ts', 'testing.d.ts', 'native.d.ts'],
     optionalDependencies: Object.fromEntries(platforms.map(platform => [platform.package, source.version])),
     // The guard's drivers, which it never imports: optional.
     peerDependencies: source.peerDependencies,
@@ -82,7 +83,7 @@ const main = pack(
   },
   stage => {
     const lib = fs.readdirSync(path.join(pkg, 'lib')).map(name => path.join('lib', name))
-    copy(pkg, [...lib, ...Object.values(source.bin), 'index.d.ts', 'native.d.ts', 'README.md'], stage)
+    copy(pkg, [...lib, ...Object.values(source.bin), 'index.d.ts', 'testing.d.ts', 'native.d.ts', 'README.md'], stage)
     copy(root, ['LICENSE'], stage)
   },
 )

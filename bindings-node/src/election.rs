@@ -105,6 +105,13 @@ pub struct NativeLeadership {
     inner: Arc<tinystore::Leadership>,
 }
 
+impl NativeLeadership {
+    /// The core's leadership (for the test kit, testing.rs).
+    pub(crate) fn core(&self) -> &tinystore::Leadership {
+        &self.inner
+    }
+}
+
 impl From<tinystore::Leadership> for NativeLeadership {
     fn from(inner: tinystore::Leadership) -> NativeLeadership {
         NativeLeadership {

@@ -37,6 +37,20 @@ impl From<tinystore::Permit> for NativePermit {
     }
 }
 
+impl NativeLease {
+    /// The core's lease (for the test kit, testing.rs).
+    pub(crate) fn core(&self) -> &tinystore::Lease {
+        &self.inner
+    }
+}
+
+impl NativePermit {
+    /// The core's permit (for the test kit, testing.rs).
+    pub(crate) fn core(&self) -> &tinystore::Permit {
+        &self.inner
+    }
+}
+
 #[napi]
 impl NativeLease {
     /// The fence, every digit kept.

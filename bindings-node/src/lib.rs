@@ -25,6 +25,9 @@
 //! - [`completion`]: the futures of the others, polled and settled on the JS
 //!   thread, woken through one threadsafe function per thread.
 //! - [`status`]: `NativeStore.status`, the core's `Status` as plain objects.
+//! - [`testing`]: the test kit (`tinystore/testing`): `openTestStore`,
+//!   `serveTestStore`, `NativeTestStore`, and the kit's controls on a
+//!   store and a held lease, permit or leadership.
 //! - [`serve`]: `serveStore` and `NativeServer`, and `cliMain`, the
 //!   `tinystore` command.
 
@@ -50,4 +53,5 @@ pub mod serve;
 pub mod several;
 pub mod status;
 pub mod store;
+pub mod testing;
 pub mod throw;

@@ -29,6 +29,8 @@ pub struct NativeStatus {
     pub waiting_total: f64,
     /// Whether more held leases or keys with waiters come after this page.
     pub more: bool,
+    /// Whether it is a test store, whose time the test kit controls.
+    pub testing: bool,
 }
 
 /// One held lease.
@@ -87,6 +89,7 @@ impl From<tinystore::Status> for NativeStatus {
             held_total: status.held_total as f64,
             waiting_total: status.waiting_total as f64,
             more: status.more,
+            testing: status.testing,
         }
     }
 }

@@ -17,6 +17,19 @@ pub struct NativeStore {
     inner: tinystore::Store,
 }
 
+impl From<tinystore::Store> for NativeStore {
+    fn from(inner: tinystore::Store) -> NativeStore {
+        NativeStore { inner }
+    }
+}
+
+impl NativeStore {
+    /// The core's store (for the test kit, testing.rs).
+    pub(crate) fn core(&self) -> &tinystore::Store {
+        &self.inner
+    }
+}
+
 /// Opens the store directory `dir`, making it if missing.
 #[napi]
 pub async fn open_store(dir: String) -> napi::Result<NativeStore> {

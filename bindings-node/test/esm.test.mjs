@@ -30,3 +30,12 @@ test('a static named import gives the classes and functions', () => {
   assert.equal(typeof serve, 'function')
   assert.equal(errorClasses.lease_lost, LeaseLostError)
 })
+
+test('tinystore/testing: every value testing.d.ts declares is a named ESM export, the same as require gives', async () => {
+  const kitTypings = readFileSync(new URL('../testing.d.ts', import.meta.url), 'utf8')
+  const names = [...kitTypings.matchAll(/^export declare (?:function|class|const) (\w+)/gm)].map(m => m[1])
+  assert.deepEqual([...new Set(names)].sort(), ['TestStore', 'advance', 'expire', 'expireKey', 'testStore'])
+  const esm = await import('tinystore/testing')
+  const cjs = require('tinystore/testing')
+  for (const name of names) assert.equal(esm[name], cjs[name], `${name} is the same in ESM and CJS`)
+})

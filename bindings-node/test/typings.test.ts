@@ -7,6 +7,7 @@ import path from 'node:path'
 import { test } from 'node:test'
 import ts from 'typescript'
 import * as tinystore from 'tinystore'
+import * as testing from 'tinystore/testing'
 
 const pkg = path.resolve(__dirname, '..')
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -144,3 +145,15 @@ for (const name of ['dynamodb', 'gcs', 'azure'] as const) {
     assert.deepEqual(Object.keys(tinystore.guard[name]).sort(), [...members].sort())
   })
 }
+
+test('testing.d.ts declares exactly what tinystore/testing exports', () => {
+  const decl = declared(path.join(pkg, 'testing.d.ts'))
+  assert.deepEqual(Object.keys(testing).filter(k => k !== 'default').sort(), [...decl.keys()].sort())
+  for (const [name, declaredMembers] of decl) {
+    const value = (testing as Record<string, unknown>)[name]
+    if (typeof value !== 'function' || declaredMembers.size === 0) continue
+    const runtime = members(value as Function)
+    for (const m of declaredMembers) if (m !== 'constructor') assert.ok(runtime.has(m), `${name}.${m} is declared and exists`)
+    assert.deepEqual([...runtime].sort(), [...declaredMembers].filter(m => m !== 'constructor').sort(), `${name}'s members`)
+  }
+})
