@@ -34,6 +34,12 @@ macro_rules! holding_class {
                     watching: Mutex::new(None),
                 }
             }
+
+            /// The core's held thing, for the calls of other modules (the
+            /// test kit's `expire`).
+            pub(crate) fn core(&self) -> &Arc<$core> {
+                &self.inner
+            }
         }
 
         #[pymethods]

@@ -15,6 +15,8 @@
 //! - `status`: `store_status`, the core's `Status` of a store.
 //! - `serve`: `serve(dir)` and `Server`, and `cli_main`, the `tinystore`
 //!   command the package's console script starts.
+//! - `testing`: the core's test kit for `tinystore.testing`: `TestStore`
+//!   and the controls `advance`, `expire` and `expire_key`.
 //! - The core's option defaults and limits: `DEFAULT_TTL`, `DEFAULT_WAIT`
 //!   (seconds), `DEFAULT_RENEW`, and `MAX_KEYS_AT_ONCE` (of `acquire_all`).
 
@@ -38,6 +40,7 @@ mod serve;
 mod several;
 mod status;
 mod store;
+mod testing;
 
 use pyo3::prelude::*;
 
@@ -54,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     guard_versioned::register(m)?;
     guard_redis::register(m)?;
     status::register(m)?;
+    testing::register(m)?;
     m.add_class::<store::Store>()?;
     m.add_class::<group::Locks>()?;
     m.add_class::<group::Semaphore>()?;

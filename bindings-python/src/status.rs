@@ -31,6 +31,9 @@ pub(crate) struct Status {
     waiting_total: usize,
     /// Whether more held leases or keys with waiters come after this page.
     more: bool,
+    /// Whether it is a test store, which allows the test kit's controls
+    /// (`tinystore.testing`).
+    testing: bool,
 }
 
 /// One held lease.
@@ -94,6 +97,7 @@ impl From<tinystore::Status> for Status {
             held_total: status.held_total,
             waiting_total: status.waiting_total,
             more: status.more,
+            testing: status.testing,
         }
     }
 }

@@ -44,6 +44,11 @@ impl Store {
     pub(crate) fn core(&self) -> &tinystore::Store {
         &self.inner
     }
+
+    /// A Python store over the core's `inner` (the test kit's store).
+    pub(crate) fn from_core(inner: tinystore::Store) -> Store {
+        Store { inner }
+    }
 }
 
 #[pymethods]

@@ -51,7 +51,7 @@ from ._options import Options, WeightedOptions
 from ._rw_locks import RwLocks
 from ._serve import Server, serve
 from ._store import Store, connect, open
-from . import guard, http
+from . import guard, http, testing
 
 __all__ = [
     "Closed",
@@ -98,4 +98,5 @@ __all__ = [
     "open",
     "parse_fence",
     "serve",
+    "testing",
 ]
