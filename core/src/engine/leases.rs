@@ -129,6 +129,7 @@ pub(super) mod tests {
             lost: LostTeller::Channel(tx),
             ttl_ms: 1,
             renewing: false,
+            granted_at: 0,
         }
     }
 

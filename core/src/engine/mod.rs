@@ -112,6 +112,7 @@ impl Engine {
             let id = st.next_id();
             let (tx, rx) = oneshot::channel();
             let key = request.key().clone();
+            let queued_at = st.nanos(now);
             let Some(entry) = st.keys.get_mut(slot) else {
                 return Err(Error::internal("a key vanished while its caller waited"));
             };
@@ -119,6 +120,7 @@ impl Engine {
                 id,
                 request,
                 reply: tx,
+                queued_at,
             });
             (id, key, slot, rx)
         };
@@ -175,6 +177,17 @@ impl Engine {
         Ok(())
     }
 
+    /// Releases lease `id` because its holder's connection ended (counted
+    /// as `disconnected`, not as a release); nothing is told.
+    pub(crate) fn disconnect(&self, id: LeaseId) {
+        let mut st = self.lock();
+        let now = Instant::now();
+        self.reap(&mut st, now);
+        if st.leases.get(id).is_some() {
+            self.end_lease(&mut st, id, "disconnected", None, now);
+        }
+    }
+
     /// Ends every lease (their holders are told `reason`) and fails every
     /// waiter with it. Later calls fail with `reason` too.
     pub(crate) fn close(&self, reason: Error) {
@@ -183,6 +196,7 @@ impl Engine {
             return;
         }
         let leases: Vec<(LeaseId, LeaseRecord)> = st.leases.drain();
+        let now = st.nanos(Instant::now());
         for (id, held) in leases {
             let State {
                 audit, keys, tally, ..
@@ -191,7 +205,8 @@ impl Engine {
                 audit.ended(id, &key.id, held.count > 0, "closed");
             }
             if let (Some(tally), Some(key)) = (tally, keys.get(held.key)) {
-                tally.ended(&key.id, "closed");
+                let held_for = Duration::from_nanos(now.saturating_sub(held.granted_at));
+                tally.ended(&key.id, "closed", held_for);
             }
             held.lost.tell(id, Some(reason.clone()));
         }
@@ -247,7 +262,7 @@ impl Engine {
         if !free {
             return Ok((slot, None));
         }
-        let granted = self.grant(st, slot, request, now);
+        let granted = self.grant(st, slot, request, now, None);
         self.settled(st, slot);
         if granted.is_err() {
             remove_if_idle(st, slot);
@@ -263,6 +278,7 @@ impl Engine {
         slot: KeySlot,
         request: &Request,
         now: Instant,
+        queued_at: Option<u64>,
     ) -> Result<EngineGrant> {
         let ttl_ms = request.ttl_ms();
         let fence = if request.fenced() {
@@ -302,6 +318,7 @@ impl Engine {
             lost,
             ttl_ms,
             renewing: request.renewing(),
+            granted_at,
         };
         let id = st
             .leases
@@ -325,7 +342,8 @@ impl Engine {
             audit.granted(id, request, fence, granted_at, ends_by);
         }
         if let Some(tally) = &st.tally {
-            tally.granted(request.key());
+            let waited = granted_at.saturating_sub(queued_at.unwrap_or(granted_at));
+            tally.granted(request.key(), Duration::from_nanos(waited));
         }
         self.granted_holder(request, fence);
         Ok(EngineGrant {
@@ -406,7 +424,7 @@ impl Engine {
             if gone {
                 continue;
             }
-            match self.grant(st, key, &waiter.request, now) {
+            match self.grant(st, key, &waiter.request, now, Some(waiter.queued_at)) {
                 Ok(grant) => {
                     if let Err(Ok(unwanted)) = waiter.reply.send(Ok(grant)) {
                         st.detach(unwanted.id, "not taken");

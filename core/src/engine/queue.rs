@@ -17,6 +17,8 @@ pub(super) struct Waiter {
     pub id: u64,
     pub request: Request,
     pub reply: oneshot::Sender<Result<EngineGrant>>,
+    /// When it joined the queue, in nanoseconds since the engine started.
+    pub queued_at: u64,
 }
 
 /// The callers waiting for one key, in order of arrival.
@@ -119,7 +121,12 @@ mod tests {
         let (reply, _) = tokio::sync::oneshot::channel();
         let request =
             Request::new("n", "k", crate::vocab::Ask::Lock, crate::Options::default()).unwrap();
-        Waiter { id, request, reply }
+        Waiter {
+            id,
+            request,
+            reply,
+            queued_at: 0,
+        }
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub(super) struct LeaseRecord {
     /// embedded store): it never runs out at its TTL, and ends when it is
     /// released, its `max_hold` passes, or the store closes.
     pub renewing: bool,
+    /// When it was granted, in nanoseconds since the engine started.
+    pub granted_at: u64,
 }
 
 impl LeaseRecord {

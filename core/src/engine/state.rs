@@ -92,13 +92,16 @@ impl State {
     /// follows.
     pub(super) fn detach(&mut self, id: LeaseId, why: &str) -> Option<LeaseRecord> {
         let held = self.leases.remove(id)?;
+        // Read only when a tally is told: an embedded store has none.
+        let now = self.tally.is_some().then(|| self.nanos(Instant::now()));
         if let Some(entry) = self.keys.get_mut(held.key) {
             entry.used = entry.used.saturating_sub(held.weight);
             if let Some(audit) = self.audit.as_mut() {
                 audit.ended(id, &entry.id, held.count > 0, why);
             }
-            if let Some(tally) = &self.tally {
-                tally.ended(&entry.id, why);
+            if let (Some(tally), Some(now)) = (&self.tally, now) {
+                let held_for = Duration::from_nanos(now.saturating_sub(held.granted_at));
+                tally.ended(&entry.id, why, held_for);
             }
         }
         Some(held)

@@ -10,12 +10,15 @@ use std::time::Duration;
 /// Told every grant and every end of a lease, in the engine's order, under
 /// its lock: it must not block nor call the engine.
 pub(crate) trait Tally: Send + Sync {
-    /// A lease on `key` was granted.
-    fn granted(&self, key: &KeyId);
-    /// A lease on `key` ended: `why` is `released`, `expired` (its TTL ran
-    /// out), `closed` (the store closed), `given up` or `not taken` (a
-    /// grant its waiter no longer wanted).
-    fn ended(&self, key: &KeyId, why: &str);
+    /// A lease on `key` was granted, after `waited` in its queue (zero
+    /// when the key was free).
+    fn granted(&self, key: &KeyId, waited: Duration);
+    /// A lease on `key` ended after it was held for `held`: `why` is
+    /// `released`, `expired` (its TTL or `max_hold` ran out),
+    /// `disconnected` (its holder's connection ended), `closed` (the store
+    /// closed), `given up` or `not taken` (a grant its waiter no longer
+    /// wanted).
+    fn ended(&self, key: &KeyId, why: &str, held: Duration);
 }
 
 /// What the engine holds and waits for now.

@@ -179,7 +179,7 @@ impl Connection {
         let given_up = waits.len() + held.len();
         waits.give_up(&self.engine).await;
         for (n, lease) in held.into_iter().enumerate() {
-            let _ = self.engine.release(lease);
+            self.engine.disconnect(lease);
             if n % 64 == 63 {
                 tokio::task::yield_now().await;
             }

@@ -1,4 +1,5 @@
-//! The server's metrics: what it holds and grants, by name; its
+//! The server's metrics: what it holds and grants, by name, how long
+//! acquires waited and leases were held, and why leases were lost; its
 //! connections by transport; its epoch and grace; how long each operation
 //! takes; and the process's own figures ([`super::process`]). Counting
 //! goes on whether or not they are served; `serve --metrics ADDR` serves
@@ -34,6 +35,17 @@ struct NameLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LostLabels {
+    kind: &'static str,
+    name: String,
+    cause: &'static str,
+}
+
+/// Why a lease was lost, as the metrics count it: the engine's `why` of
+/// an end that was not its holder's own doing.
+const CAUSES: [&str; 3] = ["expired", "disconnected", "closed"];
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct TransportLabels {
     transport: &'static str,
 }
@@ -44,12 +56,15 @@ struct OpLabels {
 }
 
 /// One name's figures, shared with the families that print them.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct NameFigures {
     grants: Counter,
-    lost: Counter,
+    /// By cause, in the order of [`CAUSES`].
+    lost: [Counter; 3],
     held: Gauge,
     waiting: Gauge,
+    waited: Histogram,
+    held_for: Histogram,
 }
 
 /// The server's metrics.
@@ -57,7 +72,9 @@ pub(super) struct Metrics {
     registry: Registry,
     names: Mutex<Names>,
     grants: Family<NameLabels, Counter>,
-    lost: Family<NameLabels, Counter>,
+    lost: Family<LostLabels, Counter>,
+    waited: Family<NameLabels, Histogram, fn() -> Histogram>,
+    held_for: Family<NameLabels, Histogram, fn() -> Histogram>,
     held_by_name: Family<NameLabels, Gauge>,
     waiters_by_name: Family<NameLabels, Gauge>,
     held: Gauge,
@@ -68,6 +85,11 @@ pub(super) struct Metrics {
     refused: Family<TransportLabels, Counter>,
     requests: Family<OpLabels, Histogram, fn() -> Histogram>,
     process: Process,
+}
+
+/// A wait in a queue or a hold: 1 ms to about 17 minutes, by fours.
+fn lease_time_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.001, 4.0, 11))
 }
 
 fn request_histogram() -> Histogram {
@@ -84,6 +106,8 @@ impl Metrics {
             names: Mutex::default(),
             grants: Family::default(),
             lost: Family::default(),
+            waited: Family::new_with_constructor(lease_time_histogram),
+            held_for: Family::new_with_constructor(lease_time_histogram),
             held_by_name: Family::default(),
             waiters_by_name: Family::default(),
             held: Gauge::default(),
@@ -124,8 +148,18 @@ impl Metrics {
         );
         r.register(
             "tinystore_leases_lost",
-            "Leases and permits that ran out (TTL) or ended with the store, by kind and name",
+            "Leases and permits lost, by kind, name and cause: expired (its TTL or max_hold ran out), disconnected (its holder's connection ended), closed (the store closed)",
             m.lost.clone(),
+        );
+        r.register(
+            "tinystore_wait_seconds",
+            "How long granted acquires waited in their key's queue (0 when the key was free), by kind and name",
+            m.waited.clone(),
+        );
+        r.register(
+            "tinystore_hold_seconds",
+            "How long leases and permits were held, from grant to end, by kind and name",
+            m.held_for.clone(),
         );
         r.register(
             "tinystore_connections",
@@ -248,31 +282,42 @@ fn figures<'n>(
             kind,
             name: name.to_string(),
         };
+        let lost = CAUSES.map(|cause| {
+            let labels = LostLabels {
+                kind,
+                name: name.to_string(),
+                cause,
+            };
+            metrics.lost.get_or_create(&labels).clone()
+        });
         NameFigures {
             grants: metrics.grants.get_or_create(&labels).clone(),
-            lost: metrics.lost.get_or_create(&labels).clone(),
+            lost,
             held: metrics.held_by_name.get_or_create(&labels).clone(),
             waiting: metrics.waiters_by_name.get_or_create(&labels).clone(),
+            waited: metrics.waited.get_or_create(&labels).clone(),
+            held_for: metrics.held_for.get_or_create(&labels).clone(),
         }
     })
 }
 
 impl Tally for Metrics {
-    fn granted(&self, key: &KeyId) {
+    fn granted(&self, key: &KeyId, waited: Duration) {
         let mut names = self.names();
         let f = figures(self, &mut names, key.kind(), key.name());
         f.grants.inc();
         f.held.inc();
+        f.waited.observe(waited.as_secs_f64());
     }
 
-    fn ended(&self, key: &KeyId, why: &str) {
-        let lost = why == "expired" || why == "closed";
+    fn ended(&self, key: &KeyId, why: &str, held: Duration) {
         {
             let mut names = self.names();
             let f = figures(self, &mut names, key.kind(), key.name());
             f.held.dec();
-            if lost {
-                f.lost.inc();
+            f.held_for.observe(held.as_secs_f64());
+            if let Some(cause) = CAUSES.iter().position(|c| *c == why) {
+                f.lost[cause].inc();
             }
         }
         if why == "expired" {

@@ -128,6 +128,8 @@ fn the_metrics_tell_what_a_workload_did() {
     assert_eq!(waiting(&figures, "jobs"), 1.0);
     assert_eq!(value(&figures, "tinystore_leases_held"), 5.0);
     let lock = |name: &str| format!("{{kind=\"lock\",name=\"{name}\"}}");
+    let lost =
+        |name: &str, cause: &str| format!("{{kind=\"lock\",name=\"{name}\",cause=\"{cause}\"}}");
     let exports_label = "{kind=\"semaphore\",name=\"exports\"}";
     assert_eq!(
         value(
@@ -168,17 +170,42 @@ fn the_metrics_tell_what_a_workload_did() {
     assert_eq!(
         value(
             &figures,
-            &format!("tinystore_leases_lost_total{}", lock("short"))
+            &format!("tinystore_leases_lost_total{}", lost("short", "expired"))
         ),
         1.0
     );
     assert_eq!(
         value(
             &figures,
-            &format!("tinystore_leases_lost_total{}", lock("jobs"))
+            &format!("tinystore_leases_lost_total{}", lost("jobs", "expired"))
         ),
         0.0
     );
+    // Times: the three grants of jobs found their keys free; short was
+    // held until its TTL ran out.
+    let count = |f: &HashMap<String, f64>, metric: &str, name: &str| {
+        value(
+            f,
+            &format!("tinystore_{metric}_seconds_count{}", lock(name)),
+        )
+    };
+    assert_eq!(count(&figures, "wait", "jobs"), 3.0);
+    assert_eq!(
+        value(
+            &figures,
+            "tinystore_wait_seconds_bucket{le=\"0.001\",kind=\"lock\",name=\"jobs\"}"
+        ),
+        3.0
+    );
+    assert_eq!(count(&figures, "hold", "short"), 1.0);
+    assert!(
+        value(
+            &figures,
+            &format!("tinystore_hold_seconds_sum{}", lock("short"))
+        ) >= 0.05,
+        "short was held for its whole TTL"
+    );
+    assert_eq!(count(&figures, "hold", "jobs"), 0.0);
     assert_eq!(
         value(&figures, "tinystore_connections{transport=\"unix\"}"),
         1.0
@@ -230,7 +257,40 @@ fn the_metrics_tell_what_a_workload_did() {
         1.0
     );
     assert_eq!(value(&figures, "tinystore_leases_held"), 3.0);
+    // The waiter waited, and the three released leases were held.
+    assert_eq!(count(&figures, "wait", "jobs"), 4.0);
+    assert!(
+        value(
+            &figures,
+            &format!("tinystore_wait_seconds_sum{}", lock("jobs"))
+        ) > 0.0
+    );
+    assert_eq!(count(&figures, "hold", "jobs"), 3.0);
     drop(permits);
+
+    // A client whose connection ends while it holds loses its leases:
+    // counted as disconnected, not as released.
+    let mut gone = Raw::unix(&served.socket(), true);
+    for (id, key) in [(1, "x"), (2, "y")] {
+        let held = gone.ask(&format!(
+            r#"{{"id":{id},"op":"acquire","name":"gone","key":"{key}"}}"#
+        ));
+        assert_eq!(held["granted"], true, "{held}");
+    }
+    gone.shutdown();
+    let disconnected = format!(
+        "tinystore_leases_lost_total{}",
+        lost("gone", "disconnected")
+    );
+    let figures = scrape_until(&addr, |f| f.get(&disconnected) == Some(&2.0));
+    assert_eq!(value(&figures, &disconnected), 2.0);
+    assert_eq!(
+        value(
+            &figures,
+            &format!("tinystore_leases_lost_total{}", lost("gone", "expired"))
+        ),
+        0.0
+    );
 
     // More names than the labels allow: the rest count as `other`.
     let names = MAX_NAMES + 5;
@@ -248,8 +308,8 @@ fn the_metrics_tell_what_a_workload_did() {
         .filter(|s| s.starts_with("tinystore_grants_total{kind=\"lock\""))
         .count();
     assert_eq!(lock_names, MAX_NAMES + 1, "{MAX_NAMES} names and `other`");
-    // jobs and short came first: 2 + names lock names in all.
-    let other = (2 + names - MAX_NAMES) as f64;
+    // jobs, short and gone came first: 3 + names lock names in all.
+    let other = (3 + names - MAX_NAMES) as f64;
     assert_eq!(
         value(
             &figures,
