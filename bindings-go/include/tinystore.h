@@ -232,6 +232,9 @@ typedef struct TsServer TsServer;
 // An open store (owned by this process, or reached over a connection).
 typedef struct TsStore TsStore;
 
+// A test store: the core's `TestStore`, until it is closed.
+typedef struct TsTestStore TsTestStore;
+
 // An error out-parameter. A failing call sets `code` and `message` (a
 // NUL-terminated UTF-8 string the caller owns); a succeeding call leaves
 // it untouched. The caller frees `message` with `ts_error_clear`.
@@ -1195,5 +1198,94 @@ bool ts_store_close(const struct TsStore *store, struct TsError *err);
 // # Safety
 // `store` is NULL or a live handle that no other call uses now or later.
 void ts_store_free(struct TsStore *store);
+
+// Makes a test store in a new temporary directory and writes a new handle
+// to `*out`: embedded (this process owns it) when `served` is false;
+// served by this process on its Unix socket, as `tinystore serve
+// --testing` serves, when true (`ts_test_store_address` gives where other
+// processes connect). Its store (`ts_test_store_store`) allows the kit's
+// controls.
+//
+// # Safety
+// `out` and `err` are writable.
+bool ts_test_store_start(bool served, struct TsTestStore **out, struct TsError *err);
+
+// Writes to `*out` a new handle on the test store's store (free it with
+// `ts_store_free`; closing it closes the test store's store). Fails with
+// `TS_CODE_CLOSED` once the test store was closed.
+//
+// # Safety
+// `kit` is a live handle; `out` and `err` are writable.
+bool ts_test_store_store(const struct TsTestStore *kit, struct TsStore **out, struct TsError *err);
+
+// Copies the test store's directory (removed when it is closed) to `out`
+// when it fits in `cap` bytes, and returns its length (larger than `cap`:
+// nothing copied).
+//
+// # Safety
+// `kit` is a live handle; `out` is NULL or has `cap` writable bytes.
+size_t ts_test_store_dir(const struct TsTestStore *kit, uint8_t *out, size_t cap);
+
+// Copies where other processes connect to a served test store
+// (`unix:PATH`) to `out` when it fits in `cap` bytes, and returns its
+// length: 0 for an embedded one.
+//
+// # Safety
+// `kit` is a live handle; `out` is NULL or has `cap` writable bytes.
+size_t ts_test_store_address(const struct TsTestStore *kit, uint8_t *out, size_t cap);
+
+// Closes the test store (holders are told, waiters fail with
+// `TS_CODE_CLOSED`), stops its server when served, and removes its
+// directory. Idempotent. The handle stays valid until
+// `ts_test_store_free`.
+//
+// # Safety
+// `kit` is a live handle; `err` is writable.
+bool ts_test_store_close(const struct TsTestStore *kit, struct TsError *err);
+
+// Frees the handle, closing the test store first (as
+// `ts_test_store_close`) if it is still open. NULL is ignored.
+//
+// # Safety
+// `kit` is NULL or a live handle that no other call uses now or later.
+void ts_test_store_free(struct TsTestStore *kit);
+
+// Moves the time of `store` forward `by_ns` nanoseconds at once (the
+// core's `testing::advance`): every lease whose TTL runs out within ends
+// as a lease that ran out does. Fails with `TS_CODE_INVALID` unless
+// `store` is a test store. Waits for the reply on a connected store.
+//
+// # Safety
+// `store` is a live handle; `err` is writable.
+bool ts_testing_advance(const struct TsStore *store, uint64_t by_ns, struct TsError *err);
+
+// Ends the lease, permit or leadership `held` as if its holder had paused
+// past its TTL (the core's `testing::expire`): returns once the core told
+// its holder; the loss reaches `ts_done_take` (with the token of its
+// grant) on its own, possibly after this returns. The next waiter is
+// granted with a larger fence. Fails with `TS_CODE_LEASE_LOST` when it was no longer held, with
+// `TS_CODE_INVALID` unless its store is a test store.
+//
+// # Safety
+// `held` is a live handle; `err` is writable.
+bool ts_testing_expire(const struct TsHeld *held, struct TsError *err);
+
+// Ends, as `ts_testing_expire` does, every lease held on (`key`,
+// `key_len`) of the groups called (`name`, `name_len`) in `store` (its
+// lock group, semaphore and read-write locks; not an election's), and
+// writes how many to `*out` (the core's `testing::expire_key`). Fails with
+// `TS_CODE_INVALID` for a bad name or key, or unless `store` is a test
+// store.
+//
+// # Safety
+// `store` is a live handle; `name` and `key` point to their lengths of
+// readable bytes; `out` and `err` are writable.
+bool ts_testing_expire_key(const struct TsStore *store,
+                           const uint8_t *name,
+                           size_t name_len,
+                           const uint8_t *key,
+                           size_t key_len,
+                           size_t *out,
+                           struct TsError *err);
 
 #endif  /* TINYSTORE_H */

@@ -78,6 +78,11 @@ impl TsHeld {
         }
     }
 
+    /// The lease, permit or leadership held.
+    pub(crate) fn held(&self) -> &Held {
+        &self.held
+    }
+
     /// Stops reporting the loss of this lease.
     fn unwatch(&self) {
         let watch = self.watch.lock().unwrap_or_else(|p| p.into_inner()).take();

@@ -43,6 +43,11 @@
 //!   failure as it reports it, which the core classifies.
 //! - [`status`]: `ts_store_status`, the core's `Status` as JSON text.
 //! - [`serve`]: `TsServer`, a store served from inside the program.
+//! - [`testing`]: the test kit: `TsTestStore`, a store made for a test
+//!   (embedded or served), and `ts_testing_advance`, `ts_testing_expire`,
+//!   `ts_testing_expire_key` on any store or held lease (the core's
+//!   `tinystore::testing`, which refuses them on a store not made for
+//!   tests).
 //! - [`cli`]: `ts_cli_main`, the `tinystore` command line as a function.
 //!
 //! The C ABI converts types and maps errors; every semantic lives in the
@@ -71,4 +76,5 @@ pub mod serve;
 pub mod several;
 pub mod status;
 pub mod store;
+pub mod testing;
 pub mod text;
