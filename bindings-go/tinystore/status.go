@@ -37,6 +37,10 @@ type Status struct {
 	// More tells that more held leases or keys with waiters come after
 	// this page.
 	More bool
+	// Testing tells that this is a test store, whose time and leases the
+	// test kit (package tinystoretest) controls: made by the kit, or
+	// served with `tinystore serve --testing`.
+	Testing bool
 }
 
 // HeldStatus is one held lease, as a status shows it.
@@ -132,6 +136,7 @@ type wireStatus struct {
 	HeldTotal    int           `json:"held_total"`
 	WaitingTotal int           `json:"waiting_total"`
 	More         bool          `json:"more"`
+	Testing      bool          `json:"testing"`
 }
 
 type wireHeld struct {
@@ -171,6 +176,7 @@ func decodeStatus(text []byte) (*Status, error) {
 		HeldTotal:    w.HeldTotal,
 		WaitingTotal: w.WaitingTotal,
 		More:         w.More,
+		Testing:      w.Testing,
 	}
 	if w.GraceLeftMs != nil {
 		s.GraceLeft = millis(*w.GraceLeftMs)
