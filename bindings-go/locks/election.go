@@ -147,6 +147,8 @@ type Leadership struct {
 // Name is the election's name.
 func (l *Leadership) Name() string { return l.h.Name() }
 
+func (l *Leadership) nativeHeld() *native.Held { return l.h.h }
+
 // Held reports whether it still leads: false once resigned, run out, or
 // lost with its store or connection.
 func (l *Leadership) Held() bool { return l.h.Held() }

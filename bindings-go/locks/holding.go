@@ -8,11 +8,31 @@ import (
 	"tinystore.dev/go/internal/native"
 )
 
+// Holding is what holding a key or leading gives: a *Lease, a *Permit or
+// a *Leadership, the only types that implement it (it has a method of
+// this package's own). The test kit's Expire (package tinystoretest)
+// takes one.
+type Holding interface {
+	// Name is the group's or election's name.
+	Name() string
+	// Held reports whether it is still held.
+	Held() bool
+	// Err is nil while it is held, and then why it is not.
+	Err() error
+	// Done is closed when it is lost or given back.
+	Done() <-chan struct{}
+	// Renew extends it by its TTL from now.
+	Renew(ctx context.Context) error
+	nativeHeld() *native.Held
+}
+
 // holding is what a Lease and a Permit share: the held key and how to let
 // it go.
 type holding struct {
 	h *native.Held
 }
+
+func (h holding) nativeHeld() *native.Held { return h.h }
 
 // Key is the key held, as text.
 func (h holding) Key() string { return h.h.Key }

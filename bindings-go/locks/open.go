@@ -2,6 +2,7 @@ package locks
 
 import (
 	"tinystore.dev/go/internal/groups"
+	"tinystore.dev/go/internal/handles"
 	"tinystore.dev/go/internal/native"
 )
 
@@ -22,6 +23,27 @@ func init() {
 		g, err := s.Election(name, gather(options(opts)...))
 		return &Election{group: group{g: g, err: err}, name: name}
 	}
+	// What package tinystoretest reaches through (internal/handles).
+	handles.Held = func(held any) *native.Held {
+		if h, ok := held.(Holding); ok && !isNil(h) {
+			return h.nativeHeld()
+		}
+		return nil
+	}
+	handles.KeyText = keyText
+}
+
+// isNil reports whether h is a nil *Lease, *Permit or *Leadership.
+func isNil(h Holding) bool {
+	switch h := h.(type) {
+	case *Lease:
+		return h == nil
+	case *Permit:
+		return h == nil
+	case *Leadership:
+		return h == nil
+	}
+	return false
 }
 
 func options(opts groups.Options) []Option {

@@ -4,9 +4,21 @@ import (
 	"time"
 
 	"tinystore.dev/go/internal/groups"
+	"tinystore.dev/go/internal/handles"
 	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 )
+
+// What package tinystoretest reaches through (internal/handles).
+func init() {
+	handles.Store = func(store any) *native.Store {
+		if s, ok := store.(*Store); ok && s != nil {
+			return s.n
+		}
+		return nil
+	}
+	handles.NewStore = func(n *native.Store) any { return &Store{n: n} }
+}
 
 // Store is an open store: owned by this process, or reached over a
 // connection. Safe for concurrent use.

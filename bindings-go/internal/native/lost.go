@@ -12,6 +12,9 @@ import (
 type watch struct {
 	token uint64
 	done  chan struct{}
+	// told is closed once done is and the hooks of the loss have run (a
+	// Hold's ctx is cancelled then): what the test kit's Expire waits for.
+	told  chan struct{}
 	mu    sync.Mutex
 	lost  bool
 	hooks []func()
@@ -28,7 +31,7 @@ var (
 // loss has a reader.
 func newWatch() *watch {
 	_ = doneReady() // an error here is the acquire's too, and reported there
-	w := &watch{token: nextToken.Add(1), done: make(chan struct{})}
+	w := &watch{token: nextToken.Add(1), done: make(chan struct{}), told: make(chan struct{})}
 	watches.Store(w.token, w)
 	return w
 }
@@ -42,7 +45,7 @@ func lost(token uint64) {
 	}
 }
 
-// lose closes done and runs the hooks, once.
+// lose closes done, runs the hooks, then closes told, once.
 func (w *watch) lose() {
 	w.mu.Lock()
 	if w.lost {
@@ -54,6 +57,7 @@ func (w *watch) lose() {
 	w.hooks = nil
 	close(w.done)
 	w.mu.Unlock()
+	defer close(w.told)
 	for _, f := range hooks {
 		f()
 	}
