@@ -1,3 +1,5 @@
-//! The deploy units (deploy/): systemd units checked and run.
+//! deploy/: the systemd units checked and run, the Prometheus files and
+//! the Grafana dashboard run against real Prometheus.
 
+mod dashboard;
 mod units;
