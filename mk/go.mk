@@ -4,7 +4,10 @@
 # (bindings-go/internal/native/link_*.go); its header made by cbindgen and
 # checked for drift; then go vet and go test -race, under a throwaway
 # PostgreSQL for the guard's tests (tests/guards/with-postgres.sh), and
-# the guard's MySQL tests under a throwaway MariaDB. `make
+# the guard's MySQL tests under a throwaway MariaDB; the test kit's package
+# tinystoretest is among ./... (`make test-kit-repeat-go` runs its tests
+# 200 times), and the Go recipes of docs/testing.md run as a user's module
+# (tests/recipes/go.sh). `make
 # dist-go` writes the module with the library inside it to dist/go and
 # dist/goproxy. `make guard-worker-go` builds the guard's contention writer
 # (tests/guards/README.md) as $(CARGO_TARGET_DIR)/guard-worker-go; `make
@@ -124,6 +127,7 @@ test-go: go-tools go-lib go-header-check s3-deps gcs-deps azurite-deps
 	cd $(GO_GUARD_TOOLS) && $(GO) vet ./...
 	cd $(GO_DIR) && $(GO_WITH_PG) env TINYSTORE_REQUIRE_PG=1 TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
 	cd $(GO_GUARD_TOOLS) && $(WITH_MARIADB) env TINYSTORE_REQUIRE_MYSQL=1 $(GO) test -race -count=1 ./$(GO_GUARD_MYSQL_TESTS)
+	bash tests/recipes/go.sh docs/testing.md $(GO_DIR)
 	cd $(GO_S3GUARD) && $(GO) vet ./...
 	cd $(GO_S3GUARD) && $(WITH_S3) env TINYSTORE_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
 	cd $(GO_REDISGUARD) && $(GO) vet ./...
@@ -134,6 +138,21 @@ test-go: go-tools go-lib go-header-check s3-deps gcs-deps azurite-deps
 	cd $(GO_GCSGUARD) && $(WITH_GCS) env TINYSTORE_REQUIRE_GCS=1 $(GO) test -race -count=1 ./...
 	cd $(GO_AZUREGUARD) && $(GO) vet ./...
 	cd $(GO_AZUREGUARD) && $(WITH_AZURE) env TINYSTORE_REQUIRE_AZURE=1 $(GO) test -race -count=1 ./...
+
+# The test kit's own tests (bindings-go/tinystoretest), $(GO_KIT_REPEAT)
+# times over in one `go test -count`, to show they do not flake (none
+# sleeps: each waits only on the kit's signals); prints "go: N runs, F
+# failures, T s" and fails if any run failed. Not part of `make test`.
+GO_KIT_REPEAT ?= 200
+.PHONY: test-kit-repeat-go
+test-kit-repeat-go: go-tools go-lib
+	$(CARGO) build -q -p tinystore-cli
+	@cd $(GO_DIR) && log=$$(mktemp) && start=$$(date +%s.%N) && status=0 && \
+	  { env TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -count=$(GO_KIT_REPEAT) -v ./tinystoretest/ >$$log 2>&1 || status=$$?; } && \
+	  fails=$$(grep -c '^--- FAIL' $$log || true) && \
+	  echo "go: $(GO_KIT_REPEAT) runs, $$fails failures, $$(echo "$$start $$(date +%s.%N)" | awk '{printf "%.1f", $$2 - $$1}') s" && \
+	  if [ $$status != 0 ]; then grep -A20 -- '--- FAIL' $$log | head -200; tail -3 $$log; rm -f $$log; exit 1; fi; \
+	  rm -f $$log
 
 # The guard's contention writer for Go (tests/guards/contention.py runs it).
 guard-worker-go: go-tools go-lib
