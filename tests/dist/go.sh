@@ -13,7 +13,11 @@
 # packaged `tinystore serve`: worker A holds chat 42 with a short TTL and is stopped
 # (SIGSTOP) past it; worker B holds it with a larger fence and saves into a
 # file that keeps the largest fence it accepted; A resumes, saves, and is
-# refused. Each step is checked; it prints what it measured.
+# refused. Each step is checked; it prints what it measured. Then (amd64)
+# it runs the Go recipes of docs/testing.md (tests/recipes/go.sh) in a
+# module of their own that requires the packaged tinystore.dev/go@VERSION
+# from that proxy (the SQLite driver from the usual GOPROXY): the test kit,
+# package tinystoretest, as a user gets it.
 #
 # With ARCH arm64 (`make test-arm64`) every program is built with
 # GOARCH=arm64 (cgo through aarch64-linux-gnu-gcc, linking the module's
@@ -23,6 +27,7 @@ set -euo pipefail
 
 dist=$(cd "${1:-dist}" && pwd)
 arch=${2:-amd64}
+root=$(cd "$(dirname "$0")/../.." && pwd)
 say() { echo "go.sh: $*"; }
 fail() {
 	echo "go.sh: FAIL: $*" >&2
@@ -52,7 +57,7 @@ cp -r "$dist/goproxy" "$work/proxy"
 mkdir "$work/bin"
 for tool in go gofmt gcc cc ld as ar sh bash env cat grep sed head tail sort tr cut mkdir rm cp mv ls ln \
 	chmod touch sleep kill mkfifo setsid seq date dirname basename uname wc printf pkg-config \
-	file aarch64-linux-gnu-gcc qemu-aarch64-static; do
+	file aarch64-linux-gnu-gcc qemu-aarch64-static python3 mktemp; do
 	path=$(command -v "$tool" 2>/dev/null) && [[ $path == /* ]] && ln -s "$path" "$work/bin/$tool"
 done
 export PATH=$work/bin
@@ -76,6 +81,8 @@ for absent in cargo rustc protoc; do
 	if command -v "$absent" >/dev/null; then fail "$absent is on the test PATH"; fi
 done
 
+# The proxy the recipes' SQLite driver comes from, besides the packaged one.
+upstream_proxy=$(go env GOPROXY)
 export GOPROXY=file://$work/proxy GOSUMDB=off GOFLAGS=-modcacherw GOTOOLCHAIN=local
 export GOMODCACHE=$work/modcache GOPATH=$work/gopath GOCACHE=$gocache
 mkdir "$work/app"
@@ -231,4 +238,15 @@ done
 grep -q "stopped cleanly" "$work/serve.log" || fail "tinystore serve did not stop cleanly: $(cat "$work/serve.log")"
 server_pgid=
 say "the scene played: 3 steps checked; tinystore serve stopped cleanly"
-echo "go.sh: 1 passed, 0 failed"
+
+if [[ $arch != amd64 ]]; then
+	say "the recipes of docs/testing.md run on amd64 only"
+	echo "go.sh: 1 passed, 0 failed"
+	exit 0
+fi
+# The test kit's recipes, as the page shows them, on the packaged module.
+SECONDS=0
+GOPROXY=file://$work/proxy,$upstream_proxy bash "$root/tests/recipes/go.sh" "$root/docs/testing.md" "@$version" ||
+	fail "the Go recipes of docs/testing.md on $module@$version"
+say "the Go recipes of docs/testing.md pass on $module@$version: ${SECONDS}s"
+echo "go.sh: 2 passed, 0 failed"
