@@ -135,6 +135,13 @@ fn render(status: &Status) -> String {
         out += &waiting_table(&status.waiting).render("  ");
     }
     out += &more(status.waiting_total, status.waiting.len());
+    if !status.longest_waits.is_empty() {
+        out += &labelled(
+            "longest",
+            "waits: the lines whose first caller waited longest",
+        );
+        out += &waiting_table(&status.longest_waits).render("  ");
+    }
     out
 }
 
@@ -209,9 +216,11 @@ fn waiting_table(waiting: &[WaitingStatus]) -> Table {
         ("KEY", Align::Left),
         ("KIND", Align::Left),
         ("WAITERS", Align::Right),
+        ("FIRST WAITED", Align::Right),
     ]);
     for w in waiting {
-        table.row([&w.name, &w.key, &w.kind, &w.waiters.to_string()]);
+        let waited = w.waited_ms.map_or("-".to_string(), human::duration);
+        table.row([&w.name, &w.key, &w.kind, &w.waiters.to_string(), &waited]);
     }
     table
 }

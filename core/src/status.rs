@@ -11,6 +11,9 @@ pub const DEFAULT_STATUS_LIMIT: usize = 1_000;
 /// reply stays under about 2 MB. Larger sets are read a page at a time.
 pub const MAX_STATUS_LIMIT: usize = 10_000;
 
+/// How many lines of waiters [`Status::longest_waits`] shows.
+pub const LONGEST_WAITS: usize = 10;
+
 /// Which part of the held leases and lines of waiters a status shows: the
 /// `limit` that come after the first `offset` of each, in order by name,
 /// then key, then fence.
@@ -81,6 +84,11 @@ pub struct Status {
     /// controls (made by the kit, or served with `--testing`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub testing: bool,
+    /// The lines of waiters whose first caller has waited longest, longest
+    /// first: at most [`LONGEST_WAITS`], whatever the page (empty on etcd,
+    /// whose entries carry no time).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub longest_waits: Vec<WaitingStatus>,
 }
 
 impl Status {
@@ -151,4 +159,8 @@ pub struct WaitingStatus {
     pub kind: String,
     /// How many callers wait.
     pub waiters: usize,
+    /// How long the first caller in line has waited, in milliseconds
+    /// (`None` on etcd).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_ms: Option<u64>,
 }

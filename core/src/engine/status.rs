@@ -6,7 +6,7 @@ use super::record::LeaseRecord;
 use super::tally::Totals;
 use super::Engine;
 use crate::fence::Fence;
-use crate::status::{HeldStatus, Status, StatusPage, WaitingStatus};
+use crate::status::{HeldStatus, Status, StatusPage, WaitingStatus, LONGEST_WAITS};
 use crate::vocab::KeyId;
 use std::collections::HashMap;
 use tokio::time::Instant;
@@ -57,20 +57,26 @@ impl Engine {
             .map(|(_, k)| k)
             .collect();
         let waiting_total = queues.len();
+        let line = |k: &KeyState| WaitingStatus {
+            name: k.id.name().to_string(),
+            key: k.id.key().to_string(),
+            kind: k.id.kind().to_string(),
+            waiters: k.waiters.len(),
+            waited_ms: Some(waited(k, now_nanos) / 1_000_000),
+        };
+        let mut longest = queues.clone();
+        let oldest_first = |a: &&KeyState, b: &&KeyState| {
+            waited(b, now_nanos)
+                .cmp(&waited(a, now_nanos))
+                .then_with(|| (a.id.name(), a.id.key()).cmp(&(b.id.name(), b.id.key())))
+        };
+        keep_first(&mut longest, LONGEST_WAITS, oldest_first);
+        let longest_waits: Vec<WaitingStatus> = longest.into_iter().map(line).collect();
         let order = |a: &&KeyState, b: &&KeyState| {
             (a.id.name(), a.id.key()).cmp(&(b.id.name(), b.id.key()))
         };
         keep_first(&mut queues, page.offset.saturating_add(page.limit), order);
-        let waiting: Vec<WaitingStatus> = page
-            .of(queues)
-            .into_iter()
-            .map(|k| WaitingStatus {
-                name: k.id.name().to_string(),
-                key: k.id.key().to_string(),
-                kind: k.id.kind().to_string(),
-                waiters: k.waiters.len(),
-            })
-            .collect();
+        let waiting: Vec<WaitingStatus> = page.of(queues).into_iter().map(line).collect();
         Status {
             epoch: self.epoch,
             fences_given: st.count,
@@ -80,6 +86,7 @@ impl Engine {
                 .map(|g| g.saturating_duration_since(now).as_millis() as u64),
             more: page.more(held_total, waiting_total),
             testing: self.testing,
+            longest_waits,
             held,
             waiting,
             held_total,
@@ -120,6 +127,13 @@ pub(crate) fn mode_of(key: &KeyId, count: u64) -> Option<String> {
 
 /// Keeps the first `limit` of `items` in `order`, sorted; in O(n) plus the
 /// sort of those kept.
+/// How long the first caller in `key`'s line has waited, in nanoseconds.
+fn waited(key: &KeyState, now_nanos: u64) -> u64 {
+    key.waiters
+        .front()
+        .map_or(0, |w| now_nanos.saturating_sub(w.queued_at))
+}
+
 fn keep_first<T>(items: &mut Vec<T>, limit: usize, order: impl Fn(&T, &T) -> std::cmp::Ordering) {
     if items.len() > limit {
         items.select_nth_unstable_by(limit, &order);

@@ -98,6 +98,7 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
                     key: queue[0].key.clone(),
                     kind: kind_word(kind).to_string(),
                     waiters,
+                    waited_ms: None,
                 });
             }
         }
@@ -113,6 +114,7 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
         waiting_total: waiting.len(),
         more: false,
         testing: false,
+        longest_waits: Vec::new(),
         held,
         waiting,
     })
@@ -187,6 +189,7 @@ async fn elections(
                 key: String::new(),
                 kind: "election".to_string(),
                 waiters,
+                waited_ms: None,
             });
         }
     }

@@ -62,8 +62,9 @@ fn status_escapes_control_characters_in_keys() {
         .collect();
     assert!(raw.is_empty(), "raw control bytes {raw:?} in:\n{text}");
     assert!(!text.chars().any(|c| c != '\n' && c.is_control()), "{text}");
-    // Shown escaped, in the held table and in the waiting table.
-    assert_eq!(text.matches(EVIL_SHOWN).count(), 2, "{text}");
+    // Shown escaped, in the held table, the waiting table and the
+    // longest waits.
+    assert_eq!(text.matches(EVIL_SHOWN).count(), 3, "{text}");
     // The key forged no line: only the real `held` line starts with it.
     let held_lines = text.lines().filter(|l| l.starts_with("held")).count();
     assert_eq!(held_lines, 1, "{text}");
@@ -152,8 +153,19 @@ fn status_reads_well_for_a_person() {
     assert_eq!(lines[6], "waiting  1");
     let header = lines[7];
     let waiters_end = column(header, "WAITERS") + "WAITERS".len();
-    assert_eq!(&lines[8][waiters_end - 1..], "1", "{text}");
+    assert_eq!(&lines[8][waiters_end - 1..waiters_end], "1", "{text}");
     assert_eq!(&lines[8][..column(header, "KEY") + 2], "  summaries  42");
+    let waited = lines[8].rsplit(' ').next().unwrap();
+    assert!(
+        is_short_duration(waited),
+        "first waited {waited:?} in\n{text}"
+    );
+    // The longest waits, whatever the page: the same line.
+    assert_eq!(
+        lines[9],
+        "longest  waits: the lines whose first caller waited longest"
+    );
+    assert_eq!(&lines[11][..column(header, "KEY") + 2], "  summaries  42");
 
     // --json is the wire's status object, unchanged.
     let json: serde_json::Value = serde_json::from_str(&status(&served.address(), true)).unwrap();
@@ -168,6 +180,8 @@ fn status_reads_well_for_a_person() {
     assert!(held["left_ms"].is_u64(), "{json}");
     assert_eq!(json["epoch"], fence.epoch(), "{json}");
     assert_eq!(json["waiting"][0]["waiters"], 1, "{json}");
+    assert!(json["waiting"][0]["waited_ms"].is_u64(), "{json}");
+    assert_eq!(json["longest_waits"][0]["key"], "42", "{json}");
 
     drop((lease, permit));
     waiter.join().unwrap();
