@@ -41,6 +41,9 @@ type Status struct {
 	// test kit (package tinystoretest) controls: made by the kit, or
 	// served with `tinystore serve --testing`.
 	Testing bool
+	// LongestWaits are the keys whose first caller has waited longest,
+	// longest first: at most 10, whatever the page (empty on etcd).
+	LongestWaits []WaitingStatus
 }
 
 // HeldStatus is one held lease, as a status shows it.
@@ -76,6 +79,9 @@ type WaitingStatus struct {
 	Kind string
 	// Waiters is how many callers wait.
 	Waiters int
+	// Waited is how long the first caller in line has waited (zero on
+	// etcd, whose entries carry no time).
+	Waited time.Duration
 }
 
 // A StatusOption picks the page of a status.
@@ -137,6 +143,7 @@ type wireStatus struct {
 	WaitingTotal int           `json:"waiting_total"`
 	More         bool          `json:"more"`
 	Testing      bool          `json:"testing"`
+	LongestWaits []wireWaiting `json:"longest_waits"`
 }
 
 type wireHeld struct {
@@ -153,10 +160,19 @@ type wireHeld struct {
 }
 
 type wireWaiting struct {
-	Name    string `json:"name"`
-	Key     string `json:"key"`
-	Kind    string `json:"kind"`
-	Waiters int    `json:"waiters"`
+	Name     string  `json:"name"`
+	Key      string  `json:"key"`
+	Kind     string  `json:"kind"`
+	Waiters  int     `json:"waiters"`
+	WaitedMs *uint64 `json:"waited_ms"`
+}
+
+func (q wireWaiting) decode() WaitingStatus {
+	w := WaitingStatus{Name: q.Name, Key: q.Key, Kind: q.Kind, Waiters: q.Waiters}
+	if q.WaitedMs != nil {
+		w.Waited = millis(*q.WaitedMs)
+	}
+	return w
 }
 
 func millis(ms uint64) time.Duration { return time.Duration(ms) * time.Millisecond }
@@ -193,7 +209,10 @@ func decodeStatus(text []byte) (*Status, error) {
 		s.Held = append(s.Held, held)
 	}
 	for _, q := range w.Waiting {
-		s.Waiting = append(s.Waiting, WaitingStatus(q))
+		s.Waiting = append(s.Waiting, q.decode())
+	}
+	for _, q := range w.LongestWaits {
+		s.LongestWaits = append(s.LongestWaits, q.decode())
 	}
 	return s, nil
 }
