@@ -68,34 +68,37 @@ test('expire on a lease no longer held rejects with LeaseLostError', async t => 
 })
 
 test('advance runs out exactly the leases whose TTL passed', async t => {
+  // The store's time is the real one plus what the test advanced: each
+  // lease that stays held has seconds of TTL to spare, so that a slow
+  // machine's own milliseconds never end it.
   const kit = await testStore(t)
   const locks = kit.store.locks('ttls')
   const short = await locks.acquire('1s', { ttl: 1_000, renew: false })
-  const long = await locks.acquire('5s', { ttl: 5_000, renew: false })
-  const renewing = await locks.acquire('3s-renewing', { ttl: 3_000 })
+  const long = await locks.acquire('20s', { ttl: 20_000, renew: false })
+  const renewing = await locks.acquire('10s-renewing', { ttl: 10_000 })
 
   await kit.advance(2_000)
   await aborted(short.signal)
   assertRanOut(short, 'the 1 s lease')
-  assert.deepEqual([long.held, renewing.held], [true, true], 'the 5 s lease and the renewing 3 s one are held')
-  assert.deepEqual((await kit.store.status()).held.map(h => h.key).sort(), ['3s-renewing', '5s'])
+  assert.deepEqual([long.held, renewing.held], [true, true], 'the 20 s lease and the renewing 10 s one are held')
+  assert.deepEqual((await kit.store.status()).held.map(h => h.key).sort(), ['10s-renewing', '20s'])
 
-  // 5.5 s in all: past the 5 s lease's TTL; the renewing lease's TTL (3 s)
-  // passed within, with nothing renewing it meanwhile.
-  await kit.advance(3_500)
+  // 21 s in all: past the 20 s lease's TTL; the renewing lease's TTL (10 s)
+  // passed within this step, with nothing renewing it meanwhile.
+  await kit.advance(19_000)
   await Promise.all([aborted(long.signal), aborted(renewing.signal)])
-  assertRanOut(long, 'the 5 s lease')
-  assertRanOut(renewing, 'the renewing 3 s lease')
+  assertRanOut(long, 'the 20 s lease')
+  assertRanOut(renewing, 'the renewing 10 s lease')
   assert.equal((await kit.store.status()).heldTotal, 0)
 
   // A lease granted now counts its TTL from now, not from the store's start.
-  const later = await locks.acquire('1s', { ttl: 1_000, renew: false })
+  const later = await locks.acquire('10s', { ttl: 10_000, renew: false })
   assert.ok(later.fence > short.fence)
-  await kit.advance(999)
+  await kit.advance(9_000)
   assert.equal(later.held, true)
-  await kit.advance(1)
+  await kit.advance(1_000)
   await aborted(later.signal)
-  assertRanOut(later, 'the later 1 s lease')
+  assertRanOut(later, 'the later 10 s lease')
 })
 
 test('advance hands a run-out lease to its waiter', async t => {
