@@ -6,8 +6,12 @@
 # @aws-sdk/client-dynamodb and lib-dynamodb, @google-cloud/storage,
 # @azure/storage-blob, ioredis and redis; then the typings are checked
 # against the Rust side, the JS layer and the tests are type-checked with
-# tsc --strict, the node:test suite runs, and the package is installed from
-# another folder, building its addon from source (a debug build).
+# tsc --strict, the node:test suite runs (the test kit's, tinystore/testing,
+# under node:test, vitest and jest too), the TypeScript recipes of
+# docs/testing.md run as a user's project (tests/recipes/node.sh), and the
+# package is installed from another folder, building its addon from source
+# (a debug build). `make test-kit-repeat-node` runs the kit's own tests 200
+# times in a row.
 
 NODE_DIR := bindings-node
 NODE_BUILD := $(NODE_DIR)/.test-build
@@ -71,12 +75,35 @@ test-node: node-deps s3-deps gcs-deps azurite-deps
 	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 TINYSTORE_REQUIRE_GCS=1 TINYSTORE_REQUIRE_AZURE=1 \
 	  $(NODE_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
 	  node --test .test-build/*.test.js test/*.test.mjs
+	# The TypeScript recipes of docs/testing.md, extracted and run as a
+	# user's project runs them, on this package (linked) and better-sqlite3.
+	sh tests/recipes/node.sh docs/testing.md
 	# The consumer's install must build the addon itself: remove it first.
 	rm -rf $(NODE_CONSUMER) $(NODE_DIR)/tinystore.node && mkdir -p $(NODE_CONSUMER)
 	cd $(NODE_CONSUMER) && npm init -y >/dev/null && \
 	  TINYSTORE_NODE_ADDON= TINYSTORE_NODE_PROFILE=dev npm install --no-audit --no-fund $(CURDIR)/$(NODE_DIR)
 	test -f $(NODE_DIR)/tinystore.node || { echo "npm install did not build the addon" >&2; exit 1; }
 	cd $(NODE_CONSUMER) && node -e "require('tinystore').open('data').then(s => s.locks('x').hold(1, l => l.fence).then(f => s.close().then(() => console.log('installed from another folder: fence', f))))"
+
+# The test kit's own tests (test/testing.test.ts), $(NODE_KIT_RUNS) runs in
+# a row, each a `node --test` process of its own, to show they do not flake
+# (none sleeps: each waits only on the kit's signals); prints "node: N runs,
+# F failures, T s" and the first failure's output, and fails if any run
+# failed. Not part of `make test` (mk/kit.mk's test-kit-repeat runs it).
+NODE_KIT_RUNS ?= $(or $(KIT_RUNS),200)
+.PHONY: test-kit-repeat-node
+test-kit-repeat-node: node-deps
+	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json
+	@cd $(NODE_DIR) && log=$$(mktemp) && first=$$(mktemp) && fails=0 && i=0 && start=$$(date +%s.%N) && \
+	  while [ $$i -lt $(NODE_KIT_RUNS) ]; do \
+	    i=$$((i + 1)); \
+	    if ! node --test .test-build/testing.test.js >$$log 2>&1; then \
+	      fails=$$((fails + 1)); [ -s $$first ] || { echo "run $$i:"; cat $$log; } >$$first; \
+	    fi; \
+	  done; \
+	  echo "node: $(NODE_KIT_RUNS) runs, $$fails failures, $$(echo "$$start $$(date +%s.%N)" | awk '{printf "%.1f", $$2 - $$1}') s"; \
+	  if [ $$fails != 0 ]; then echo "the first failure:"; { grep -B2 -A30 '^not ok' $$first || tail -50 $$first; } | head -200; fi; \
+	  rm -f $$log $$first; [ $$fails = 0 ]
 
 bench-node: node-deps
 	$(CARGO) build -q --release -p tinystore-cli
