@@ -57,6 +57,24 @@ test-python: python-install s3-deps gcs-deps azurite-deps
 	  $(PY_WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
 	  $(PY) -m pytest -q -p no:cacheprovider; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "test-python: pytest ran no test" >&2; exit 1; fi; exit $$status
+	sh tests/recipes/python.sh docs/testing.md $(PY)
+
+# The test kit's own tests (tests/test_testing.py: tinystore.testing on
+# real stores, embedded and served) $(KIT_RUNS) times in a row (mk/kit.mk),
+# each a new pytest process; prints "python: N runs, F failures, T s", and
+# the first failure's output when one failed. The fixtures' and unittest
+# helpers' tests (tests/test_testing_helpers.py) run in test-python.
+PY_KIT_TESTS := tests/test_testing.py
+.PHONY: test-kit-repeat-python
+test-kit-repeat-python: python-install
+	$(CARGO) build -q -p tinystore-cli
+	@cd bindings-python && log=$$(mktemp) && first=$$(mktemp) && start=$$(date +%s) && failures=0 && \
+	for run in $$(seq $(KIT_RUNS)); do \
+	  TINYSTORE_BIN=$(PY_TINYSTORE_BIN) $(PY) -m pytest -q -p no:cacheprovider $(PY_KIT_TESTS) >$$log 2>&1 || { \
+	    failures=$$((failures + 1)); [ -s $$first ] || cp $$log $$first; }; \
+	done; \
+	echo "python: $(KIT_RUNS) runs, $$failures failures, $$(($$(date +%s) - start)) s"; \
+	[ $$failures -eq 0 ] || cat $$first; rm -f $$log $$first; [ $$failures -eq 0 ]
 
 bench-python: python-install
 	$(CARGO) build -q --release -p tinystore-cli
