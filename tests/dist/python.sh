@@ -5,6 +5,8 @@
 # outside the tree with no cargo, rustc or protoc on the PATH, installs it
 # into a new venv, runs the console script `tinystore --help`, and plays the
 # page's scene across two processes through the packaged `tinystore serve`.
+# Then the test kit from the wheel: pytest (from PyPI) into that venv, and
+# docs/testing.md's Python recipes run with it (tests/recipes/python.sh).
 here=$(cd "$(dirname "$0")" && pwd)
 dist=$(cd "${1:-$here/../../dist}" && pwd)
 . "$here/common.sh"
@@ -26,4 +28,9 @@ echo "venv/bin/tinystore --help: $(head -n 1 "$work/help.txt")"
 serve "$work/venv/bin/tinystore"
 scene "$work/venv/bin/python" "$work/worker.py" "$work"
 stop_server
+
+"$work/venv/bin/pip" install -q --disable-pip-version-check pytest
+echo "into the venv, from PyPI: $("$work/venv/bin/python" -m pytest --version 2>&1)"
+sh "$here/../recipes/python.sh" "$here/../../docs/testing.md" "$work/venv/bin/python" ||
+  fail "docs/testing.md's Python recipes fail with the installed wheel"
 echo "python: the wheel works outside the tree"
