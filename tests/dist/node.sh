@@ -5,7 +5,9 @@
 # outside the tree with no cargo, rustc or protoc on the PATH, installs both
 # with `npm install`, runs `npx tinystore --help`, imports every documented
 # name in ESM, and plays the page's scene across two processes through the
-# packaged `tinystore serve` (`npx tinystore serve DIR`).
+# packaged `tinystore serve` (`npx tinystore serve DIR`). Last, the
+# TypeScript recipes of docs/testing.md run on the installed tarballs
+# (tests/recipes/node.sh), with no cargo, rustc or protoc on the PATH.
 here=$(cd "$(dirname "$0")" && pwd)
 dist=$(cd "${1:-$here/../../dist}" && pwd)
 . "$here/common.sh"
@@ -18,8 +20,10 @@ cd "$work"
 
 # What the tarballs hold.
 tar -tzf "$main" | sort >"$work/main.txt"
-if grep -E '\.(rs|ts)$|test|Cargo|scripts/' "$work/main.txt" | grep -v 'd\.ts$'; then fail "the tinystore tarball holds tests or sources"; fi
-for file in package/README.md package/LICENSE package/index.d.ts package/lib/index.js package/bin/tinystore.js; do
+# (lib/testing.js and testing.d.ts are the test kit, tinystore/testing.)
+if grep -E '\.(rs|ts)$|/test/|\.test\.|Cargo|scripts/' "$work/main.txt" | grep -v 'd\.ts$'; then fail "the tinystore tarball holds tests or sources"; fi
+for file in package/README.md package/LICENSE package/index.d.ts package/lib/index.js package/bin/tinystore.js \
+  package/testing.d.ts package/lib/testing.js; do
   grep -qx "$file" "$work/main.txt" || fail "the tinystore tarball has no $file"
 done
 tar -xzf "$main" -C "$work" package/package.json
@@ -37,6 +41,20 @@ done
 rm -rf "$work/package"
 echo "tarballs: tinystore $(wc -c <"$main") bytes ($(wc -l <"$work/main.txt") files), @tinystore/linux-x64-gnu $(wc -c <"$native") bytes (addon $size bytes, stripped)"
 
+# The PATH of the recipes' run below: this machine's, but no folder with
+# cargo, rustc or protoc (better-sqlite3, which npm builds from source
+# when it has no prebuilt binary to fetch, needs python3 and a compiler).
+recipe_path=
+saved_ifs=$IFS
+IFS=:
+for dir in $PATH; do
+  if [ -x "$dir/cargo" ] || [ -x "$dir/rustc" ] || [ -x "$dir/protoc" ]; then continue; fi
+  recipe_path=${recipe_path:+$recipe_path:}$dir
+done
+IFS=$saved_ifs
+recipes=$here/../recipes/node.sh
+page=$here/../../docs/testing.md
+
 isolate node npm npx sqlite3
 echo '{ "name": "dist-test", "private": true }' >package.json
 npm install --no-audit --no-fund --loglevel=error "./$(basename "$main")" "./$(basename "$native")"
@@ -53,4 +71,13 @@ node esm.mjs
 serve "$work/node_modules/.bin/tinystore"
 scene node "$work/worker.mjs" "$work"
 stop_server
+
+# The recipes of docs/testing.md (tinystore/testing, the guard on
+# better-sqlite3) in a project of their own outside the tree, on the
+# tarballs as installed above.
+for tool in cargo rustc protoc; do
+  if (PATH=$recipe_path && command -v "$tool" >/dev/null 2>&1); then fail "$tool is on the recipes' PATH"; fi
+done
+PATH=$recipe_path sh "$recipes" "$page" "$work/$(basename "$main")" "$work/$(basename "$native")" ||
+  fail "the TypeScript recipes of docs/testing.md failed on the installed package"
 echo "node: the npm packages work outside the tree"
