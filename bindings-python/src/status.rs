@@ -34,6 +34,9 @@ pub(crate) struct Status {
     /// Whether it is a test store, which allows the test kit's controls
     /// (`tinystore.testing`).
     testing: bool,
+    /// The keys whose first caller has waited longest, longest first (at
+    /// most 10, whatever the page; empty on etcd).
+    longest_waits: Vec<WaitingStatus>,
 }
 
 /// One held lease.
@@ -75,6 +78,8 @@ pub(crate) struct WaitingStatus {
     kind: String,
     /// How many callers wait.
     waiters: usize,
+    /// Seconds the first caller in line has waited; `None` on etcd.
+    waited: Option<f64>,
 }
 
 fn secs(ms: u64) -> f64 {
@@ -98,6 +103,11 @@ impl From<tinystore::Status> for Status {
             waiting_total: status.waiting_total,
             more: status.more,
             testing: status.testing,
+            longest_waits: status
+                .longest_waits
+                .into_iter()
+                .map(WaitingStatus::from)
+                .collect(),
         }
     }
 }
@@ -126,6 +136,7 @@ impl From<tinystore::WaitingStatus> for WaitingStatus {
             key: waiting.key,
             kind: waiting.kind,
             waiters: waiting.waiters,
+            waited: waiting.waited_ms.map(secs),
         }
     }
 }

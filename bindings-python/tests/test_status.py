@@ -33,6 +33,11 @@ def test_a_holder_then_a_waiter_then_nothing(store: tinystore.Store) -> None:
         status = await store.status()
         assert [(w.name, w.key, w.waiters) for w in status.waiting] == [("jobs", "k", 1)]
         assert status.waiting_total == 1
+        waited = status.waiting[0].waited
+        assert waited is not None and 0 <= waited < 30
+        longest = status.longest_waits
+        assert [(w.key, w.waiters) for w in longest] == [("k", 1)]
+        assert longest[0].waited is not None and longest[0].waited >= waited
 
         await holder.release()
         second = await waiting

@@ -196,6 +196,10 @@ class Status:
         """Whether it is a test store, which allows the test kit's controls
         (``tinystore.testing``): made by the kit, or served with ``tinystore
         serve --testing``."""
+    @property
+    def longest_waits(self) -> list[WaitingStatus]:
+        """The keys whose first caller has waited longest, longest first: at
+        most 10, whatever the page (empty on etcd)."""
 
 class HeldStatus:
     """One held lease."""
@@ -247,6 +251,9 @@ class WaitingStatus:
     @property
     def waiters(self) -> int:
         """How many callers wait."""
+    @property
+    def waited(self) -> float | None:
+        """Seconds the first caller in line has waited; ``None`` on etcd."""
 
 def store_status(store: Store, offset: int = 0, limit: int = ...) -> Awaitable[Status]: ...
 def store_status_sync(store: Store, offset: int = 0, limit: int = ...) -> Status: ...
