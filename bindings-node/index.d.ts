@@ -132,6 +132,11 @@ export interface Status {
    * controls: made by the kit, or served with `tinystore serve --testing`.
    */
   readonly testing: boolean
+  /**
+   * The keys whose first caller has waited longest, longest first: at most
+   * 10, whatever the page (empty on etcd).
+   */
+  readonly longestWaits: readonly WaitingStatus[]
 }
 
 /** One held lease, as a status shows it. */
@@ -167,6 +172,8 @@ export interface WaitingStatus {
   readonly kind: Kind
   /** How many callers wait. */
   readonly waiters: number
+  /** Milliseconds the first caller in line has waited; null on etcd. */
+  readonly waited: number | null
 }
 
 /**

@@ -627,6 +627,11 @@ export interface NativeStatus {
   more: boolean
   /** Whether it is a test store, whose time the test kit controls. */
   testing: boolean
+  /**
+   * The keys whose first caller has waited longest, longest first (at
+   * most 10, whatever the page; empty on etcd).
+   */
+  longestWaits: Array<NativeWaitingStatus>
 }
 
 /** An open store, owned by this process or reached over a connection. */
@@ -740,6 +745,8 @@ export interface NativeWaitingStatus {
   kind: string
   /** How many callers wait. */
   waiters: number
+  /** Milliseconds the first caller in line has waited; none on etcd. */
+  waited?: number
 }
 
 /**

@@ -31,6 +31,7 @@ function waitingOf(waiting) {
     key: waiting.key,
     kind: /** @type {import('../index').Kind} */ (waiting.kind),
     waiters: waiting.waiters,
+    waited: waiting.waited ?? null,
   })
 }
 
@@ -50,6 +51,7 @@ function statusOf(status) {
     waitingTotal: status.waitingTotal,
     more: status.more,
     testing: status.testing,
+    longestWaits: Object.freeze(status.longestWaits.map(waitingOf)),
   })
 }
 

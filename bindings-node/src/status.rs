@@ -31,6 +31,9 @@ pub struct NativeStatus {
     pub more: bool,
     /// Whether it is a test store, whose time the test kit controls.
     pub testing: bool,
+    /// The keys whose first caller has waited longest, longest first (at
+    /// most 10, whatever the page; empty on etcd).
+    pub longest_waits: Vec<NativeWaitingStatus>,
 }
 
 /// One held lease.
@@ -70,6 +73,8 @@ pub struct NativeWaitingStatus {
     pub kind: String,
     /// How many callers wait.
     pub waiters: f64,
+    /// Milliseconds the first caller in line has waited; none on etcd.
+    pub waited: Option<f64>,
 }
 
 /// A count or milliseconds as a JS number (exact below 2^53).
@@ -90,6 +95,7 @@ impl From<tinystore::Status> for NativeStatus {
             waiting_total: status.waiting_total as f64,
             more: status.more,
             testing: status.testing,
+            longest_waits: status.longest_waits.into_iter().map(Into::into).collect(),
         }
     }
 }
@@ -118,6 +124,7 @@ impl From<tinystore::WaitingStatus> for NativeWaitingStatus {
             key: waiting.key,
             kind: waiting.kind,
             waiters: waiting.waiters as f64,
+            waited: waiting.waited_ms.map(number),
         }
     }
 }

@@ -39,8 +39,12 @@ test('status shows a holder and its fence, then a waiter, then nothing', async (
   const waiting = locks.acquire('k')
   await untilWaiting(store, 'jobs', 'k', 1)
   status = await store.status()
-  assert.deepEqual(status.waiting, [{ name: 'jobs', key: 'k', kind: 'lock', waiters: 1 }])
+  const waited = status.waiting[0]?.waited ?? -1
+  assert.ok(waited >= 0 && waited < 30_000, `waited ${waited}`)
+  assert.deepEqual(status.waiting, [{ name: 'jobs', key: 'k', kind: 'lock', waiters: 1, waited }])
   assert.equal(status.waitingTotal, 1)
+  assert.deepEqual(status.longestWaits.map(w => [w.key, w.waiters]), [['k', 1]])
+  assert.ok((status.longestWaits[0]?.waited ?? -1) >= waited)
 
   await holder.release()
   const second = await waiting
