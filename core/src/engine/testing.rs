@@ -22,7 +22,16 @@ impl Engine {
         let now = Instant::now();
         self.reap(&mut st, now);
         let nanos = u64::try_from(by.as_nanos()).unwrap_or(u64::MAX);
-        st.advanced = st.advanced.saturating_add(nanos);
+        let advanced = st
+            .advanced
+            .checked_add(nanos)
+            .filter(|total| *total <= MAX_ADVANCED_NANOS)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "cannot move a test store's time {by:?} forward: it moves at most 100 years in all"
+                ))
+            })?;
+        st.advanced = advanced;
         st.grace_until = st
             .grace_until
             .map(|until| until.checked_sub(by).unwrap_or(now).max(now));
@@ -98,6 +107,11 @@ impl Engine {
         }
     }
 }
+
+/// How far `advance` may move an engine's time in all: 100 years, far
+/// within the nanoseconds a deadline counts (584 years), so that no
+/// deadline reaches the "never" its largest value means.
+const MAX_ADVANCED_NANOS: u64 = 100 * 365 * 24 * 3600 * 1_000_000_000;
 
 /// The refusal of a test control on a store not made for tests.
 pub(crate) fn refused() -> Error {

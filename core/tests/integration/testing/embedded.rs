@@ -119,3 +119,27 @@ async fn status_says_the_store_is_a_test_store_and_close_removes_it() {
     kit.close().await.unwrap();
     assert!(!dir.exists(), "{} was removed", dir.display());
 }
+
+#[tokio::test]
+async fn advancing_past_a_hundred_years_is_refused_and_changes_nothing() {
+    let kit = TestStore::new().await.unwrap();
+    let held = kit.locks("jobs").acquire("a").await.unwrap();
+    let years = |n: u64| Duration::from_secs(n * 365 * 24 * 3600);
+    let err = kit.advance(years(101)).await.unwrap_err();
+    assert_eq!(err.code(), Code::Invalid, "{err}");
+    assert!(err.to_string().contains("at most 100 years"), "{err}");
+    assert!(held.is_held());
+    kit.advance(years(60)).await.unwrap();
+    held.lost().await;
+    let err = kit.advance(years(50)).await.unwrap_err();
+    assert_eq!(err.code(), Code::Invalid, "{err}");
+    let after = kit
+        .locks("jobs")
+        .ttl(Duration::from_secs(1))
+        .renew(false)
+        .acquire("b")
+        .await
+        .unwrap();
+    kit.advance(Duration::from_secs(2)).await.unwrap();
+    after.lost().await;
+}
