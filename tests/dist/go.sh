@@ -57,9 +57,13 @@ cp -r "$dist/goproxy" "$work/proxy"
 mkdir "$work/bin"
 for tool in go gofmt gcc cc ld as ar sh bash env cat grep sed head tail sort tr cut mkdir rm cp mv ls ln \
 	chmod touch sleep kill mkfifo setsid seq date dirname basename uname wc printf pkg-config \
-	file aarch64-linux-gnu-gcc qemu-aarch64-static python3 mktemp; do
+	file aarch64-linux-gnu-gcc qemu-aarch64-static mktemp; do
 	path=$(command -v "$tool" 2>/dev/null) && [[ $path == /* ]] && ln -s "$path" "$work/bin/$tool"
 done
+# The interpreter itself, not a version manager's shim (a pyenv shim is a
+# script that needs the tools this PATH leaves out, and fails silently):
+# tests/recipes/extract.py runs on it.
+ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$work/bin/python3"
 export PATH=$work/bin
 # run PROGRAM ARGS...: runs a program built here (under qemu for arm64; a
 # script that execs qemu, so that $! is the program's pid).
