@@ -61,7 +61,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-files=$(python3 "$here/extract.py" "$page" go "$work/app") || fail "extract.py found no go recipe in $page"
+files=$(python3 "$here/extract.py" "$page" go "$work/app") || fail "extract.py failed on $page (its message, if any, above; python3 is $(command -v python3))"
 say "$(wc -l <<<"$files") files from $page: $(sed "s|^$work/app/||" <<<"$files" | tr '\n' ' ')"
 say "tinystore.dev/go: $from"
 
