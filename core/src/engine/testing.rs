@@ -17,7 +17,7 @@ impl Engine {
     /// not moved: they keep the caller's time.
     pub(crate) fn advance(&self, by: Duration) -> Result<()> {
         let mut st = self.lock();
-        self.check_testing(&st)?;
+        self.check_testing()?;
         super::check_open(&st)?;
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -56,7 +56,7 @@ impl Engine {
     /// lease, and the next waiter is granted with a larger fence.
     pub(crate) fn expire(&self, id: LeaseId) -> Result<()> {
         let mut st = self.lock();
-        self.check_testing(&st)?;
+        self.check_testing()?;
         super::check_open(&st)?;
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -73,7 +73,7 @@ impl Engine {
     /// not an election's); returns how many.
     pub(crate) fn expire_key(&self, name: &str, key: &str) -> Result<usize> {
         let mut st = self.lock();
-        self.check_testing(&st)?;
+        self.check_testing()?;
         super::check_open(&st)?;
         let now = Instant::now();
         self.reap(&mut st, now);
@@ -99,7 +99,7 @@ impl Engine {
         self.testing
     }
 
-    fn check_testing(&self, _st: &State) -> Result<()> {
+    fn check_testing(&self) -> Result<()> {
         if self.testing {
             Ok(())
         } else {
