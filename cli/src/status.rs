@@ -4,12 +4,12 @@ use crate::human;
 use crate::table::{labelled, Align, Table};
 use crate::target::Target;
 use tinystore::store_dir::Unserved;
-use tinystore::{HeldStatus, Status, WaitingStatus};
+use tinystore::{HeldStatus, RefusedStatus, Status, WaitingStatus};
 
 /// Shows the store's epoch, the fences given, each held key with its kind
 /// (lock, semaphore, rwlock read or write, election), the places it takes
-/// (WEIGHT), its fence and time left, and the keys with waiters, in
-/// aligned columns: a fence as
+/// (WEIGHT), its fence and time left, the keys with waiters, and per
+/// group the late writes its guards refused, in aligned columns: a fence as
 /// its decimal, its epoch's date (UTC) and its count; durations as 1.2s.
 /// Names and keys are shown escaped (\n, \x1b, \\). A store directory that no
 /// server answers for is only read, never opened: status then shows the
@@ -142,7 +142,27 @@ fn render(status: &Status) -> String {
         );
         out += &waiting_table(&status.longest_waits).render("  ");
     }
+    if !status.late_writes_refused.is_empty() {
+        out += &labelled(
+            "refused",
+            "late writes refused by guards, per group, since the store opened",
+        );
+        out += &refused_table(&status.late_writes_refused).render("  ");
+    }
     out
+}
+
+/// One row per group whose guards refused late writes: how many.
+fn refused_table(refused: &[RefusedStatus]) -> Table {
+    let mut table = Table::new(&[
+        ("NAME", Align::Left),
+        ("KIND", Align::Left),
+        ("REFUSED", Align::Right),
+    ]);
+    for r in refused {
+        table.row([r.name.as_str(), r.kind.as_str(), &r.refused.to_string()]);
+    }
+    table
 }
 
 /// One row per held lease: its kind (with a read-write lock's mode), the

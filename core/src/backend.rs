@@ -5,8 +5,8 @@
 use crate::election::{Leader, Observer};
 use crate::error::Result;
 use crate::status::{Status, StatusPage};
-use crate::vocab::Request;
 use crate::vocab::{Grant, LeaseId};
+use crate::vocab::{KeyId, Request};
 use std::path::Path;
 
 /// The operations every kind of store provides.
@@ -31,6 +31,14 @@ pub(crate) trait Backend: Send + Sync + 'static {
 
     /// Releases a lease from a `Drop`: at once or in the background.
     fn release_on_drop(&self, id: LeaseId);
+
+    /// Tells the store that a guard refused a late write to `resource`
+    /// under a lease on `key`, for it to count per group. Never blocks nor
+    /// fails: what cannot be told at once is dropped. Counted nowhere by
+    /// default (etcd).
+    fn refused(&self, key: &KeyId, resource: &str) {
+        let _ = (key, resource);
+    }
 
     /// The store's state: the held leases and queues of waiters on `page`
     /// (checked by the caller).

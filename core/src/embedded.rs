@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::options::DEFAULT_TTL;
 use crate::status::{Status, StatusPage};
 use crate::store_options::StoreOptions;
-use crate::vocab::Request;
 use crate::vocab::{EngineGrant, Grant, LeaseId};
+use crate::vocab::{KeyId, Request};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -100,6 +100,10 @@ impl Backend for Embedded {
 
     fn release_on_drop(&self, id: LeaseId) {
         let _ = self.engine.release(id);
+    }
+
+    fn refused(&self, key: &KeyId, _resource: &str) {
+        self.engine.refused(key.group_kind(), key.name());
     }
 
     async fn status(&self, page: StatusPage) -> Result<Status> {

@@ -183,6 +183,12 @@ impl Holding {
     fn on_lost(&self, callback: impl FnOnce(Error) + Send + 'static) -> OnLost {
         OnLost::start(self.ending(), self.released.clone(), callback)
     }
+
+    /// Tells the store a guard refused a write under this holding (see
+    /// [`Lease::report_refused`]).
+    fn report_refused(&self, resource: &str) {
+        self.backend.refused(&self.key, resource);
+    }
 }
 
 impl Drop for Holding {
@@ -294,6 +300,17 @@ impl Lease {
     /// The fence: larger than every fence this store gave before.
     pub fn fence(&self) -> Fence {
         self.fence
+    }
+
+    /// Tells its store that a guard refused a write under this lease to
+    /// `resource` as stale (a late write), for the store to count per
+    /// group: `status` and the server's metrics show the count. The guards
+    /// call it when given the lease itself. It never blocks and never
+    /// fails, held or not: an embedded store counts it at once; a served
+    /// one is sent a message whose answer nobody awaits, dropped when the
+    /// connection is gone or its sending is backed up; etcd counts none.
+    pub fn report_refused(&self, resource: &str) {
+        self.holding.report_refused(resource);
     }
 
     holding_methods!();

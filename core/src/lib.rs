@@ -114,8 +114,8 @@ pub use rw_locks::RwLocks;
 pub use semaphore::Semaphore;
 pub use several::MAX_KEYS_AT_ONCE;
 pub use status::{
-    HeldStatus, Status, StatusPage, WaitingStatus, DEFAULT_STATUS_LIMIT, LONGEST_WAITS,
-    MAX_STATUS_LIMIT,
+    HeldStatus, RefusedStatus, Status, StatusPage, WaitingStatus, DEFAULT_STATUS_LIMIT,
+    LONGEST_WAITS, MAX_STATUS_LIMIT,
 };
 pub use store::{restore, Store};
 pub use store_options::StoreOptions;

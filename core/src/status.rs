@@ -89,6 +89,11 @@ pub struct Status {
     /// whose entries carry no time).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub longest_waits: Vec<WaitingStatus>,
+    /// The late writes guards refused, per group, as the leases' holders
+    /// told the store since it opened (empty on etcd, which does not count
+    /// them), by name then kind: every group, whatever the page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub late_writes_refused: Vec<RefusedStatus>,
 }
 
 impl Status {
@@ -155,6 +160,18 @@ pub struct WaitingStatus {
     /// The key.
     pub key: String,
     /// The kind of group, as in [`HeldStatus::kind`].
+/// A group's late writes refused by guards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedStatus {
+    /// The group's name (`other` for the groups past the first 1,000
+    /// counted).
+    pub name: String,
+    /// The kind of group, as in [`HeldStatus::kind`].
+    pub kind: String,
+    /// How many writes its leases' guards refused as stale.
+    pub refused: u64,
+}
+
     #[serde(default)]
     pub kind: String,
     /// How many callers wait.

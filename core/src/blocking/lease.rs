@@ -84,4 +84,10 @@ impl Lease {
     pub fn fence(&self) -> Fence {
         self.inner.fence()
     }
+
+    /// Tells its store that a guard refused a write under it to
+    /// `resource` (see [`crate::Lease::report_refused`]); never blocks.
+    pub fn report_refused(&self, resource: &str) {
+        self.inner.report_refused(resource);
+    }
 }

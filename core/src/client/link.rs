@@ -38,6 +38,11 @@ struct Pending {
     route: Option<(Arc<str>, Route)>,
 }
 
+
+/// How many lines may wait to be written before a one-way message is
+/// dropped rather than queued ([`Link::send_oneway`]).
+const MAX_ONEWAY_QUEUED: usize = 1024;
+
 #[derive(Default)]
 struct Calls {
     broken: Option<Error>,
@@ -434,6 +439,17 @@ impl Link {
             if let Some(err) = &calls.broken {
                 return Err(err.clone());
             }
+    /// Sends a one-way message: no id, no reply. Dropped when the
+    /// connection is broken or [`MAX_ONEWAY_QUEUED`] lines already wait to
+    /// be written (a server that stopped reading); never waits.
+    pub(crate) fn send_oneway(&self, op: Op) {
+        if !self.is_alive() || self.queued.load(Ordering::Acquire) >= MAX_ONEWAY_QUEUED {
+            return;
+        }
+        let frame = RequestFrame { id: None, op };
+        self.queue_line(frame.encode() + "\n");
+    }
+
             calls.waiting.insert(id, Pending { tx, terms, route });
         }
         let cancels = matches!(op, Op::Acquire { .. } | Op::Campaign { .. });

@@ -11,7 +11,7 @@ use crate::election::pushed;
 use crate::election::{Leader, Observer};
 use crate::error::{Code, Error, Result};
 use crate::status::{Status, StatusPage};
-use crate::vocab::{Ask, Request};
+use crate::vocab::{Ask, KeyId, Request};
 use crate::vocab::{Grant, LeaseId};
 use crate::wire::{Op, WireKey, WireLeader, WireMode};
 use std::path::Path;
@@ -191,6 +191,21 @@ impl Backend for Remote {
             limit: Some(u32::try_from(page.limit).unwrap_or(u32::MAX)),
             offset: (page.offset > 0).then_some(page.offset as u64),
         };
+    /// A one-way `refused_write` on the connection open now; dropped when
+    /// there is none, or another caller is opening one.
+    fn refused(&self, key: &KeyId, resource: &str) {
+        let Ok(current) = self.current.try_lock() else {
+            return;
+        };
+        if let Some(conn) = current.as_ref() {
+            conn.link.send_oneway(Op::RefusedWrite {
+                kind: key.kind().to_string(),
+                name: key.name().to_string(),
+                resource: resource.to_string(),
+            });
+        }
+    }
+
         let answer = self.link().await?.call(op, None).await?;
         answer
             .reply

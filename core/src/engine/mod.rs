@@ -9,6 +9,7 @@ mod keys;
 mod leases;
 mod queue;
 mod record;
+mod refusals;
 mod scheduler;
 mod state;
 mod status;
@@ -43,6 +44,8 @@ pub(crate) struct Engine {
     /// Whether the test kit's controls (engine/testing.rs) are allowed.
     testing: bool,
 }
+    /// The late writes refused by guards, per group (refusals.rs).
+    refusals: Mutex<refusals::Refusals>,
 
 impl Engine {
     /// An engine that gives fences in `epoch`, and no lease before `grace`
@@ -68,6 +71,7 @@ impl Engine {
             elections: Default::default(),
             testing,
         });
+            refusals: Mutex::default(),
         scheduler::spawn(&engine);
         engine
     }

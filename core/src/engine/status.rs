@@ -89,6 +89,7 @@ impl Engine {
             longest_waits,
             held,
             waiting,
+            late_writes_refused: self.refused_by_group(),
             held_total,
             waiting_total,
         }

@@ -1,6 +1,7 @@
 //! Counting what the engine does, for the server's metrics and logs: a
 //! [`Tally`] is told every grant and every end of a lease as it happens
-//! (under the engine's lock, so it must be quick; `Engine::set_tally`), and
+//! (under the engine's lock, so it must be quick; `Engine::set_tally`) and
+//! every late write a guard refused, and
 //! [`Totals`] is a snapshot of what is held and waiting now
 //! (`Engine::totals`, in status.rs).
 
@@ -19,6 +20,9 @@ pub(crate) trait Tally: Send + Sync {
     /// closed), `given up` or `not taken` (a grant its waiter no longer
     /// wanted).
     fn ended(&self, key: &KeyId, why: &str, held: Duration);
+    /// A guard refused a late write under a lease of group `name` of
+    /// `kind` (`KeyId::kind`), as its holder told the store.
+    fn refused(&self, kind: &'static str, name: &str);
 }
 
 /// What the engine holds and waits for now.

@@ -117,6 +117,7 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
         longest_waits: Vec::new(),
         held,
         waiting,
+        late_writes_refused: Vec::new(),
     })
 }
 

@@ -60,6 +60,7 @@ pub mod rusqlite;
 pub mod s3;
 pub mod sql;
 pub mod sql_check;
+mod under;
 mod verdict;
 #[cfg(any(feature = "guard-gcs", feature = "guard-azure"))]
 mod versioned;
@@ -72,6 +73,7 @@ pub use object_write::{ObjectObserved, ObjectStep, ObjectWrite};
 pub use resource::{check_resource, MAX_RESOURCE_BYTES};
 pub use sql::{Dialect, Placeholders, TABLE};
 pub use sql_check::{SqlCheck, SqlObserved, SqlStep};
+pub use under::Under;
 pub use verdict::Verdict;
 
 /// Whether `err`, a guard's error, is a serialization failure of the

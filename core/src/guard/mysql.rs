@@ -14,7 +14,7 @@
 //! the row then, so either setting is safe.
 
 use super::sql::{Dialect, Placeholders, Statements};
-use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep};
+use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep, Under};
 use crate::error::Result;
 use crate::fence::Fence;
 use mysql_async::prelude::Queryable;
@@ -38,8 +38,19 @@ pub async fn ensure(conn: &mut impl Queryable) -> Result<()> {
 /// Checks `fence` against the largest recorded for `resource` and records
 /// it, inside `tx`. Accepted: `Ok`, and the caller's own writes in `tx`
 /// commit with the record. Refused: `stale` with the resource and both
-/// fences; the caller rolls back (dropping `tx` does).
-pub async fn check(tx: &mut Transaction<'_>, resource: &str, fence: Fence) -> Result<()> {
+/// fences; the caller rolls back (dropping `tx` does). Given the lease
+/// itself (`&lease`) rather than its fence, a refusal is also told to its
+/// store ([`super::Under`]).
+pub async fn check<'a>(
+    tx: &mut Transaction<'_>,
+    resource: &str,
+    under: impl Into<Under<'a>>,
+) -> Result<()> {
+    let under = under.into();
+    under.told(resource, run(tx, resource, under.fence()).await)
+}
+
+async fn run(tx: &mut Transaction<'_>, resource: &str, fence: Fence) -> Result<()> {
     let mut machine = SqlCheck::new(
         Dialect::Mysql,
         Placeholders::Question,

@@ -13,7 +13,7 @@
 //! whole transaction.
 
 use super::sql::{Dialect, Placeholders, Statements};
-use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep};
+use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep, Under};
 use crate::error::Result;
 use crate::fence::Fence;
 use tokio_postgres::Transaction;
@@ -37,8 +37,19 @@ pub async fn ensure(client: &impl tokio_postgres::GenericClient) -> Result<()> {
 /// Checks `fence` against the largest recorded for `resource` and records
 /// it, inside `tx`. Accepted: `Ok`, and the caller's own writes in `tx`
 /// commit with the record. Refused: `stale` with the resource and both
-/// fences; the caller rolls back (dropping `tx` does).
-pub async fn check(tx: &Transaction<'_>, resource: &str, fence: Fence) -> Result<()> {
+/// fences; the caller rolls back (dropping `tx` does). Given the lease
+/// itself (`&lease`) rather than its fence, a refusal is also told to its
+/// store ([`super::Under`]).
+pub async fn check<'a>(
+    tx: &Transaction<'_>,
+    resource: &str,
+    under: impl Into<Under<'a>>,
+) -> Result<()> {
+    let under = under.into();
+    under.told(resource, run(tx, resource, under.fence()).await)
+}
+
+async fn run(tx: &Transaction<'_>, resource: &str, fence: Fence) -> Result<()> {
     let mut machine = SqlCheck::new(
         Dialect::Postgres,
         Placeholders::Dollar,

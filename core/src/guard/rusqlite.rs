@@ -21,7 +21,7 @@
 //! busy database: retry the whole transaction).
 
 use super::sql::{Dialect, Placeholders, Statements};
-use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep};
+use super::{DriverFailure, SqlCheck, SqlObserved, SqlStep, Under};
 use crate::error::Result;
 use crate::fence::Fence;
 use rusqlite::{Connection, OptionalExtension};
@@ -41,8 +41,14 @@ pub fn ensure(conn: &Connection) -> Result<()> {
 /// derefs to its connection). Accepted: `Ok`, and the caller's own writes
 /// in the same transaction commit with the record. Refused: `stale` with
 /// the resource and both fences; the caller rolls back (dropping the
-/// transaction does).
-pub fn check(conn: &Connection, resource: &str, fence: Fence) -> Result<()> {
+/// transaction does). Given the lease itself (`&lease`) rather than its
+/// fence, a refusal is also told to its store ([`super::Under`]).
+pub fn check<'a>(conn: &Connection, resource: &str, under: impl Into<Under<'a>>) -> Result<()> {
+    let under = under.into();
+    under.told(resource, run(conn, resource, under.fence()))
+}
+
+fn run(conn: &Connection, resource: &str, fence: Fence) -> Result<()> {
     let mut machine = SqlCheck::new(
         Dialect::Sqlite,
         Placeholders::Question,

@@ -1,5 +1,6 @@
 //! The server's metrics: what it holds and grants, by name, how long
-//! acquires waited and leases were held, and why leases were lost; its
+//! acquires waited and leases were held, why leases were lost, and the
+//! late writes guards refused under them; its
 //! connections by transport; its epoch and grace; how long each operation
 //! takes; and the process's own figures ([`super::process`]). Counting
 //! goes on whether or not they are served; `serve --metrics ADDR` serves
@@ -65,6 +66,7 @@ struct NameFigures {
     waiting: Gauge,
     waited: Histogram,
     held_for: Histogram,
+    late_writes_refused: Counter,
 }
 
 /// The server's metrics.
@@ -73,6 +75,7 @@ pub(super) struct Metrics {
     names: Mutex<Names>,
     grants: Family<NameLabels, Counter>,
     lost: Family<LostLabels, Counter>,
+    late_writes_refused: Family<NameLabels, Counter>,
     waited: Family<NameLabels, Histogram, fn() -> Histogram>,
     held_for: Family<NameLabels, Histogram, fn() -> Histogram>,
     held_by_name: Family<NameLabels, Gauge>,
@@ -106,6 +109,7 @@ impl Metrics {
             names: Mutex::default(),
             grants: Family::default(),
             lost: Family::default(),
+            late_writes_refused: Family::default(),
             waited: Family::new_with_constructor(lease_time_histogram),
             held_for: Family::new_with_constructor(lease_time_histogram),
             held_by_name: Family::default(),
@@ -150,6 +154,11 @@ impl Metrics {
             "tinystore_leases_lost",
             "Leases and permits lost, by kind, name and cause: expired (its TTL or max_hold ran out), disconnected (its holder's connection ended), closed (the store closed)",
             m.lost.clone(),
+        );
+        r.register(
+            "tinystore_late_writes_refused",
+            "Late writes refused by guards, as the leases' holders told the store, by kind and name",
+            m.late_writes_refused.clone(),
         );
         r.register(
             "tinystore_wait_seconds",
@@ -297,11 +306,19 @@ fn figures<'n>(
             waiting: metrics.waiters_by_name.get_or_create(&labels).clone(),
             waited: metrics.waited.get_or_create(&labels).clone(),
             held_for: metrics.held_for.get_or_create(&labels).clone(),
+            late_writes_refused: metrics.late_writes_refused.get_or_create(&labels).clone(),
         }
     })
 }
 
 impl Tally for Metrics {
+    fn refused(&self, kind: &'static str, name: &str) {
+        let mut names = self.names();
+        figures(self, &mut names, kind, name)
+            .late_writes_refused
+            .inc();
+    }
+
     fn granted(&self, key: &KeyId, waited: Duration) {
         let mut names = self.names();
         let f = figures(self, &mut names, key.kind(), key.name());

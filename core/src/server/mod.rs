@@ -34,6 +34,7 @@ mod shutdown;
 mod testing;
 mod tls;
 mod trim;
+mod refused;
 mod waits;
 
 use crate::disk::SOCKET;

@@ -14,6 +14,15 @@ use std::task::Poll;
 
 /// Answers one request (some answers come later, from a task).
 pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
+    // One-way: never answered, with or without an id.
+    if let Op::RefusedWrite {
+        kind,
+        name,
+        resource,
+    } = &op
+    {
+        return super::refused::refused_write(conn, kind, name, resource);
+    }
     let Some(id) = id else {
         let err = Error::new(
             Code::Invalid,
@@ -101,6 +110,7 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
         conn.fail(Some(id), &err);
     }
 }
+        Op::RefusedWrite { .. } => Ok(()),
 
 /// Checks a request's fields and builds the engine's request. Leases over a
 /// connection never keep themselves alive (the client renews them), and

@@ -19,6 +19,31 @@ pub(crate) enum GroupKind {
     Election,
 }
 
+impl GroupKind {
+    /// `lock`, `semaphore`, `rwlock` or `election`, as the server's
+    /// metrics, the audit log, status and the wire name the kind.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            GroupKind::Lock => "lock",
+            GroupKind::Semaphore => "semaphore",
+            GroupKind::RwLock => "rwlock",
+            GroupKind::Election => "election",
+        }
+    }
+
+    /// The kind a [`label`](Self::label) names, if any.
+    pub(crate) fn from_label(label: &str) -> Option<GroupKind> {
+        [
+            GroupKind::Lock,
+            GroupKind::Semaphore,
+            GroupKind::RwLock,
+            GroupKind::Election,
+        ]
+        .into_iter()
+        .find(|kind| kind.label() == label)
+    }
+}
+
 /// Which table a key lives in (its [`GroupKind`]), and its group's name and
 /// key, stored as one text so that a million held keys cost one small
 /// allocation each. Only a valid name and key make one.
@@ -77,12 +102,7 @@ impl KeyId {
     /// `lock`, `semaphore`, `rwlock` or `election`: the kind of group, as
     /// the server's metrics, the audit log and status label it.
     pub(crate) fn kind(&self) -> &'static str {
-        match self.kind {
-            GroupKind::Lock => "lock",
-            GroupKind::Semaphore => "semaphore",
-            GroupKind::RwLock => "rwlock",
-            GroupKind::Election => "election",
-        }
+        self.kind.label()
     }
 
     /// The group's name.

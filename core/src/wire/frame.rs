@@ -226,6 +226,18 @@ impl Op {
             Op::Leader { .. } => "leader",
             Op::Observe { .. } => "observe",
             Op::Advance { .. } => "advance",
+    /// One-way, sent without an `id` and never answered: a guard refused
+    /// a late write to `resource` under a lease of the group `name` of
+    /// `kind`, for the server to count per group (status and metrics).
+    RefusedWrite {
+        /// The kind of group: `lock`, `rwlock`, `election` or `semaphore`.
+        kind: String,
+        /// The group's name.
+        name: String,
+        /// Where the write was refused, as the guard was told (at most
+        /// 1,024 bytes; logged, not counted by).
+        resource: String,
+    },
             Op::Expire { .. } => "expire",
             Op::ExpireKey { .. } => "expire_key",
         }
@@ -249,3 +261,4 @@ impl RequestFrame {
         serde_json::to_string(&out).expect("a request always serializes")
     }
 }
+            Op::RefusedWrite { .. } => "refused_write",

@@ -9,6 +9,7 @@ mod model;
 mod mysql;
 mod postgres;
 mod redis;
+mod refusals;
 mod s3;
 mod sqlite;
 #[cfg(any(
