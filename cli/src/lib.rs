@@ -23,6 +23,7 @@ mod stop_signals;
 mod supervise;
 mod table;
 mod target;
+mod watch;
 
 use clap::{Parser, Subcommand};
 
@@ -56,6 +57,8 @@ enum Command {
     Leader(leader::Args),
     #[command(about = "Show the epoch, the fences given, held keys and waiters")]
     Status(status::Args),
+    #[command(about = "Print every grant, end and queue change in a group as it happens")]
+    Watch(watch::Args),
     #[command(about = "Write a consistent copy of a store's kv.db")]
     Backup(backup::Args),
     #[command(about = "Put a backup in place as a store's kv.db")]
@@ -88,6 +91,7 @@ fn dispatch(cli: Cli) -> Result<u8, Box<dyn std::error::Error>> {
         Command::Elect(args) => elect::run(args),
         Command::Leader(args) => leader::run(args),
         Command::Status(args) => status::run(args),
+        Command::Watch(args) => watch::run(args),
         Command::Backup(args) => backup::run(args),
         Command::Restore(args) => restore::run(args),
     }

@@ -54,6 +54,16 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// caller), from its leader now.
     async fn observe(&self, name: &str) -> Result<Observer>;
 
+    /// Every grant, end and change of queue length from now on in the
+    /// group `name` of `kind` (both checked by the caller): on its key
+    /// `key`, or on every key when `None`.
+    async fn watch(
+        &self,
+        kind: crate::vocab::GroupKind,
+        name: &str,
+        key: Option<String>,
+    ) -> Result<crate::watch::Watch>;
+
     /// Ends every lease and wait; idempotent.
     async fn close(&self) -> Result<()>;
 

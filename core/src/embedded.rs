@@ -125,6 +125,15 @@ impl Backend for Embedded {
         self.engine.observe(name)
     }
 
+    async fn watch(
+        &self,
+        kind: crate::vocab::GroupKind,
+        name: &str,
+        key: Option<String>,
+    ) -> Result<crate::watch::Watch> {
+        self.engine.watch(kind, name, key)
+    }
+
     async fn close(&self) -> Result<()> {
         self.close_now()
     }

@@ -43,17 +43,17 @@ impl Group {
     }
 
     pub(crate) fn options(&self) -> Options {
-        self.options
+        self.options.clone()
     }
 
     pub(crate) fn with_options(mut self, over: Options) -> Group {
-        self.options = self.options.merged(over);
+        self.options = std::mem::take(&mut self.options).merged(over);
         self
     }
 
     /// The checked request for `key`, with the group's options and `over`.
     pub(crate) fn request(&self, key: &str, over: Options) -> Result<Request> {
-        Request::new(&self.name, key, self.ask, self.options.merged(over))
+        Request::new(&self.name, key, self.ask, self.options.clone().merged(over))
     }
 
     pub(crate) fn held<H: LeaseKind>(&self, request: &Request, grant: Grant) -> Result<H> {
@@ -93,6 +93,17 @@ impl Group {
         let request = self.request(&key, over)?;
         let grant = self.backend.try_acquire(request.clone()).await?;
         grant.map(|g| self.held(&request, g)).transpose()
+    }
+
+    /// The events of this group's key `key`, or of all its keys when
+    /// `None`, from now on (watch/mod.rs). `invalid` on a bad key.
+    pub(crate) async fn watch(&self, key: Option<String>) -> Result<crate::watch::Watch> {
+        let kind = self.ask.group_kind();
+        match &key {
+            Some(key) => drop(crate::vocab::KeyId::new(kind, &self.name, key)?),
+            None => crate::names::check_name(&self.name)?,
+        }
+        self.backend.watch(kind, &self.name, key).await
     }
 
     /// Acquires the key, runs `body` with what it holds until it ends or
@@ -164,6 +175,47 @@ macro_rules! option_builders {
         pub fn max_hold(self, max_hold: std::time::Duration) -> Self {
             self.with(crate::options::Options {
                 max_hold: Some(max_hold),
+                ..Default::default()
+            })
+        }
+
+        /// Watches `key`: every grant (with its fence and the holder's
+        /// data), release, loss (with its cause) and change of its queue's
+        /// length from now on, as a stream ([`Watch`](crate::Watch)). A
+        /// watcher that falls [`WATCH_BUFFER`](crate::WATCH_BUFFER) events
+        /// behind is told `Lagged` and never slows the store. `invalid` on
+        /// a bad key.
+        pub async fn watch(
+            &self,
+            key: impl crate::names::Key,
+        ) -> crate::error::Result<crate::watch::Watch> {
+            self.group.watch(Some(key.key_text().into_owned())).await
+        }
+
+        /// Watches every key of this group, as [`watch`](Self::watch) does
+        /// one.
+        pub async fn watch_all(&self) -> crate::error::Result<crate::watch::Watch> {
+            self.group.watch(None).await
+        }
+
+        /// `watch` (of `key`, or of every key when `None`) as a
+        /// [`Watching`](crate::Watching): started now (an embedded store's
+        /// watch subscribes in the call), awaited from any thread, closed
+        /// from any other; what the bindings hand out.
+        #[doc(hidden)] // binding plumbing
+        pub fn watching(&self, key: Option<String>) -> crate::watch::Watching {
+            let group = self.group.clone();
+            crate::watch::Watching::start(async move { group.watch(key).await })
+        }
+
+        /// Sets the data the leases of this group carry: what their holder
+        /// says about itself, shown by `status` and given to watchers (at
+        /// most [`MAX_DATA_BYTES`](crate::MAX_DATA_BYTES), checked at each
+        /// acquire; default this process's `HOST:PID`; an empty text
+        /// attaches nothing). Per call: [`Options::data`](crate::Options).
+        pub fn data(self, data: impl Into<std::sync::Arc<str>>) -> Self {
+            self.with(crate::options::Options {
+                data: Some(data.into()),
                 ..Default::default()
             })
         }

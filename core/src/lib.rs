@@ -63,6 +63,7 @@ mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
 mod fence;
+mod following;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -70,6 +71,7 @@ mod group;
 pub mod guard;
 mod hold;
 mod lease;
+mod lease_data;
 mod locks;
 mod names;
 mod on_lost;
@@ -88,6 +90,7 @@ mod store_options;
 pub mod testing;
 mod tls;
 mod vocab;
+mod watch;
 mod wire;
 
 pub use acquiring::Acquiring;
@@ -99,6 +102,7 @@ pub use fence::Fence;
 #[doc(hidden)] // binding plumbing
 pub use hold::hold_outcome;
 pub use lease::{Lease, Permit};
+pub use lease_data::{default_data, MAX_DATA_BYTES};
 pub use locks::Locks;
 pub use names::{Key, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_VALUE_BYTES};
 pub use on_lost::OnLost;
@@ -120,3 +124,5 @@ pub use status::{
 pub use store::{restore, Store};
 pub use store_options::StoreOptions;
 pub use vocab::MAX_LIMIT;
+pub use following::Following;
+pub use watch::{Watch, WatchEvent, Watching, WATCH_BUFFER};

@@ -9,6 +9,7 @@ use super::table::{Carrier, LeaseTerms, RemoteLeases};
 use crate::election::pushed::{Route, Told};
 use crate::error::{Code, Error, Result};
 use crate::vocab::Grant;
+use crate::watch::Sink;
 use crate::wire::{Event, FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, VERSION};
 use std::collections::HashMap;
 use std::future::Future;
@@ -34,10 +35,28 @@ pub(crate) struct Answer {
 struct Pending {
     tx: oneshot::Sender<Result<Answer>>,
     terms: Option<LeaseTerms>,
-    /// For an `observe`: where its changes go once it is answered.
-    route: Option<(Arc<str>, Route)>,
+    /// For an `observe` or a `watch`: where its changes go once it is
+    /// answered.
+    route: Option<Routed>,
 }
 
+/// Where the pushed changes of an `observe` or a `watch` go.
+enum Routed {
+    /// An observer of the election of this name.
+    Observer(Arc<str>, Route),
+    /// A watch.
+    Watch(Sink),
+}
+
+impl Routed {
+    /// Ends what it feeds with `reason`.
+    fn end(&self, reason: Error) {
+        match self {
+            Routed::Observer(_, route) => route.end(reason),
+            Routed::Watch(sink) => sink.end(reason),
+        }
+    }
+}
 
 /// How many lines may wait to be written before a one-way message is
 /// dropped rather than queued ([`Link::send_oneway`]).
@@ -47,8 +66,9 @@ const MAX_ONEWAY_QUEUED: usize = 1024;
 struct Calls {
     broken: Option<Error>,
     waiting: HashMap<u64, Pending>,
-    /// The observers of elections, by the id of their `observe`.
-    observers: HashMap<u64, (Arc<str>, Route)>,
+    /// The observers of elections and the watches, by the id of their
+    /// `observe` or `watch`.
+    observers: HashMap<u64, Routed>,
 }
 
 /// The part of a connection its tasks, renewers and callers share.
@@ -278,8 +298,8 @@ impl Link {
         for (_, pending) in waiting {
             let _ = pending.tx.send(Err(err.clone()));
         }
-        for (_, (_, route)) in observers {
-            route.end(err.clone());
+        for (_, routed) in observers {
+            routed.end(err.clone());
         }
         let lost = Error::new(
             Code::LeaseLost,
@@ -352,8 +372,8 @@ impl Link {
             Event::Leader { observe, leader } => {
                 let mut calls = self.calls();
                 let told = match calls.observers.get(&observe) {
-                    Some((name, route)) => route.tell(name, leader.map(Into::into)),
-                    None => return,
+                    Some(Routed::Observer(name, route)) => route.tell(name, leader.map(Into::into)),
+                    _ => return,
                 };
                 if !matches!(told, Told::Taken) {
                     calls.observers.remove(&observe);
@@ -366,9 +386,38 @@ impl Link {
                 code,
                 message,
             } => {
-                if let Some((_, route)) = self.calls().observers.remove(&observe) {
+                if let Some(routed) = self.calls().observers.remove(&observe) {
                     let code = Code::parse(&code).unwrap_or(Code::Internal);
-                    route.end(Error::new(code, message));
+                    routed.end(Error::new(code, message));
+                }
+            }
+            Event::Watch(wire) => {
+                let watch = wire.watch;
+                let mut calls = self.calls();
+                let Some(Routed::Watch(sink)) = calls.observers.get(&watch) else {
+                    return;
+                };
+                let taken = match wire.event() {
+                    Ok(event) => sink.push(event),
+                    Err(err) => {
+                        sink.end(err);
+                        false
+                    }
+                };
+                if !taken {
+                    calls.observers.remove(&watch);
+                    drop(calls);
+                    self.send_nowait(Op::Cancel { target: watch });
+                }
+            }
+            Event::WatchEnd {
+                watch,
+                code,
+                message,
+            } => {
+                if let Some(routed) = self.calls().observers.remove(&watch) {
+                    let code = Code::parse(&code).unwrap_or(Code::Internal);
+                    routed.end(Error::new(code, message));
                 }
             }
         }
@@ -387,6 +436,17 @@ impl Link {
     pub(crate) fn send_nowait(&self, op: Op) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let frame = RequestFrame { id: Some(id), op };
+        self.queue_line(frame.encode() + "\n");
+    }
+
+    /// Sends a one-way message: no id, no reply. Dropped when the
+    /// connection is broken or [`MAX_ONEWAY_QUEUED`] lines already wait to
+    /// be written (a server that stopped reading); never waits.
+    pub(crate) fn send_oneway(&self, op: Op) {
+        if !self.is_alive() || self.queued.load(Ordering::Acquire) >= MAX_ONEWAY_QUEUED {
+            return;
+        }
+        let frame = RequestFrame { id: None, op };
         self.queue_line(frame.encode() + "\n");
     }
 
@@ -423,14 +483,21 @@ impl Link {
         let op = Op::Observe {
             name: name.to_string(),
         };
-        self.call_routed(op, None, Some((name.into(), route))).await
+        let routed = Routed::Observer(name.into(), route);
+        self.call_routed(op, None, Some(routed)).await
+    }
+
+    /// [`Link::call`] for a `watch` (`op`): its events go to `sink` from
+    /// its reply on. Dropping the future stops the watch.
+    pub(crate) async fn watch(self: &Arc<Self>, op: Op, sink: Sink) -> Result<Answer> {
+        self.call_routed(op, None, Some(Routed::Watch(sink))).await
     }
 
     async fn call_routed(
         self: &Arc<Self>,
         op: Op,
         terms: Option<LeaseTerms>,
-        route: Option<(Arc<str>, Route)>,
+        route: Option<Routed>,
     ) -> Result<Answer> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
@@ -439,17 +506,6 @@ impl Link {
             if let Some(err) = &calls.broken {
                 return Err(err.clone());
             }
-    /// Sends a one-way message: no id, no reply. Dropped when the
-    /// connection is broken or [`MAX_ONEWAY_QUEUED`] lines already wait to
-    /// be written (a server that stopped reading); never waits.
-    pub(crate) fn send_oneway(&self, op: Op) {
-        if !self.is_alive() || self.queued.load(Ordering::Acquire) >= MAX_ONEWAY_QUEUED {
-            return;
-        }
-        let frame = RequestFrame { id: None, op };
-        self.queue_line(frame.encode() + "\n");
-    }
-
             calls.waiting.insert(id, Pending { tx, terms, route });
         }
         let cancels = matches!(op, Op::Acquire { .. } | Op::Campaign { .. });

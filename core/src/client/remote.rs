@@ -92,6 +92,9 @@ impl Remote {
         // At most 30 days (checked), so it fits.
         let wait_ms = request.wait().map(|w| w.as_millis() as u64);
         let max_hold_ms = request.max_hold_ms();
+        // The data the request was made with: the caller's, or this
+        // process's HOST:PID, filled in here, never by the server.
+        let data = request.data().map(str::to_string);
         let op = if key.is_election() {
             Op::Campaign {
                 name,
@@ -110,6 +113,7 @@ impl Remote {
                 ttl_ms,
                 wait_ms,
                 max_hold_ms,
+                data,
             }
         } else {
             Op::TryAcquire {
@@ -120,6 +124,7 @@ impl Remote {
                 weight,
                 ttl_ms,
                 max_hold_ms,
+                data,
             }
         };
         let terms = LeaseTerms {
@@ -186,11 +191,6 @@ impl Backend for Remote {
         self.table.forget_and_release(id);
     }
 
-    async fn status(&self, page: StatusPage) -> Result<Status> {
-        let op = Op::Status {
-            limit: Some(u32::try_from(page.limit).unwrap_or(u32::MAX)),
-            offset: (page.offset > 0).then_some(page.offset as u64),
-        };
     /// A one-way `refused_write` on the connection open now; dropped when
     /// there is none, or another caller is opening one.
     fn refused(&self, key: &KeyId, resource: &str) {
@@ -206,6 +206,11 @@ impl Backend for Remote {
         }
     }
 
+    async fn status(&self, page: StatusPage) -> Result<Status> {
+        let op = Op::Status {
+            limit: Some(u32::try_from(page.limit).unwrap_or(u32::MAX)),
+            offset: (page.offset > 0).then_some(page.offset as u64),
+        };
         let answer = self.link().await?.call(op, None).await?;
         answer
             .reply
@@ -235,6 +240,38 @@ impl Backend for Remote {
         };
         let answer = self.link().await?.call(op, None).await?;
         leader_of(answer.reply.leader, name)
+    }
+
+    async fn watch(
+        &self,
+        kind: crate::vocab::GroupKind,
+        name: &str,
+        key: Option<String>,
+    ) -> Result<crate::watch::Watch> {
+        let link = self.link().await?;
+        let op = Op::Watch {
+            kind: kind.label().to_string(),
+            name: name.to_string(),
+            key: key.as_deref().map(Into::into),
+        };
+        // The sink is made before the call, so that no event can come
+        // before it is there; the watch learns its id from the reply.
+        let id_slot: Arc<std::sync::OnceLock<(u64, std::sync::Weak<Link>)>> = Arc::default();
+        let stop_slot = id_slot.clone();
+        let (sink, watch) = crate::watch::buffer(move || {
+            if let Some((id, link)) = stop_slot.get() {
+                if let Some(link) = link.upgrade() {
+                    link.stop_observing(*id);
+                }
+            }
+        });
+        let answer = link.watch(op, sink).await?;
+        let id = answer
+            .observing
+            .ok_or_else(|| Error::new(Code::Internal, "the server answered watch without an id"))?;
+        // Weak: a kept watch must not keep its connection open.
+        let _ = id_slot.set((id, Arc::downgrade(&link)));
+        Ok(watch)
     }
 
     async fn observe(&self, name: &str) -> Result<Observer> {

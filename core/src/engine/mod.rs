@@ -18,6 +18,7 @@ pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 mod wait;
+mod watchers;
 
 pub(crate) use audit::Audit;
 pub(crate) use tally::{Tally, Totals};
@@ -43,9 +44,9 @@ pub(crate) struct Engine {
     elections: crate::election::Registry,
     /// Whether the test kit's controls (engine/testing.rs) are allowed.
     testing: bool,
-}
     /// The late writes refused by guards, per group (refusals.rs).
     refusals: Mutex<refusals::Refusals>,
+}
 
 impl Engine {
     /// An engine that gives fences in `epoch`, and no lease before `grace`
@@ -63,15 +64,15 @@ impl Engine {
             audit.opened(epoch);
         }
         let grace_until = grace.filter(|g| !g.is_zero()).map(|g| Instant::now() + g);
-        let state = State::new(grace_until, audit);
+        let state = State::new(epoch, grace_until, audit);
         let engine = Arc::new(Engine {
             epoch,
             state: Mutex::new(state),
             wake: Arc::new(Notify::new()),
             elections: Default::default(),
             testing,
-        });
             refusals: Mutex::default(),
+        });
         scheduler::spawn(&engine);
         engine
     }
@@ -126,6 +127,8 @@ impl Engine {
                 reply: tx,
                 queued_at,
             });
+            let length = entry.waiters.len();
+            st.watchers.queue(&key, length);
             (id, key, slot, rx)
         };
         wait::Wait::new(self.clone(), key, slot, waiter_id, reply).await
@@ -203,7 +206,11 @@ impl Engine {
         let now = st.nanos(Instant::now());
         for (id, held) in leases {
             let State {
-                audit, keys, tally, ..
+                audit,
+                keys,
+                tally,
+                watchers,
+                ..
             } = &mut *st;
             if let (Some(audit), Some(key)) = (audit.as_mut(), keys.get(held.key)) {
                 audit.ended(id, &key.id, held.count > 0, "closed");
@@ -211,6 +218,9 @@ impl Engine {
             if let (Some(tally), Some(key)) = (tally, keys.get(held.key)) {
                 let held_for = Duration::from_nanos(now.saturating_sub(held.granted_at));
                 tally.ended(&key.id, "closed", held_for);
+            }
+            if let Some(key) = keys.get(held.key) {
+                watchers.ended(&key.id, held.count, "closed");
             }
             held.lost.tell(id, Some(reason.clone()));
         }
@@ -220,10 +230,25 @@ impl Engine {
             }
         }
         st.deadlines.clear();
+        st.watchers.close(&reason);
         self.elections.close(&reason);
         st.closed = Some(reason);
         drop(st);
         self.wake.notify_one();
+    }
+
+    /// A watch of the group `name` of `kind`: of its key `key`, or of every
+    /// key when `None` (watch/mod.rs).
+    pub(crate) fn watch(
+        &self,
+        kind: crate::vocab::GroupKind,
+        name: &str,
+        key: Option<String>,
+    ) -> Result<crate::watch::Watch> {
+        watchers::watchable(kind)?;
+        let mut st = self.lock();
+        check_open(&st)?;
+        Ok(st.watchers.watch(kind, name, key))
     }
 
     /// Tells `tally` every grant and end from now on (replacing any earlier).
@@ -323,6 +348,7 @@ impl Engine {
             ttl_ms,
             renewing: request.renewing(),
             granted_at,
+            data: request.data_shared(),
         };
         let id = st
             .leases
@@ -349,6 +375,8 @@ impl Engine {
             let waited = granted_at.saturating_sub(queued_at.unwrap_or(granted_at));
             tally.granted(request.key(), Duration::from_nanos(waited));
         }
+        st.watchers
+            .granted(request.key(), fence.map_or(0, Fence::count), request.data());
         self.granted_holder(request, fence);
         Ok(EngineGrant {
             id,
@@ -411,6 +439,7 @@ impl Engine {
         if st.in_grace() {
             return;
         }
+        let queued = st.keys.get(key).map_or(0, |entry| entry.waiters.len());
         loop {
             let Some(entry) = st.keys.get_mut(key) else {
                 return;
@@ -437,6 +466,11 @@ impl Engine {
                 Err(err) => {
                     let _ = waiter.reply.send(Err(err));
                 }
+            }
+        }
+        if let Some(entry) = st.keys.get(key) {
+            if entry.waiters.len() != queued {
+                st.watchers.queue(&entry.id, entry.waiters.len());
             }
         }
         self.settled(st, key);

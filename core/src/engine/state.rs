@@ -31,11 +31,17 @@ pub(super) struct State {
     pub audit: Option<super::audit::Audit>,
     /// Who counts every grant and end, if anyone (the server's metrics).
     pub tally: Option<std::sync::Arc<dyn super::tally::Tally>>,
+    /// The watchers of groups, told every grant, end and queue length.
+    pub watchers: super::watchers::Watchers,
 }
 
 impl State {
     /// Empty bookkeeping whose deadlines count from now.
-    pub(super) fn new(grace_until: Option<Instant>, audit: Option<super::audit::Audit>) -> State {
+    pub(super) fn new(
+        epoch: u64,
+        grace_until: Option<Instant>,
+        audit: Option<super::audit::Audit>,
+    ) -> State {
         State {
             base: Instant::now(),
             advanced: 0,
@@ -49,6 +55,7 @@ impl State {
             scheduler_wakes_at: None,
             audit,
             tally: None,
+            watchers: super::watchers::Watchers::new(epoch),
         }
     }
 
@@ -103,6 +110,7 @@ impl State {
                 let held_for = Duration::from_nanos(now.saturating_sub(held.granted_at));
                 tally.ended(&entry.id, why, held_for);
             }
+            self.watchers.ended(&entry.id, held.count, why);
         }
         Some(held)
     }

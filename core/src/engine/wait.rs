@@ -144,7 +144,9 @@ fn leave<E: Queues>(engine: &E, st: &mut State, places: impl IntoIterator<Item =
             .get_mut(place.slot)
             .filter(|entry| entry.id == *place.key);
         if let Some(entry) = ours {
-            entry.waiters.remove(place.waiter_id);
+            if entry.waiters.remove(place.waiter_id).is_some() {
+                st.watchers.queue(&entry.id, entry.waiters.len());
+            }
             if left.last() != Some(&place.slot) {
                 left.push(place.slot);
             }

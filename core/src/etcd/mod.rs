@@ -34,6 +34,7 @@ mod sessions;
 mod shared;
 mod status;
 mod table;
+mod watch;
 
 pub(crate) use address::EtcdAddress;
 
@@ -52,7 +53,6 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use table::EtcdLeases;
-use tokio::sync::watch;
 use tokio::time::Instant;
 
 /// A store on etcd, as a `Backend`.
@@ -74,7 +74,7 @@ pub(crate) async fn open(address: &str) -> Result<Etcd> {
             table: EtcdLeases::default(),
             sessions: sessions::Sessions::default(),
             next_id: AtomicU64::new(1),
-            closed: watch::channel(false).0,
+            closed: tokio::sync::watch::channel(false).0,
             runtime: tokio::runtime::Handle::current(),
         }),
     })
@@ -184,6 +184,16 @@ impl Backend for Etcd {
 
     async fn observe(&self, name: &str) -> Result<Observer> {
         elect::observe(&self.inner, name).await
+    }
+
+    async fn watch(
+        &self,
+        kind: crate::vocab::GroupKind,
+        name: &str,
+        key: Option<String>,
+    ) -> Result<crate::watch::Watch> {
+        self.inner.check_open()?;
+        watch::watch(&self.inner, kind, name, key).await
     }
 
     async fn close(&self) -> Result<()> {

@@ -3,7 +3,6 @@
 //! the client is told goes out through its writing half (outgoing.rs).
 
 use super::connection::{Connection, Transport};
-use super::elect::tell_change;
 use super::gate::Pass;
 use super::greeting::{self, Greeting};
 use super::metrics::Metrics;
@@ -12,6 +11,7 @@ use super::ops::{finish_acquire, handle, tell_lost};
 use super::outgoing::Outgoing;
 use super::shutdown::Shutdown;
 use super::waits::WaitFor;
+use super::watch::tell_seen;
 use crate::embedded::Embedded;
 use crate::error::{Code, Error, Result};
 use crate::vocab::{EngineGrant, LeaseId};
@@ -180,7 +180,7 @@ impl<S: AsyncRead + AsyncWrite + Send + 'static> Handler<S> {
                 Next::Serve
             }
             Wake::Changed((id, change)) => {
-                tell_change(&self.conn, id, change);
+                tell_seen(&self.conn, id, change);
                 Next::Serve
             }
             Wake::Shutdown => Next::TellTheClose,

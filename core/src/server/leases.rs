@@ -78,7 +78,7 @@ impl ConnectionLeases {
                 Code::Limit,
                 format!(
                     "a connection may have at most {MAX_OBSERVERS_PER_CONNECTION} observers of \
-                     elections at once"
+                     elections and watches at once"
                 ),
             ));
         }

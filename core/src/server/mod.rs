@@ -11,7 +11,10 @@
 //!   connection and [`waits`] its acquires waiting in their keys' queues.
 //! - [`tls`] wraps the TCP listener in TLS (mutual TLS with a client CA).
 //! - [`metrics`] counts (and [`process`] reads the process's figures);
-//!   [`scrape`] serves them as Prometheus text on a listener of their own.
+//!   [`scrape`] serves them as Prometheus text on a listener of their own,
+//!   over a small [`http`]; beside them, with `--page`, the live [`page`]
+//!   shows the holders, queues and [`recent`] grants and losses. The engine
+//!   tells both through one [`tallies`].
 //! - [`trim`] gives the memory closed connections freed back to the system.
 //! - Shutdown is one idea, as in mini-redis: one signal every task watches.
 
@@ -22,20 +25,25 @@ mod elect;
 mod gate;
 mod greeting;
 mod handler;
+mod http;
 mod leases;
 mod listener;
 mod metrics;
 mod observers;
 mod ops;
 mod outgoing;
+mod page;
 mod process;
+mod recent;
+mod refused;
 mod scrape;
 mod shutdown;
+mod tallies;
 mod testing;
 mod tls;
 mod trim;
-mod refused;
 mod waits;
+mod watch;
 
 use crate::disk::SOCKET;
 use crate::embedded::Embedded;
@@ -46,7 +54,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
 pub use crate::wire::{
     HELLO_TIMEOUT, MAX_CONNECTIONS, MAX_LEASES_PER_CONNECTION, MAX_OBSERVERS_PER_CONNECTION,
@@ -55,6 +63,8 @@ pub use crate::wire::{
 };
 pub use auth::read_token_file;
 pub use metrics::MAX_NAMES;
+pub use page::{PAGE_HOLDERS, POLL_MS};
+pub use recent::RECENT;
 pub use tls::TlsOptions;
 
 /// How long shutdown waits for connections to send their last frames.
@@ -88,6 +98,10 @@ pub struct ServeOptions {
     /// Serve Prometheus metrics at `HOST:PORT` (`GET /metrics`), on a
     /// listener of their own.
     pub metrics: Option<String>,
+    /// Serve the live page beside the metrics (`GET /`, its data at
+    /// `GET /page.json`, which needs the TCP token): needs `metrics` and
+    /// a TCP token.
+    pub page: bool,
 }
 
 /// A running server. Dropping it without [`Server::shutdown`] stops
@@ -97,7 +111,7 @@ pub struct Server {
     socket: PathBuf,
     tcp_addr: Option<SocketAddr>,
     metrics_addr: Option<SocketAddr>,
-    shutdown: watch::Sender<bool>,
+    shutdown: tokio::sync::watch::Sender<bool>,
     done: mpsc::Receiver<()>,
 }
 
@@ -106,6 +120,7 @@ impl Server {
     /// serving. Fails with `in_use` when another process owns `dir`.
     pub async fn start(dir: impl AsRef<Path>, options: ServeOptions) -> Result<Server> {
         let dir = dir.as_ref();
+        let page_token = page_token(&options)?;
         crate::os::local_socket::servable(dir)?;
         let mut store_options = options.store.clone();
         store_options.grace = options.grace;
@@ -128,18 +143,25 @@ impl Server {
             None => None,
         };
         let metrics_addr = scrape.as_ref().map(local_addr).transpose()?;
-        let (shutdown, _) = watch::channel(false);
+        let (shutdown, _) = tokio::sync::watch::channel(false);
         let (done_tx, done) = mpsc::channel(1);
         let metrics = Arc::new(metrics::Metrics::new(
             embedded.engine().epoch(),
             embedded.engine().testing(),
         ));
-        embedded.engine().set_tally(metrics.clone());
+        let recent = Arc::new(recent::Recent::default());
+        let page = page_token.map(|token| Arc::new(page::Page::new(token, recent.clone())));
+        if page.is_some() {
+            let tallies = tallies::Tallies(vec![metrics.clone(), recent]);
+            embedded.engine().set_tally(Arc::new(tallies));
+        } else {
+            embedded.engine().set_tally(metrics.clone());
+        }
         let shared =
             listener::Shared::new(embedded.clone(), shutdown.clone(), done_tx, metrics.clone());
         if let Some(scrape) = scrape {
             let engine = embedded.engine().clone();
-            scrape::spawn(scrape, metrics, engine, shared.shutdown());
+            scrape::spawn(scrape, metrics, engine, page, shared.shutdown());
         }
         trim::spawn(shared.trim.clone(), shared.shutdown());
         listener::spawn_unix(unix, shared.clone());
@@ -197,6 +219,25 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.shutdown.send(true);
+    }
+}
+
+/// The token the live page's data needs, when the page is served; fails
+/// with `invalid` when it is asked without metrics or without a token.
+fn page_token(options: &ServeOptions) -> Result<Option<String>> {
+    if !options.page {
+        return Ok(None);
+    }
+    if options.metrics.is_none() {
+        return Err(Error::invalid(
+            "the live page is served beside the metrics: give a metrics address too",
+        ));
+    }
+    match &options.tcp {
+        Some(tcp) if !tcp.token.is_empty() => Ok(Some(tcp.token.clone())),
+        _ => Err(Error::invalid(
+            "the live page's data needs the TCP token: serve TCP with a token file too",
+        )),
     }
 }
 

@@ -40,6 +40,7 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
             ttl_ms,
             wait_ms,
             max_hold_ms,
+            data,
         } => {
             let times = WireTimes {
                 ttl_ms,
@@ -47,7 +48,8 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
                 max_hold_ms,
                 weight,
             };
-            request(conn, &name, &key, limit, mode, times).and_then(|r| queue(conn, id, r))
+            request(conn, &name, &key, limit, mode, times, data.as_deref())
+                .and_then(|r| queue(conn, id, r))
         }
         Op::TryAcquire {
             name,
@@ -57,6 +59,7 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
             weight,
             ttl_ms,
             max_hold_ms,
+            data,
         } => {
             let times = WireTimes {
                 ttl_ms,
@@ -64,7 +67,8 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
                 max_hold_ms,
                 weight,
             };
-            request(conn, &name, &key, limit, mode, times).and_then(|r| try_acquire(conn, id, r))
+            request(conn, &name, &key, limit, mode, times, data.as_deref())
+                .and_then(|r| try_acquire(conn, id, r))
         }
         Op::Renew { lease } => renew(conn, id, &lease),
         Op::Release { lease } => release(conn, id, &lease),
@@ -101,20 +105,22 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
         Op::Resign { lease } => release(conn, id, &lease),
         Op::Leader { name } => super::elect::leader(conn, id, &name),
         Op::Observe { name } => super::elect::observe(conn, id, &name),
+        Op::Watch { kind, name, key } => super::watch::watch(conn, id, &kind, &name, key),
         Op::Advance { ms } => super::testing::advance(conn, id, ms),
         Op::Expire { lease } => super::testing::expire(conn, id, &lease),
         Op::ExpireKey { name, key } => super::testing::expire_key(conn, id, &name, &key),
         Op::Hello { .. } => Err(Error::new(Code::Invalid, "hello was already said")),
+        Op::RefusedWrite { .. } => Ok(()),
     };
     if let Err(err) = result {
         conn.fail(Some(id), &err);
     }
 }
-        Op::RefusedWrite { .. } => Ok(()),
 
 /// Checks a request's fields and builds the engine's request. Leases over a
 /// connection never keep themselves alive (the client renews them), and
-/// their ends are told through the connection's one lost channel.
+/// their ends are told through the connection's one lost channel. The
+/// lease keeps the `data` the client sent (none when it sent none).
 fn request(
     conn: &Connection,
     name: &str,
@@ -122,6 +128,7 @@ fn request(
     limit: Option<u32>,
     mode: Option<WireMode>,
     times: WireTimes,
+    data: Option<&str>,
 ) -> Result<Request> {
     let ask = match (limit, mode) {
         (limit, None) => Ask::of_limit(limit),
@@ -133,7 +140,7 @@ fn request(
             )))
         }
     };
-    let request = Request::from_wire(name, &key.text(), ask, times)?;
+    let request = Request::from_wire(name, &key.text(), ask, times, data)?;
     Ok(told(conn, request))
 }
 

@@ -90,6 +90,10 @@ pub enum Op {
         /// included, in milliseconds (absent: no cap).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max_hold_ms: Option<u64>,
+        /// What the holder says about itself, kept with the lease: text of
+        /// at most 1,024 bytes (absent or empty: nothing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
     },
     /// Takes a key if it is free now.
     TryAcquire {
@@ -115,6 +119,10 @@ pub enum Op {
         /// included, in milliseconds (absent: no cap).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max_hold_ms: Option<u64>,
+        /// What the holder says about itself, kept with the lease: text of
+        /// at most 1,024 bytes (absent or empty: nothing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
     },
     /// Extends a lease this connection holds by its TTL.
     Renew {
@@ -184,6 +192,18 @@ pub enum Op {
         /// The election's name.
         name: String,
     },
+    /// Every grant, end and change of queue length from now on in a group
+    /// (or on one of its keys), pushed as `watch` events naming this
+    /// request's id, until cancelled.
+    Watch {
+        /// The kind of group: `lock`, `semaphore` or `rwlock`.
+        kind: String,
+        /// The group's name.
+        name: String,
+        /// The key; absent watches every key of the group.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<WireKey>,
+    },
     /// The test kit, on a server started with `--testing` only: moves the
     /// store's time forward; leases whose TTL passes within run out.
     Advance {
@@ -206,6 +226,18 @@ pub enum Op {
         /// The key.
         key: WireKey,
     },
+    /// One-way, sent without an `id` and never answered: a guard refused
+    /// a late write to `resource` under a lease of the group `name` of
+    /// `kind`, for the server to count per group (status and metrics).
+    RefusedWrite {
+        /// The kind of group: `lock`, `rwlock`, `election` or `semaphore`.
+        kind: String,
+        /// The group's name.
+        name: String,
+        /// Where the write was refused, as the guard was told (at most
+        /// 1,024 bytes; logged, not counted by).
+        resource: String,
+    },
 }
 
 impl Op {
@@ -225,21 +257,11 @@ impl Op {
             Op::Resign { .. } => "resign",
             Op::Leader { .. } => "leader",
             Op::Observe { .. } => "observe",
+            Op::Watch { .. } => "watch",
             Op::Advance { .. } => "advance",
-    /// One-way, sent without an `id` and never answered: a guard refused
-    /// a late write to `resource` under a lease of the group `name` of
-    /// `kind`, for the server to count per group (status and metrics).
-    RefusedWrite {
-        /// The kind of group: `lock`, `rwlock`, `election` or `semaphore`.
-        kind: String,
-        /// The group's name.
-        name: String,
-        /// Where the write was refused, as the guard was told (at most
-        /// 1,024 bytes; logged, not counted by).
-        resource: String,
-    },
             Op::Expire { .. } => "expire",
             Op::ExpireKey { .. } => "expire_key",
+            Op::RefusedWrite { .. } => "refused_write",
         }
     }
 }
@@ -261,4 +283,3 @@ impl RequestFrame {
         serde_json::to_string(&out).expect("a request always serializes")
     }
 }
-            Op::RefusedWrite { .. } => "refused_write",

@@ -20,7 +20,7 @@ mod request;
 pub use codec::{FrameRead, FrameReader};
 pub(crate) use frame::{Op, RequestFrame, WireKey, WireMode};
 pub use reply::ServerFrame;
-pub(crate) use reply::{Event, Reply, WireLeader};
+pub(crate) use reply::{Event, Reply, WireLeader, WireWatch};
 pub use request::decode_request;
 
 /// The quick decoder of the common requests: `None` sends a line the

@@ -4,6 +4,7 @@ use crate::election::Leader;
 use crate::error::{Code, Error};
 use crate::fence::Fence;
 use crate::status::Status;
+use crate::watch::WatchEvent;
 use serde::{Deserialize, Serialize};
 
 /// An error as it travels: an error code and a message.
@@ -152,6 +153,105 @@ impl From<WireLeader> for Leader {
     }
 }
 
+/// A watch's event on the wire: `what` happened, and the fields that kind
+/// of event has (the others absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireWatch {
+    /// The id of the `watch` request.
+    pub watch: u64,
+    /// `granted`, `released`, `lost`, `queue` or `lagged`.
+    pub what: String,
+    /// The key (all but `lagged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The lease's fence (`granted`, `released`, `lost`; absent for a
+    /// permit or a read lease).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<Fence>,
+    /// The holder's data (`granted`, when it has some).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// Why a lease was lost (`lost`): `expired`, `disconnected`, `closed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// The queue's new length (`queue`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<u64>,
+    /// How many events the watcher missed (`lagged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missed: Option<u64>,
+}
+
+impl WireWatch {
+    /// Watch `watch`'s `event` as the wire gives it.
+    pub fn new(watch: u64, event: WatchEvent) -> WireWatch {
+        let mut wire = WireWatch {
+            watch,
+            what: event.kind().to_string(),
+            key: event.key().map(str::to_string),
+            fence: None,
+            data: None,
+            cause: None,
+            length: None,
+            missed: None,
+        };
+        match event {
+            WatchEvent::Granted { fence, data, .. } => (wire.fence, wire.data) = (fence, data),
+            WatchEvent::Released { fence, .. } => wire.fence = fence,
+            WatchEvent::Lost { fence, cause, .. } => {
+                (wire.fence, wire.cause) = (fence, Some(cause))
+            }
+            WatchEvent::Queue { length, .. } => wire.length = Some(length),
+            WatchEvent::Lagged { missed } => wire.missed = Some(missed),
+        }
+        wire
+    }
+
+    /// The event it carries; `internal` when a field its kind needs is
+    /// missing or its kind is unknown.
+    pub fn event(self) -> Result<WatchEvent, Error> {
+        let missing = |field: &str| {
+            Error::new(
+                Code::Internal,
+                format!(
+                    "the server sent a {} watch event without {field}",
+                    self.what
+                ),
+            )
+        };
+        let key = || self.key.clone().ok_or_else(|| missing("a key"));
+        Ok(match self.what.as_str() {
+            "granted" => WatchEvent::Granted {
+                key: key()?,
+                fence: self.fence,
+                data: self.data.clone(),
+            },
+            "released" => WatchEvent::Released {
+                key: key()?,
+                fence: self.fence,
+            },
+            "lost" => WatchEvent::Lost {
+                key: key()?,
+                fence: self.fence,
+                cause: self.cause.clone().ok_or_else(|| missing("a cause"))?,
+            },
+            "queue" => WatchEvent::Queue {
+                key: key()?,
+                length: self.length.ok_or_else(|| missing("a length"))?,
+            },
+            "lagged" => WatchEvent::Lagged {
+                missed: self.missed.ok_or_else(|| missing("missed"))?,
+            },
+            other => {
+                return Err(Error::new(
+                    Code::Internal,
+                    format!("the server sent a watch event of unknown kind {other:?}"),
+                ))
+            }
+        })
+    }
+}
+
 /// An event the server pushes without being asked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -171,6 +271,20 @@ pub enum Event {
         observe: u64,
         /// The new leader; `null` when nobody leads.
         leader: Option<WireLeader>,
+    },
+    /// Something happened in a watched group (the `what` of a
+    /// [`WatchEvent`](crate::WatchEvent): `granted`, `released`, `lost`,
+    /// `queue`, `lagged`), with the fields it has.
+    Watch(WireWatch),
+    /// A watch ended without the client cancelling it: `closed` (the
+    /// server is shutting down).
+    WatchEnd {
+        /// The id of the `watch` request.
+        watch: u64,
+        /// Why, an error code.
+        code: String,
+        /// The reason in words.
+        message: String,
     },
     /// An observer ended without the client cancelling it: `closed` (the
     /// server is shutting down) or `limit` (it fell too far behind).
@@ -200,6 +314,15 @@ impl Event {
         Event::Leader {
             observe,
             leader: leader.map(WireLeader::from),
+        }
+    }
+
+    /// The event telling watch `watch` it ended for `reason`.
+    pub fn watch_end(watch: u64, reason: &Error) -> Event {
+        Event::WatchEnd {
+            watch,
+            code: reason.code().as_str().to_string(),
+            message: reason.message().to_string(),
         }
     }
 

@@ -32,3 +32,4 @@ mod more_ways;
 mod server;
 mod support;
 mod testing;
+mod watch;
