@@ -1,5 +1,5 @@
 //! The options of a group or a call: `ttl`, `wait`, `renew`, `max_hold`,
-//! and a semaphore's `weight`.
+//! a semaphore's `weight`, and the `data` a lease carries.
 
 use crate::error::{Error, Result};
 use std::time::Duration;
@@ -25,9 +25,10 @@ pub const MAX_MAX_HOLD: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Options set on a group and overridden per call; a `None` field keeps the
 /// group's value, or else the default ([`DEFAULT_TTL`], [`DEFAULT_WAIT`],
-/// [`DEFAULT_RENEW`], [`DEFAULT_MAX_HOLD`], a weight of 1). A binding passes
-/// a field it was not given as `None` and lets the core decide.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// [`DEFAULT_RENEW`], [`DEFAULT_MAX_HOLD`], a weight of 1, the caller's
+/// `HOST:PID` as data). A binding passes a field it was not given as `None`
+/// and lets the core decide. Cheap to clone (the data is shared).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// How long a lease lives after its grant or last renewal.
     pub ttl: Option<Duration>,
@@ -43,6 +44,12 @@ pub struct Options {
     /// How many of a semaphore key's places one permit takes, from 1 to
     /// the semaphore's limit (default 1); only a semaphore takes it.
     pub weight: Option<u32>,
+    /// What the holder says about itself, kept with the lease: shown by
+    /// `status`, given to watchers. At most
+    /// [`MAX_DATA_BYTES`](crate::MAX_DATA_BYTES) of text; `None`: this
+    /// process's `HOST:PID` ([`default_data`](crate::default_data)); an
+    /// empty text: nothing.
+    pub data: Option<std::sync::Arc<str>>,
 }
 
 impl Options {
@@ -54,6 +61,7 @@ impl Options {
             renew: over.renew.or(self.renew),
             max_hold: over.max_hold.or(self.max_hold),
             weight: over.weight.or(self.weight),
+            data: over.data.or(self.data),
         }
     }
 

@@ -1,6 +1,6 @@
 //! The options record as every binding fills it: an option by its name,
 //! from what the caller passed (a number in the language's unit of time,
-//! or a boolean). The table of names, the kind each takes and every message
+//! a boolean, or a text). The table of names, the kind each takes and every message
 //! about a bad value live here once, so that a new option is a field of
 //! [`Options`] and a row below, and no binding's code changes.
 
@@ -9,12 +9,24 @@ use crate::options::Options;
 use std::time::Duration;
 
 /// What a caller passed for an option, in its language's terms.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Given {
     /// A number: a duration in the binding's [`TimeUnit`], or a count.
     Number(f64),
     /// A boolean.
     Bool(bool),
+    /// A text (`data`).
+    Text(String),
+}
+
+impl Given {
+    fn kind(&self) -> &'static str {
+        match self {
+            Given::Number(_) => "a number",
+            Given::Bool(_) => "a boolean",
+            Given::Text(_) => "a text",
+        }
+    }
 }
 
 /// The unit a binding's durations are in: seconds in Python,
@@ -55,6 +67,7 @@ enum Setter {
     Duration(fn(&mut Options, Duration)),
     Bool(fn(&mut Options, bool)),
     Count(fn(&mut Options, u32)),
+    Text(fn(&mut Options, String)),
 }
 
 /// Every option of a group, an acquire, a hold and a campaign, by its name
@@ -66,6 +79,7 @@ const OPTIONS: &[(&str, Setter)] = &[
     ("renew", Setter::Bool(|o, b| o.renew = Some(b))),
     ("max_hold", Setter::Duration(|o, d| o.max_hold = Some(d))),
     ("weight", Setter::Count(|o, n| o.weight = Some(n))),
+    ("data", Setter::Text(|o, t| o.data = Some(t.into()))),
 ];
 
 impl Options {
@@ -92,28 +106,51 @@ impl Options {
             (Setter::Duration(set), Given::Number(n)) => set(self, duration(name, n, unit)?),
             (Setter::Bool(set), Given::Bool(b)) => set(self, b),
             (Setter::Count(set), Given::Number(n)) => set(self, count(name, n)?),
-            (Setter::Duration(_), Given::Bool(_)) => {
-                return Err(wrong_kind(name, &format!("a number of {}", unit.name())))
+            (Setter::Text(set), Given::Text(t)) => {
+                crate::lease_data::check_data(&t)?;
+                set(self, t)
             }
-            (Setter::Bool(_), Given::Number(_)) => return Err(wrong_kind(name, "a boolean")),
-            (Setter::Count(_), Given::Bool(_)) => return Err(wrong_kind(name, "a whole number")),
+            (Setter::Duration(_), given) => {
+                return Err(wrong_kind(
+                    name,
+                    &format!("a number of {}", unit.name()),
+                    &given,
+                ))
+            }
+            (Setter::Bool(_), given) => return Err(wrong_kind(name, "a boolean", &given)),
+            (Setter::Count(_), given) => return Err(wrong_kind(name, "a whole number", &given)),
+            (Setter::Text(_), given) => return Err(wrong_kind(name, "a text", &given)),
         }
         Ok(())
     }
 
     /// The options of `text`: one `name=value` per line, a duration in
     /// `unit` or a count as a decimal number, a boolean as `true` or
-    /// `false` (how the C ABI passes them, in one buffer).
+    /// `false`, a text (`data`) as its bytes with `%`, line feed and
+    /// carriage return written `%25`, `%0A` and `%0D` (how the C ABI passes
+    /// them, in one buffer). A text that is not UTF-8 once decoded is
+    /// `invalid`, naming the option.
     pub fn from_lines(text: &[u8], unit: TimeUnit) -> Result<Options> {
         let mut options = Options::default();
-        let text = std::str::from_utf8(text)
-            .map_err(|_| Error::invalid("the options are not UTF-8 text"))?;
-        for line in text.lines().filter(|l| !l.is_empty()) {
-            let Some((name, value)) = line.split_once('=') else {
+        for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let Some(at) = line.iter().position(|&b| b == b'=') else {
                 return Err(Error::invalid(format!(
-                    "option line {line:?} is not name=value"
+                    "option line {:?} is not name=value",
+                    String::from_utf8_lossy(line)
                 )));
             };
+            let (name, value) = (&line[..at], &line[at + 1..]);
+            let name = std::str::from_utf8(name)
+                .map_err(|_| Error::invalid("an option's name is not UTF-8 text"))?;
+            if matches!(setter_of(name), Some(Setter::Text(_))) {
+                let text = String::from_utf8(percent_decoded(name, value)?)
+                    .map_err(|_| Error::invalid(format!("{name} is not UTF-8 text")))?;
+                options.set(name, Given::Text(text), unit)?;
+                continue;
+            }
+            let value = std::str::from_utf8(value)
+                .map_err(|_| Error::invalid(format!("option {name}'s value is not UTF-8 text")))?;
             let given = match value {
                 "true" => Given::Bool(true),
                 "false" => Given::Bool(false),
@@ -127,8 +164,35 @@ impl Options {
     }
 }
 
-fn wrong_kind(name: &str, wanted: &str) -> Error {
-    Error::invalid(format!("{name} must be {wanted}"))
+fn wrong_kind(name: &str, wanted: &str, given: &Given) -> Error {
+    Error::invalid(format!("{name} must be {wanted}, not {}", given.kind()))
+}
+
+fn setter_of(name: &str) -> Option<Setter> {
+    OPTIONS.iter().find(|(n, _)| *n == name).map(|&(_, s)| s)
+}
+
+/// `value` with each `%XX` (two hex digits) turned back into its byte.
+fn percent_decoded(name: &str, value: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(value.len());
+    let mut rest = value;
+    while let Some((&b, after)) = rest.split_first() {
+        if b != b'%' {
+            out.push(b);
+            rest = after;
+            continue;
+        }
+        let byte = after
+            .get(..2)
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+            .ok_or_else(|| {
+                Error::invalid(format!("{name} has a % not followed by two hex digits"))
+            })?;
+        out.push(byte);
+        rest = &after[2..];
+    }
+    Ok(out)
 }
 
 fn duration(name: &str, n: f64, unit: TimeUnit) -> Result<Duration> {
@@ -166,6 +230,8 @@ mod tests {
         o.set("renew", Given::Bool(false), TimeUnit::Nanos).unwrap();
         o.set("weight", Given::Number(3.0), TimeUnit::Nanos)
             .unwrap();
+        o.set("data", Given::Text("worker 3".into()), TimeUnit::Nanos)
+            .unwrap();
         assert_eq!(
             o,
             Options {
@@ -174,6 +240,7 @@ mod tests {
                 renew: Some(false),
                 max_hold: Some(Duration::from_secs(2)),
                 weight: Some(3),
+                data: Some("worker 3".into()),
             }
         );
     }
@@ -191,6 +258,12 @@ mod tests {
         assert!(err(o.set("wait", Given::Number(f64::NAN), s)).contains("wait must be"));
         assert!(err(o.set("weight", Given::Number(1.5), s)).contains("weight 1.5 is out of range"));
         assert!(err(o.set("weight", Given::Number(1e12), s)).contains("out of range"));
+        assert!(
+            err(o.set("data", Given::Number(1.0), s)).contains("data must be a text, not a number")
+        );
+        assert!(err(o.set("ttl", Given::Text("1".into()), s)).contains("not a text"));
+        assert!(err(o.set("data", Given::Text("x".repeat(1025)), s))
+            .contains("data must be at most 1024 bytes, not 1025"));
         assert_eq!(o, Options::default(), "nothing set by a refused value");
     }
 
@@ -205,7 +278,23 @@ mod tests {
             Options::from_lines(b"", TimeUnit::Nanos).unwrap(),
             Options::default()
         );
-        for bad in [&b"ttl"[..], b"ttl=x", b"\xff=1", b"nope=1"] {
+        let o = Options::from_lines(
+            b"data=50%25 of\r\nwait=0\ndata=a%0Ab=%E2%9C%93\n",
+            TimeUnit::Nanos,
+        )
+        .unwrap();
+        assert_eq!(o.data.as_deref(), Some("a\nb=\u{2713}"));
+        assert_eq!(o.wait, Some(Duration::ZERO));
+        for bad in [
+            &b"ttl"[..],
+            b"ttl=x",
+            b"\xff=1",
+            b"nope=1",
+            b"data=%ff",
+            b"data=\xff",
+            b"data=50%",
+            b"data=%zz",
+        ] {
             let e = Options::from_lines(bad, TimeUnit::Nanos).unwrap_err();
             assert_eq!(e.code(), crate::Code::Invalid, "{e}");
         }

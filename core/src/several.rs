@@ -35,7 +35,7 @@ fn requests(group: &Group, keys: &[String], over: Options) -> Result<(Vec<Reques
     }
     let requests = keys
         .iter()
-        .map(|key| group.request(key, over))
+        .map(|key| group.request(key, over.clone()))
         .collect::<Result<Vec<_>>>()?;
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));

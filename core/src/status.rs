@@ -146,6 +146,10 @@ pub struct HeldStatus {
     /// read-write lock's places for a write lease, else 1.
     #[serde(default = "one")]
     pub weight: u32,
+    /// What its holder said about itself when it acquired (by default its
+    /// `HOST:PID`); `None` when it said nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
 }
 
 fn one() -> u32 {

@@ -63,12 +63,12 @@ impl Election {
 
     /// The election's options.
     pub fn options(&self) -> Options {
-        self.options
+        self.options.clone()
     }
 
     /// This election with the fields `over` sets replaced.
     pub fn with(mut self, over: Options) -> Election {
-        self.options = self.options.merged(over);
+        self.options = std::mem::take(&mut self.options).merged(over);
         self
     }
 
@@ -121,7 +121,7 @@ impl Election {
 
     /// `campaign` with per-call options.
     pub async fn campaign_with(&self, value: &str, options: Options) -> Result<Leadership> {
-        let request = Request::election(&self.name, value, self.options.merged(options))?;
+        let request = Request::election(&self.name, value, self.options.clone().merged(options))?;
         // A campaign is an acquire of the election's key: the backend ends
         // its wait where the queue is, so a campaign whose wait ran out
         // never leads.

@@ -130,6 +130,7 @@ pub(super) mod tests {
             ttl_ms: 1,
             renewing: false,
             granted_at: 0,
+            data: None,
         }
     }
 

@@ -5,6 +5,7 @@ use super::keys::KeySlot;
 use crate::error::Error;
 use crate::vocab::LeaseId;
 use crate::vocab::LostSender;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -31,6 +32,9 @@ pub(super) struct LeaseRecord {
     pub renewing: bool,
     /// When it was granted, in nanoseconds since the engine started.
     pub granted_at: u64,
+    /// What its holder says about itself (lease_data.rs), shared with its
+    /// request; `None` when it says nothing.
+    pub data: Option<Arc<str>>,
 }
 
 impl LeaseRecord {

@@ -48,6 +48,7 @@ impl Engine {
                 mode: mode_of(key, h.count),
                 weight: h.weight,
                 leader: self.leader_value(key, h.count),
+                data: h.data.as_deref().map(str::to_string),
             })
             .collect();
         let mut queues: Vec<&KeyState> = st

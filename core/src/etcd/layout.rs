@@ -14,7 +14,9 @@
 //!   A lock's limit is 1; a read-write lock's is 1,000,000 places, of which
 //!   a read lease takes one. The queue is the entries in the order of their
 //!   create revisions; an entry holds the key when its weight and the
-//!   weights of every entry before it sum to at most the limit.
+//!   weights of every entry before it sum to at most the limit. When its
+//!   holder attached data (lease_data.rs), a line feed and the data follow
+//!   the places: `1\nbuild-7:41327`.
 //!
 //! - `/P/election/NAME/line/ENTRY`: the queue of the election NAME, as a
 //!   lock's queue; an entry's value is its campaign's value. (The
@@ -138,25 +140,39 @@ pub(crate) fn kind_word(kind: GroupKind) -> &'static str {
 }
 
 /// The value of an entry: the places it asked for (`LIMIT`, or
-/// `LIMIT/WEIGHT` when it takes more than one); a campaign's value in an
-/// election's queue.
+/// `LIMIT/WEIGHT` when it takes more than one), then a line feed and its
+/// data if it has any; a campaign's value in an election's queue.
 pub(crate) fn entry_value(request: &Request) -> String {
-    match request.value() {
-        Some(value) if request.key().is_election() => value.to_string(),
+    let places = match request.value() {
+        Some(value) if request.key().is_election() => return value.to_string(),
         _ if request.weight() == 1 => request.limit().to_string(),
         _ => format!("{}/{}", request.limit(), request.weight()),
+    };
+    match request.data() {
+        Some(data) => format!("{places}\n{data}"),
+        None => places,
     }
 }
 
 /// Reads an entry's value (of a lock's, semaphore's or read-write lock's
 /// queue) back as its limit and weight: `LIMIT` takes one place.
 pub(crate) fn parse_places(value: &[u8]) -> Option<(u32, u32)> {
-    let text = std::str::from_utf8(value).ok()?;
+    let places = value.split(|&b| b == b'\n').next().unwrap_or_default();
+    let text = std::str::from_utf8(places).ok()?;
     let (limit, weight) = match text.split_once('/') {
         Some((limit, weight)) => (limit.parse().ok()?, weight.parse().ok()?),
         None => (text.parse().ok()?, 1),
     };
     (weight >= 1 && weight <= limit).then_some((limit, weight))
+}
+
+/// The data in an entry's value (of a lock's, semaphore's or read-write
+/// lock's queue): what follows the places' line; `None` for an entry
+/// without (written with none, or before entries carried data).
+pub(crate) fn entry_data(value: &[u8]) -> Option<String> {
+    let at = value.iter().position(|&b| b == b'\n')?;
+    let data = String::from_utf8_lossy(&value[at + 1..]);
+    (!data.is_empty()).then(|| data.into_owned())
 }
 
 fn encode(key: &str) -> String {
@@ -231,12 +247,22 @@ mod tests {
             ..Options::default()
         };
         let permit = request(Ask::Permit { limit: 5 }, "k", unrenewed);
-        assert_eq!(entry_value(&permit), "5/3");
+        let default = crate::default_data();
+        assert_eq!(entry_value(&permit), format!("5/3\n{default}"));
+        assert_eq!(entry_data(entry_value(&permit).as_bytes()).as_deref(), Some(&*default));
+        let unsaid = Options {
+            data: Some("".into()),
+            ..Options::default()
+        };
+        assert_eq!(entry_value(&request(Ask::Lock, "k", unsaid)), "1");
+        assert_eq!(entry_data(b"1"), None);
+        assert_eq!(parse_places(b"5/3\nh:1\nmore"), Some((5, 3)));
+        assert_eq!(entry_data(b"5/3\nh:1\nmore").as_deref(), Some("h:1\nmore"));
         assert_eq!(parse_places(b"5/3"), Some((5, 3)));
         let writer = request(Ask::Write, "k", Options::default());
-        assert_eq!(entry_value(&writer), "1000000/1000000");
+        assert_eq!(entry_value(&writer), format!("1000000/1000000\n{default}"));
         let reader = request(Ask::Read, "k", Options::default());
-        assert_eq!(entry_value(&reader), "1000000");
+        assert_eq!(entry_value(&reader), format!("1000000\n{default}"));
         // Written before weights: the limit alone, one place.
         assert_eq!(parse_places(b"5"), Some((5, 1)));
         for bad in [&b"5/6"[..], b"5/0", b"x", b"5/"] {

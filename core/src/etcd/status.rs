@@ -10,7 +10,7 @@
 
 use super::call::retry;
 use super::epoch;
-use super::layout::{kind_word, parse_places, renewing};
+use super::layout::{entry_data, kind_word, parse_places, renewing};
 use super::shared::Inner;
 use crate::error::Result;
 use crate::fence::Fence;
@@ -90,6 +90,7 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
                     mode: (kind == GroupKind::RwLock)
                         .then(|| if write { "write" } else { "read" }.to_string()),
                     weight,
+                    data: entry_data(entry.kv.value()),
                 });
             }
             if waiters > 0 {
@@ -181,6 +182,7 @@ async fn elections(
                 kind: "election".to_string(),
                 mode: None,
                 weight: 1,
+                data: None,
             });
         }
         let waiters = in_queue.saturating_sub(usize::from(leader.is_some()));

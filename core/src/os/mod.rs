@@ -8,6 +8,7 @@
 
 pub(crate) mod file_lock;
 pub(crate) mod file_modes;
+pub(crate) mod host_name;
 pub(crate) mod local_socket;
 pub(crate) mod open_files;
 pub(crate) mod proc_units;

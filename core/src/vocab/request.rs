@@ -63,6 +63,9 @@ pub(crate) struct Request {
     lost_to: LostTo,
     /// The campaigner's value, for an election's key.
     value: Option<Arc<str>>,
+    /// What the holder says about itself (lease_data.rs); `None` when it
+    /// says nothing.
+    data: Option<Arc<str>>,
 }
 
 impl Request {
@@ -72,8 +75,9 @@ impl Request {
     /// `A-Z a-z 0-9 . _ - :`; a key not 1 to 1024 bytes; a limit not from
     /// 1 to [`MAX_LIMIT`]; a weight not from 1 to the limit, or given for
     /// anything but a semaphore; a TTL not from 10 ms to 24 h; a wait over
-    /// 30 days; a `max_hold` not from 10 ms to 30 days. Checked in that
-    /// order.
+    /// 30 days; a `max_hold` not from 10 ms to 30 days; data over 1024
+    /// bytes. Checked in that order. Data not given is this process's
+    /// `HOST:PID`.
     pub(crate) fn new(name: &str, key: &str, ask: Ask, options: Options) -> Result<Request> {
         let key = KeyId::new(ask.group_kind(), name, key)?;
         let (limit, weight) = places(name, ask, options.weight)?;
@@ -88,19 +92,26 @@ impl Request {
             max_hold: options.checked_max_hold()?,
             lost_to: LostTo::Watch,
             value: None,
+            data: crate::lease_data::lease_data(options.data.as_ref())?,
         })
     }
 
     /// Checks a campaign in the election `name` for the leader's `value`,
     /// with `options`: `invalid`, naming the field, on a bad name, a value
-    /// over [`MAX_VALUE_BYTES`](crate::MAX_VALUE_BYTES), a bad TTL or wait,
-    /// checked in that order.
+    /// over [`MAX_VALUE_BYTES`](crate::MAX_VALUE_BYTES), a weight or data
+    /// (a leader is known by its value), a bad TTL or wait, checked in that
+    /// order.
     pub(crate) fn election(name: &str, value: &str, options: Options) -> Result<Request> {
         let key = KeyId::election(name)?;
         crate::names::check_value(name, value)?;
         if options.weight.is_some() {
             return Err(Error::invalid(format!(
                 "election {name} was given a weight; only a semaphore takes one"
+            )));
+        }
+        if options.data.is_some() {
+            return Err(Error::invalid(format!(
+                "election {name} was given data; a leader is known by its value"
             )));
         }
         Ok(Request {
@@ -114,17 +125,30 @@ impl Request {
             max_hold: options.checked_max_hold()?,
             lost_to: LostTo::Watch,
             value: Some(value.into()),
+            data: None,
         })
     }
 
     /// [`Request::new`] for a request that came over the wire, whose times
     /// are whole milliseconds: the same checks, with the errors naming the
     /// fields as the wire does (`ttl_ms`, `wait_ms`, `max_hold_ms`). Its
-    /// lease does not renew itself: the client renews it.
-    pub(crate) fn from_wire(name: &str, key: &str, ask: Ask, times: WireTimes) -> Result<Request> {
+    /// lease does not renew itself: the client renews it. Its `data` is
+    /// what the client sent, nothing when it sent none or an empty text
+    /// (the client fills in its own default before sending).
+    pub(crate) fn from_wire(
+        name: &str,
+        key: &str,
+        ask: Ask,
+        times: WireTimes,
+        data: Option<&str>,
+    ) -> Result<Request> {
         let key = KeyId::new(ask.group_kind(), name, key)?;
         let (limit, weight) = places(name, ask, times.weight)?;
         let (ttl, wait) = wire_times(times.ttl_ms, times.wait_ms)?;
+        let max_hold = wire_max_hold(times.max_hold_ms)?;
+        if let Some(data) = data {
+            crate::lease_data::check_data(data)?;
+        }
         Ok(Request {
             key: Arc::new(key),
             limit,
@@ -133,9 +157,10 @@ impl Request {
             ttl,
             wait,
             renewing: false,
-            max_hold: wire_max_hold(times.max_hold_ms)?,
+            max_hold,
             lost_to: LostTo::Watch,
             value: None,
+            data: data.filter(|d| !d.is_empty()).map(Arc::from),
         })
     }
 
@@ -163,6 +188,7 @@ impl Request {
             max_hold: wire_max_hold(times.max_hold_ms)?,
             lost_to: LostTo::Watch,
             value: Some(value.into()),
+            data: None,
         })
     }
 
@@ -243,6 +269,18 @@ impl Request {
     /// semaphore.
     pub(crate) fn value(&self) -> Option<&str> {
         self.value.as_deref()
+    }
+
+    /// What the holder says about itself, kept with the lease; `None`
+    /// when it says nothing (an election's campaign, a wire client that
+    /// sent none).
+    pub(crate) fn data(&self) -> Option<&str> {
+        self.data.as_deref()
+    }
+
+    /// The data as shared text, for a record that keeps it.
+    pub(crate) fn data_shared(&self) -> Option<Arc<str>> {
+        self.data.clone()
     }
 
     /// This request with `wait` as its wait (checked already).
@@ -440,12 +478,33 @@ mod tests {
                 wait_ms: Some(0),
                 ..WireTimes::default()
             },
+            None,
         )
         .unwrap();
         assert_eq!(
             (wire.ttl_ms(), wire.wait(), wire.renewing()),
             (86_400_000, ms(0), false)
         );
+    }
+
+    #[test]
+    fn data_is_kept_defaulted_emptied_or_refused_over_1024_bytes() {
+        let with = |data: &str| Options {
+            data: Some(data.into()),
+            ..Options::default()
+        };
+        let lock = |o: Options| Request::new("n", "k", Ask::Lock, o);
+        assert_eq!(lock(with("worker 3")).unwrap().data(), Some("worker 3"));
+        assert_eq!(lock(with("")).unwrap().data(), None);
+        let default = lock(Options::default()).unwrap();
+        assert_eq!(default.data(), Some(&*crate::default_data()));
+        assert!(refused(lock(with(&"x".repeat(1025)))).contains("data must be at most 1024 bytes"));
+        assert!(refused(Request::election("n", "v", with("d"))).contains("was given data"));
+        let wire = |d| Request::from_wire("n", "k", Ask::Lock, WireTimes::default(), d);
+        assert_eq!(wire(None).unwrap().data(), None, "no default on the server");
+        assert_eq!(wire(Some("")).unwrap().data(), None);
+        assert_eq!(wire(Some("h:1")).unwrap().data(), Some("h:1"));
+        assert!(refused(wire(Some(&"x".repeat(1025)))).contains("at most 1024 bytes, not 1025"));
     }
 
     #[test]
@@ -458,23 +517,23 @@ mod tests {
         let key = "k".repeat(1025);
         for (request, says) in [
             (
-                Request::new("", &key, Ask::of_limit(Some(0)), big),
+                Request::new("", &key, Ask::of_limit(Some(0)), big.clone()),
                 "name \"\" must be 1 to 128 bytes, not 0",
             ),
             (
-                Request::new("a/b", "k", Ask::Lock, big),
+                Request::new("a/b", "k", Ask::Lock, big.clone()),
                 "name \"a/b\" has '/'",
             ),
             (
-                Request::new("n", &key, Ask::of_limit(Some(0)), big),
+                Request::new("n", &key, Ask::of_limit(Some(0)), big.clone()),
                 "key of n must be 1 to 1024 bytes, not 1025",
             ),
             (
-                Request::new("n", "k", Ask::of_limit(Some(0)), big),
+                Request::new("n", "k", Ask::of_limit(Some(0)), big.clone()),
                 "semaphore n has limit 0; a limit must be from 1 to 1000000",
             ),
             (
-                Request::new("n", "k", Ask::Lock, big),
+                Request::new("n", "k", Ask::Lock, big.clone()),
                 "ttl 5ms is out of range: it must be from 10ms to 24h",
             ),
             (
@@ -510,6 +569,7 @@ mod tests {
                         ttl_ms: Some(0),
                         ..WireTimes::default()
                     },
+                    None,
                 ),
                 "ttl_ms 0 is out of range: it must be from 10 to 86400000 (10 ms to 24 h)",
             ),
@@ -523,6 +583,7 @@ mod tests {
                         wait_ms: None,
                         ..WireTimes::default()
                     },
+                    None,
                 ),
                 "semaphore n has limit 1000001; a limit must be from 1 to 1000000",
             ),
@@ -536,6 +597,7 @@ mod tests {
                         wait_ms: Some(2_592_000_001),
                         ..WireTimes::default()
                     },
+                    None,
                 ),
                 "wait_ms 2592000001 is out of range: it must be from 0 to 2592000000 (30 days)",
             ),

@@ -24,6 +24,8 @@ struct Quick<'a> {
     wait_ms: Option<u64>,
     #[serde(default, deserialize_with = "present")]
     lease: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    data: Option<String>,
 }
 
 /// A field given with a value: `null` is refused here (and named by the
@@ -44,7 +46,8 @@ pub(super) fn decode(line: &[u8]) -> Option<RequestFrame> {
         && q.key.is_none()
         && q.limit.is_none()
         && q.ttl_ms.is_none()
-        && q.wait_ms.is_none();
+        && q.wait_ms.is_none()
+        && q.data.is_none();
     let op = match (q.op, q.name, q.key, q.lease) {
         ("acquire", Some(name), Some(key), None) => Op::Acquire {
             name,
@@ -55,6 +58,7 @@ pub(super) fn decode(line: &[u8]) -> Option<RequestFrame> {
             ttl_ms: q.ttl_ms,
             wait_ms: q.wait_ms,
             max_hold_ms: None,
+            data: q.data,
         },
         ("try_acquire", Some(name), Some(key), None) if q.wait_ms.is_none() => Op::TryAcquire {
             name,
@@ -64,6 +68,7 @@ pub(super) fn decode(line: &[u8]) -> Option<RequestFrame> {
             weight: None,
             ttl_ms: q.ttl_ms,
             max_hold_ms: None,
+            data: q.data,
         },
         ("renew", None, None, Some(lease)) if only_lease => Op::Renew { lease },
         ("release", None, None, Some(lease)) if only_lease => Op::Release { lease },

@@ -113,7 +113,7 @@ fn repeated_field(line: &[u8]) -> Option<String> {
 /// whole number the largest it may be (beyond what its own check allows).
 fn field_kind(field: &str) -> Option<(&'static str, Option<u64>)> {
     Some(match field {
-        "name" | "lease" | "path" | "token" | "value" | "kind" | "resource" => {
+        "name" | "lease" | "path" | "token" | "value" | "kind" | "resource" | "data" => {
             ("a string", None)
         }
         "key" => ("a string or an integer", None),

@@ -33,18 +33,22 @@ fn op() -> impl Strategy<Value = Op> {
             any::<Option<u32>>(),
             any::<Option<u64>>(),
             any::<Option<u64>>(),
-            any::<Option<u64>>()
+            any::<Option<u64>>(),
+            prop::option::of(".{0,12}")
         )
             .prop_map(
-                |(name, key, limit, mode, weight, ttl_ms, wait_ms, max_hold_ms)| Op::Acquire {
-                    name,
-                    key,
-                    limit,
-                    mode,
-                    weight,
-                    ttl_ms,
-                    wait_ms,
-                    max_hold_ms
+                |(name, key, limit, mode, weight, ttl_ms, wait_ms, max_hold_ms, data)| {
+                    Op::Acquire {
+                        name,
+                        key,
+                        limit,
+                        mode,
+                        weight,
+                        ttl_ms,
+                        wait_ms,
+                        max_hold_ms,
+                        data,
+                    }
                 }
             ),
         (
@@ -54,9 +58,10 @@ fn op() -> impl Strategy<Value = Op> {
             mode(),
             any::<Option<u32>>(),
             any::<Option<u64>>(),
-            any::<Option<u64>>()
+            any::<Option<u64>>(),
+            prop::option::of(".{0,12}")
         )
-            .prop_map(|(name, key, limit, mode, weight, ttl_ms, max_hold_ms)| {
+            .prop_map(|(name, key, limit, mode, weight, ttl_ms, max_hold_ms, data)| {
                 Op::TryAcquire {
                     name,
                     key,
@@ -65,6 +70,7 @@ fn op() -> impl Strategy<Value = Op> {
                     weight,
                     ttl_ms,
                     max_hold_ms,
+                    data,
                 }
             }),
         ".{0,10}".prop_map(|lease| Op::Renew { lease }),

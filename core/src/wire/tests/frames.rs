@@ -45,6 +45,24 @@ fn requests_decode_with_their_ids_and_fields() {
 }
 
 #[test]
+fn an_acquire_carries_its_data_the_quick_way_and_the_careful_way() {
+    for line in [
+        &br#"{"id":1,"op":"acquire","name":"n","key":"k","data":"h:1 \u00e9"}"#[..],
+        br#"{"id":1,"op":"acquire","name":"n","key":"k","weight":1,"limit":2,"data":"h:1 \u00e9"}"#,
+        br#"{"id":1,"op":"try_acquire","name":"n","key":"k","data":"h:1 \u00e9"}"#,
+    ] {
+        let data = match decode_request(line).unwrap().op {
+            Op::Acquire { data, .. } | Op::TryAcquire { data, .. } => data,
+            other => panic!("decoded as {other:?}"),
+        };
+        assert_eq!(data.as_deref(), Some("h:1 \u{e9}"));
+    }
+    let (_, err) =
+        decode_request(br#"{"id":1,"op":"acquire","name":"n","key":"k","data":3}"#).unwrap_err();
+    assert!(err.to_string().contains("\"data\" must be a string, not 3"), "{err}");
+}
+
+#[test]
 fn integer_and_text_keys_are_the_same_key() {
     let a = decode_request(br#"{"id":1,"op":"try_acquire","name":"a","key":42}"#).unwrap();
     let b = decode_request(br#"{"id":1,"op":"try_acquire","name":"a","key":"42"}"#).unwrap();
@@ -112,6 +130,7 @@ fn requests_encode_to_what_decodes_back() {
             ttl_ms: Some(100),
             wait_ms: None,
             max_hold_ms: Some(60_000),
+            data: Some("host-1:42 \"job\"\n".into()),
         },
         Op::TryAcquire {
             name: "n".into(),
@@ -121,6 +140,7 @@ fn requests_encode_to_what_decodes_back() {
             weight: None,
             ttl_ms: None,
             max_hold_ms: None,
+            data: None,
         },
         Op::Release { lease: "9".into() },
         Op::Cancel { target: 4 },

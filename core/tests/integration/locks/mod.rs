@@ -1,8 +1,10 @@
-//! Locks (core/src/locks.rs, acquiring.rs, hold.rs, on_lost.rs): the
-//! queue, waits, TTLs, losses, and exclusion under random schedules.
+//! Locks (core/src/locks.rs, acquiring.rs, hold.rs, on_lost.rs,
+//! lease_data.rs): the queue, waits, TTLs, losses, data on a lease, and
+//! exclusion under random schedules.
 
 mod acquiring;
 mod basics;
+mod data;
 mod exclusion_props;
 mod hold_outcome;
 mod on_lost;

@@ -39,12 +39,18 @@ fn blocking_read_write_locks_and_acquire_all() {
     let store = tinystore::blocking::Store::open(dir.path().join("store")).unwrap();
     let rw = store.rw_locks("docs");
     let opts = tinystore::Options::default();
-    let r1 = rw.try_acquire_read_with("k", opts).unwrap().expect("free");
+    let r1 = rw
+        .try_acquire_read_with("k", opts.clone())
+        .unwrap()
+        .expect("free");
     let r2 = rw
-        .try_acquire_read_with("k", opts)
+        .try_acquire_read_with("k", opts.clone())
         .unwrap()
         .expect("shared");
-    assert!(rw.try_acquire_write_with("k", opts).unwrap().is_none());
+    assert!(rw
+        .try_acquire_write_with("k", opts.clone())
+        .unwrap()
+        .is_none());
     r1.release().unwrap();
     r2.release().unwrap();
     let fence = rw
