@@ -16,7 +16,7 @@
 
 use super::call::retry;
 use super::epoch;
-use super::layout::parse_places;
+use super::layout::{entry_data, parse_places};
 use super::shared::Inner;
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
@@ -178,7 +178,7 @@ impl State {
             out.push(WatchEvent::Granted {
                 key: key.clone(),
                 fence,
-                data: None,
+                data: entry_data(kv.value()),
             });
         }
         if !grant || !joined {

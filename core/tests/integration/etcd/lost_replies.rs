@@ -226,8 +226,10 @@ async fn a_grant_whose_reply_is_lost_gives_one_lease_after_the_holder() {
     let driving = async {
         let line = s.entries_until(|e| e.len() == 2).await;
         let mine = &line[1];
-        // The needle is the grant's write of the waiter's entry.
-        s.proxy.arm(put_of(&mine.key, "1"));
+        // The needle is the grant's write of the waiter's entry: its
+        // places, then its data (this process's HOST:PID).
+        let value = format!("1\n{}", tinystore::default_data());
+        s.proxy.arm(put_of(&mine.key, &value));
         assert_eq!(s.proxy.trips(), 0, "a request before the grant tripped");
         holder.release().await.unwrap();
         s.proxy.tripped().await;

@@ -1,6 +1,7 @@
 //! The store on etcd (core/src/etcd), against the clusters `make test-etcd`
 //! starts (core/tests/etcd_cluster.sh, etcd_netns.sh).
 
+mod data;
 mod elections;
 mod failover;
 mod locks;

@@ -62,11 +62,20 @@ async fn each_kind_has_its_own_queues_and_an_entry_says_its_places_and_renewal()
     assert_eq!(rw.len(), 1, "{rw:?}");
     assert!(rw[0].0.contains("/rwlock/n/k/"), "{rw:?}");
     assert!(rw[0].0.ends_with("-r"), "renewing: {rw:?}");
-    assert_eq!(rw[0].1, "1000000/1000000", "a writer takes every place");
+    // The places, then a line with the holder's data (its HOST:PID here).
+    let data = tinystore::default_data();
+    assert_eq!(
+        rw[0].1,
+        format!("1000000/1000000\n{data}"),
+        "a writer takes every place"
+    );
     let sem = entries_under(&address, "semaphore").await;
     assert!(!sem[0].0.ends_with("-r"), "not renewing: {sem:?}");
-    assert_eq!(sem[0].1, "3/2");
-    assert_eq!(entries_under(&address, "lock").await[0].1, "1");
+    assert_eq!(sem[0].1, format!("3/2\n{data}"));
+    assert_eq!(
+        entries_under(&address, "lock").await[0].1,
+        format!("1\n{data}")
+    );
     let status = store.status().await.unwrap();
     let of = |kind: &str| {
         status

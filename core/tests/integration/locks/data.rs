@@ -1,11 +1,12 @@
 //! Data on a lease (core/src/lease_data.rs): what a holder attaches when it
 //! acquires, seen in `status` on an embedded and a served store; by default
 //! the acquiring process's `HOST:PID`, filled in by the client, never by
-//! the server; more than 1024 bytes is `invalid` and grants nothing.
+//! the server; given to watchers; more than 1024 bytes is `invalid` and
+//! grants nothing.
 
 use crate::support::served::served;
 use std::collections::HashMap;
-use tinystore::{Code, Options, Store};
+use tinystore::{Code, Options, Store, WatchEvent};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 
@@ -34,9 +35,19 @@ fn host_name() -> String {
 
 /// Data set on a group and per call, the default, an empty text and a
 /// refusal, all seen through `store`'s status.
-async fn data_is_kept_defaulted_and_refused(store: &Store) {
+pub(crate) async fn data_is_kept_defaulted_and_refused(store: &Store) {
     let jobs = store.locks("jobs").data("worker 3");
+    let mut watch = jobs.watch("a").await.unwrap();
     let _a = jobs.acquire("a").await.unwrap();
+    loop {
+        match crate::watch::next(&mut watch).await {
+            WatchEvent::Granted { data, .. } => {
+                break assert_eq!(data.as_deref(), Some("worker 3"))
+            }
+            WatchEvent::Queue { .. } => continue,
+            other => panic!("{other:?}"),
+        }
+    }
     let _b = jobs
         .acquire_with("b", with_data("é on call"))
         .await

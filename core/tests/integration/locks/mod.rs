@@ -4,7 +4,7 @@
 
 mod acquiring;
 mod basics;
-mod data;
+pub mod data;
 mod exclusion_props;
 mod hold_outcome;
 mod on_lost;
