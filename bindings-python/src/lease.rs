@@ -168,6 +168,13 @@ holding_class!(
             self.inner.fence().get()
         }
 
+        /// Tells its store that a guard refused a write under this lease
+        /// to `resource` as stale, for the store to count per group; never
+        /// blocks nor fails. The guards call it when given the lease.
+        fn report_refused(&self, resource: &str) {
+            self.inner.report_refused(resource);
+        }
+
         fn __repr__(&self) -> String {
             format!(
                 "Lease(name={:?}, key={:?}, fence={}, held={})",

@@ -37,6 +37,9 @@ pub(crate) struct Status {
     /// The keys whose first caller has waited longest, longest first (at
     /// most 10, whatever the page; empty on etcd).
     longest_waits: Vec<WaitingStatus>,
+    /// The late writes guards refused, per group, as the leases' holders
+    /// told the store since it opened (empty on etcd), by name then kind.
+    late_writes_refused: Vec<RefusedStatus>,
 }
 
 /// One held lease.
@@ -82,6 +85,28 @@ pub(crate) struct WaitingStatus {
     waited: Option<f64>,
 }
 
+/// A group's late writes refused by guards.
+#[pyclass(module = "tinystore._native", frozen, get_all)]
+#[derive(Clone)]
+pub(crate) struct RefusedStatus {
+    /// The group's name (`other` past the first 1,000 groups counted).
+    name: String,
+    /// The kind of group, as in `HeldStatus.kind`.
+    kind: String,
+    /// How many writes its leases' guards refused as stale.
+    refused: u64,
+}
+
+impl From<tinystore::RefusedStatus> for RefusedStatus {
+    fn from(r: tinystore::RefusedStatus) -> RefusedStatus {
+        RefusedStatus {
+            name: r.name,
+            kind: r.kind,
+            refused: r.refused,
+        }
+    }
+}
+
 fn secs(ms: u64) -> f64 {
     ms as f64 / 1000.0
 }
@@ -107,6 +132,11 @@ impl From<tinystore::Status> for Status {
                 .longest_waits
                 .into_iter()
                 .map(WaitingStatus::from)
+                .collect(),
+            late_writes_refused: status
+                .late_writes_refused
+                .into_iter()
+                .map(RefusedStatus::from)
                 .collect(),
         }
     }
@@ -184,6 +214,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Status>()?;
     m.add_class::<HeldStatus>()?;
     m.add_class::<WaitingStatus>()?;
+    m.add_class::<RefusedStatus>()?;
     m.add("DEFAULT_STATUS_LIMIT", tinystore::DEFAULT_STATUS_LIMIT)?;
     Ok(())
 }

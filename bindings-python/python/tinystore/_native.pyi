@@ -200,6 +200,11 @@ class Status:
     def longest_waits(self) -> list[WaitingStatus]:
         """The keys whose first caller has waited longest, longest first: at
         most 10, whatever the page (empty on etcd)."""
+    @property
+    def late_writes_refused(self) -> list[RefusedStatus]:
+        """The late writes guards refused, per group, as the leases'
+        holders told the store since it opened, by name then kind: every
+        group, whatever the page (empty on etcd, which counts none)."""
 
 class HeldStatus:
     """One held lease."""
@@ -254,6 +259,19 @@ class WaitingStatus:
     @property
     def waited(self) -> float | None:
         """Seconds the first caller in line has waited; ``None`` on etcd."""
+
+class RefusedStatus:
+    """A group's late writes refused by guards."""
+
+    @property
+    def name(self) -> str:
+        """The group's name (``other`` past the first 1,000 groups counted)."""
+    @property
+    def kind(self) -> str:
+        """The kind of group, as in ``HeldStatus.kind``."""
+    @property
+    def refused(self) -> int:
+        """How many writes its leases' guards refused as stale."""
 
 def store_status(store: Store, offset: int = 0, limit: int = ...) -> Awaitable[Status]: ...
 def store_status_sync(store: Store, offset: int = 0, limit: int = ...) -> Status: ...
@@ -375,6 +393,12 @@ _Leader: TypeAlias = tuple[str, int]
 class Election:
     """An election; what ``tinystore.Election`` wraps."""
 
+    def report_refused(self, resource: str) -> None:
+        """Tells its store that a guard refused a write under this lease
+        to ``resource`` as stale, for the store to count per group (status,
+        metrics). Never blocks nor fails: a served store is sent a message
+        nobody answers, dropped if it cannot go at once; etcd counts none.
+        The guards call it when given the lease itself."""
     @property
     def name(self) -> str: ...
     def campaign(self, value: str, **options: Unpack[Options]) -> Awaitable[Leadership]: ...

@@ -55,9 +55,11 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import _native
+from .._native import Lease
 from .._errors import Invalid
 from ._driver import failure_of
 from ._steps import end
+from ._under import told
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -112,16 +114,24 @@ def ensure(conn: Handle) -> None:
         pg.execute(_POSTGRES_MIGRATION)
 
 
-def check(conn: Handle, resource: str, fence: int) -> None:
+def check(conn: Handle, resource: str, fence: int | Lease) -> None:
     """Checks ``fence`` against the largest fence recorded for ``resource``
     and records it, in the transaction open on ``conn``. Returns when
     accepted; raises :class:`tinystore.Stale` when a larger fence is
     recorded. Either way commit or roll back the transaction as your write
-    went: a refused write must be rolled back."""
+    went: a refused write must be rolled back. Given the lease itself
+    rather than its fence, a refusal is also told to its store, which
+    counts the late writes refused per group (never blocking nor failing
+    the check)."""
+    with told(fence, resource) as value:
+        _check(conn, resource, value)
+
+
+def _check(conn: Handle, resource: str, fence: int) -> None:
     sqlite = _sqlite_connection(conn)
     if sqlite is not None:
         machine = _native.SqlCheck("sqlite", "?", resource, fence, _sqlite_in_transaction(sqlite))
-        _drive(machine, sqlite.execute, lambda sql, params: _tuple_cursor(sqlite).execute(sql, params).fetchone())
+        _drive(machine, sqlite.execute, lambda sql, params: _first_row(_tuple_cursor(sqlite).execute(sql, params)))
         return
     my = _pymysql_connection(conn)
     if my is not None:
@@ -141,8 +151,13 @@ async def ensure_async(aconn: AsyncHandle) -> None:
         await pg.execute(_POSTGRES_MIGRATION)
 
 
-async def check_async(aconn: AsyncHandle, resource: str, fence: int) -> None:
+async def check_async(aconn: AsyncHandle, resource: str, fence: int | Lease) -> None:
     """:func:`check` on a psycopg ``AsyncConnection`` or ``AsyncCursor``."""
+    with told(fence, resource) as value:
+        await _check_async(aconn, resource, value)
+
+
+async def _check_async(aconn: AsyncHandle, resource: str, fence: int) -> None:
     pg = _psycopg_async(aconn, "check_async")
     tuples = _psycopg().rows.tuple_row
     machine = _native.SqlCheck("postgres", "%s", resource, fence, _psycopg_in_transaction(pg))
@@ -226,6 +241,16 @@ def _tuple_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
     cur = conn.cursor()
     cur.row_factory = None  # tuples, whatever the connection's factory
     return cur
+
+
+def _first_row(cur: sqlite3.Cursor) -> Any:
+    """The first row of ``cur``, which is then closed: an open SELECT would
+    keep its read lock on the database for as long as the cursor lives (a
+    refusal's traceback keeps it)."""
+    try:
+        return cur.fetchone()
+    finally:
+        cur.close()
 
 
 def _sqlite_connection(handle: object) -> sqlite3.Connection | None:

@@ -1,0 +1,33 @@
+"""What a guarded write is made under: a fence (an int), or the lease
+itself. Given the lease, a guard takes its fence and, when it refuses the
+write as stale, tells the lease's store (``Lease.report_refused``, core's),
+which counts the late writes refused per group; that never blocks nor
+fails, and the refusal is raised as ever."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from .._errors import Stale
+from .._native import Lease
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Under: TypeAlias = "int | Lease"
+
+
+@contextmanager
+def told(under: int | Lease, resource: str) -> Iterator[int]:
+    """Gives the fence of ``under``; a :class:`tinystore.Stale` raised
+    within is told to the lease's store first, when ``under`` is a lease."""
+    if not isinstance(under, Lease):
+        yield under
+        return
+    try:
+        yield under.fence
+    except Stale:
+        under.report_refused(resource)
+        raise
