@@ -21,6 +21,9 @@ use tinystore::{Code, Error, Store};
 /// it, a writer holds it alone with a fence. --limit N holds one of the N
 /// places of the semaphore NAME's key (--weight W of them). A read lease and
 /// a permit have no fence: TINYSTORE_FENCE is not set.
+/// --data TEXT is kept with the lease (each lease, for several keys):
+/// `tinystore status` shows it and watchers are given it; by default it is
+/// HOST:PID of this hold process.
 /// A TARGET directory must hold a store (hold never makes one); one nobody
 /// serves is opened by hold itself, which after an unclean stop of a served
 /// store grants nothing until the store's grace has passed.
@@ -33,6 +36,7 @@ use tinystore::{Code, Error, Store};
 /// Example: tinystore hold ./data summaries 42 --ttl 10s --wait 1m -- ./summarize.sh 42
 ///          tinystore hold ./data accounts 17 42 -- ./transfer.sh 17 42
 ///          tinystore hold ./data reports 2026 --read -- ./read-report.sh
+///          tinystore hold ./data nightly export --data "cron on build-7" -- ./export.sh
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -59,6 +63,11 @@ pub struct Args {
     /// How many of the semaphore's places the permit takes (1 to --limit).
     #[arg(long, value_name = "W", requires = "limit")]
     weight: Option<u32>,
+    /// What this holder says about itself, kept with the lease: shown by
+    /// status, given to watchers (at most 1024 bytes; default HOST:PID of
+    /// this process; an empty text attaches nothing).
+    #[arg(long, value_name = "TEXT")]
+    data: Option<String>,
     #[command(flatten)]
     running: Running,
 }
@@ -92,30 +101,39 @@ async fn store(args: &Args) -> tinystore::Result<Store> {
     args.target.open().await
 }
 
+/// The lease options the flags ask for: the TTL, wait and max_hold of
+/// every command that runs CMD, and hold's own --data.
+fn options(args: &Args) -> tinystore::Options {
+    tinystore::Options {
+        data: args.data.as_deref().map(Into::into),
+        ..args.running.options()
+    }
+}
+
 async fn lock(args: &Args) -> tinystore::Result<impl Held> {
     let key = one_key(args, "a lock")?;
     let locks = store(args).await?.locks(&args.name);
-    locks.acquire_with(key, args.running.options()).await
+    locks.acquire_with(key, options(args)).await
 }
 
 async fn several(args: &Args) -> tinystore::Result<impl Held> {
     let locks = store(args).await?.locks(&args.name);
     let keys = args.keys.iter().map(String::as_str);
-    let leases = locks.acquire_all(keys, args.running.options()).await?;
+    let leases = locks.acquire_all(keys, options(args)).await?;
     Ok(Several(leases))
 }
 
 async fn read(args: &Args) -> tinystore::Result<impl Held> {
     let key = one_key(args, "--read")?;
     let rw = store(args).await?.rw_locks(&args.name);
-    let permit = rw.acquire_read_with(key, args.running.options()).await?;
+    let permit = rw.acquire_read_with(key, options(args)).await?;
     Ok(Reading(permit))
 }
 
 async fn write(args: &Args) -> tinystore::Result<impl Held> {
     let key = one_key(args, "--write")?;
     let rw = store(args).await?.rw_locks(&args.name);
-    rw.acquire_write_with(key, args.running.options()).await
+    rw.acquire_write_with(key, options(args)).await
 }
 
 async fn permit(args: &Args, limit: u32) -> tinystore::Result<impl Held> {
@@ -123,7 +141,7 @@ async fn permit(args: &Args, limit: u32) -> tinystore::Result<impl Held> {
     let semaphore = store(args).await?.semaphore(&args.name, limit);
     let options = tinystore::Options {
         weight: args.weight,
-        ..args.running.options()
+        ..options(args)
     };
     semaphore.acquire_with(key, options).await
 }

@@ -8,10 +8,12 @@ use tinystore::{HeldStatus, RefusedStatus, Status, WaitingStatus};
 
 /// Shows the store's epoch, the fences given, each held key with its kind
 /// (lock, semaphore, rwlock read or write, election), the places it takes
-/// (WEIGHT), its fence and time left, the keys with waiters, and per
-/// group the late writes its guards refused, in aligned columns: a fence as
-/// its decimal, its epoch's date (UTC) and its count; durations as 1.2s.
-/// Names and keys are shown escaped (\n, \x1b, \\). A store directory that no
+/// (WEIGHT), its fence and time left, its holder's data (DATA: what it
+/// said when it acquired, by default HOST:PID; the first 40 characters,
+/// whole in --json), the keys with waiters, and per group the late writes
+/// its guards refused, in aligned columns: a fence as its decimal, its
+/// epoch's date (UTC) and its count; durations as 1.2s. Names, keys and
+/// data are shown escaped (\n, \x1b, \\). A store directory that no
 /// server answers for is only read, never opened: status then shows the
 /// epoch of its last open and whether it was closed cleanly.
 ///
@@ -167,8 +169,9 @@ fn refused_table(refused: &[RefusedStatus]) -> Table {
 
 /// One row per held lease: its kind (with a read-write lock's mode), the
 /// places it takes, its fence (or none, for a permit or a read lease),
-/// time left and TTL; for an election's leadership, the leader's value as
-/// its key.
+/// time left and TTL, its holder's data (cut at [`DATA_SHOWN`]
+/// characters; `--json` has it whole); for an election's leadership, the
+/// leader's value as its key.
 fn held_table(held: &[HeldStatus]) -> Table {
     let mut table = Table::new(&[
         ("NAME", Align::Left),
@@ -178,6 +181,7 @@ fn held_table(held: &[HeldStatus]) -> Table {
         ("FENCE", Align::Left),
         ("LEFT", Align::Right),
         ("TTL", Align::Right),
+        ("DATA", Align::Left),
         ("", Align::Left),
     ]);
     for h in held {
@@ -204,10 +208,26 @@ fn held_table(held: &[HeldStatus]) -> Table {
             &fence,
             &human::duration(h.left_ms),
             &human::duration(h.ttl_ms),
+            &data_cell(h.data.as_deref()),
             renewing,
         ]);
     }
     table
+}
+
+/// The most characters of a holder's data the table shows.
+const DATA_SHOWN: usize = 40;
+
+/// A holder's data as its cell: `-` for none, cut at [`DATA_SHOWN`]
+/// characters with `...` after.
+fn data_cell(data: Option<&str>) -> String {
+    match data {
+        None => "-".to_string(),
+        Some(data) if data.chars().count() > DATA_SHOWN => {
+            format!("{}...", data.chars().take(DATA_SHOWN).collect::<String>())
+        }
+        Some(data) => data.to_string(),
+    }
 }
 
 /// A lease's kind of group, with a read-write lock's mode: `lock`,

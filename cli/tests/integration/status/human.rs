@@ -143,6 +143,10 @@ fn status_reads_well_for_a_person() {
         "{text}"
     );
     assert_eq!(&summaries[ttl_end - 3..ttl_end], "15s", "{text}");
+    // Its holder's data: this process's HOST:PID, as it attached none.
+    let data = column(header, "DATA");
+    let default = tinystore::default_data();
+    assert_eq!(&summaries[data..data + default.len()], &*default, "{text}");
     let left = summaries[..left_end].rsplit(' ').next().unwrap();
     assert!(is_short_duration(left), "left {left:?} in\n{text}");
     let pool = row("pool");
