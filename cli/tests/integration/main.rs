@@ -27,3 +27,4 @@ mod status;
 mod store;
 mod support;
 mod vectors;
+mod watch;
