@@ -12,3 +12,4 @@ mod partitions;
 mod processes;
 pub mod support;
 mod waits;
+mod watch;
