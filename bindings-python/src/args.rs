@@ -28,11 +28,11 @@ pub(crate) fn key_text(key: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// The keyword options a group or a call sets (`ttl`, `wait`, `max_hold`
-/// in seconds, `renew`, `weight`: the core's table names them): a bool
-/// or a number each, set by name in the core, which checks them. One left
-/// out or `None` stays unset; an unknown keyword is a `TypeError`, as a
-/// Python function's would be, and so is a value neither a number nor a
-/// bool.
+/// in seconds, `renew`, `weight`, `data`: the core's table names them): a
+/// bool, a number or a str each, set by name in the core, which checks
+/// them. One left out or `None` stays unset; an unknown keyword is a
+/// `TypeError`, as a Python function's would be, and so is a value of
+/// another type; a str with a lone surrogate (not UTF-8) is `invalid`.
 pub(crate) fn options(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     let mut over = Options::default();
     for (name, value) in kwargs.into_iter().flat_map(|k| k.iter()) {
@@ -47,12 +47,19 @@ pub(crate) fn options(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
         }
         let given = if let Ok(b) = value.cast::<PyBool>() {
             Given::Bool(b.is_true())
+        } else if let Ok(text) = value.cast::<PyString>() {
+            let text = text.to_str().map_err(|_| {
+                invalid(format!(
+                    "{name} must be valid UTF-8 text; this str has a lone surrogate"
+                ))
+            })?;
+            Given::Text(text.to_owned())
         } else if let Ok(n) = value.extract::<f64>() {
             Given::Number(n)
         } else {
             let kind = value.get_type().name()?;
             return Err(PyTypeError::new_err(format!(
-                "{name} must be a number or a bool, not {kind}"
+                "{name} must be a number, a bool or a str, not {kind}"
             )));
         };
         over.set(&name, given, TimeUnit::Seconds).map_err(to_py)?;

@@ -67,6 +67,9 @@ pub(crate) struct HeldStatus {
     /// The places of its key it takes: a permit's weight, all of a
     /// read-write lock's places for a write lease, else 1.
     weight: u32,
+    /// What its holder said about itself when it acquired (`data=`; by
+    /// default its `HOST:PID`); `None` when it said nothing.
+    data: Option<String>,
 }
 
 /// A key with callers waiting for it.
@@ -155,6 +158,7 @@ impl From<tinystore::HeldStatus> for HeldStatus {
             kind: held.kind,
             mode: held.mode,
             weight: held.weight,
+            data: held.data,
         }
     }
 }

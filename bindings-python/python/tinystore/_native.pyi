@@ -240,6 +240,10 @@ class HeldStatus:
     def weight(self) -> int:
         """The places of its key it takes: a permit's weight, all of a
         read-write lock's places for a write lease, else 1."""
+    @property
+    def data(self) -> str | None:
+        """What its holder said about itself when it acquired (``data=``; by
+        default its ``"HOST:PID"``); ``None`` when it said nothing."""
 
 class WaitingStatus:
     """A key with callers waiting for it."""

@@ -8,8 +8,8 @@ from typing import TypedDict
 
 
 class Options(TypedDict, total=False):
-    """The options of a call: ``ttl``, ``wait``, ``renew`` and
-    ``max_hold``, times in seconds."""
+    """The options of a call: ``ttl``, ``wait``, ``renew``, ``max_hold``
+    (times in seconds) and ``data``."""
 
     ttl: float | None
     """Seconds a lease lives after its grant or last renewal (10 ms to 24 h)."""
@@ -22,6 +22,12 @@ class Options(TypedDict, total=False):
     """Seconds after its grant past which a lease is renewed no more and
     runs out, its holder told as for any lost lease (10 ms to 30 days;
     unset: no cap)."""
+    data: str | None
+    """What the holder says about itself, kept with the lease: shown by
+    ``status()`` (``HeldStatus.data``) and given to watchers. At most 1024
+    bytes of UTF-8 (longer is :class:`Invalid`, nothing granted); unset:
+    this process's ``"HOST:PID"``; ``""``: nothing. An election refuses it
+    (a leader is known by its value)."""
 
 
 class WeightedOptions(Options, total=False):
