@@ -251,6 +251,24 @@ impl Engine {
         Ok(st.watchers.watch(kind, name, key))
     }
 
+    /// A guard refused a late write under a lease of group `name` of
+    /// `kind` (its name checked by the caller): counted (refusals.rs), and
+    /// told to the tally (the server's metrics). Quick; never fails.
+    pub(crate) fn refused(&self, kind: crate::vocab::GroupKind, name: &str) {
+        let counted = self.refused_counts().count(kind, name).to_string();
+        let tally = self.lock().tally.clone();
+        if let Some(tally) = tally {
+            tally.refused(kind.label(), &counted);
+        }
+    }
+
+    /// The counts of late writes refused, per group.
+    fn refused_counts(&self) -> MutexGuard<'_, refusals::Refusals> {
+        self.refusals
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// Tells `tally` every grant and end from now on (replacing any earlier).
     pub(crate) fn set_tally(&self, tally: Arc<dyn Tally>) {
         self.lock().tally = Some(tally);

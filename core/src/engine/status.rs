@@ -89,8 +89,8 @@ impl Engine {
             testing: self.testing,
             longest_waits,
             held,
+            late_writes_refused: self.refused_counts().listed(),
             waiting,
-            late_writes_refused: self.refused_by_group(),
             held_total,
             waiting_total,
         }
