@@ -22,11 +22,12 @@ $(PY): | deps
 # boto3 for the S3 guard's; redis-py for the Redis guard's; PyMySQL for the
 # MySQL guard's; google-cloud-storage and azure-storage-blob for the
 # guard's on Google Cloud Storage and Azure Blob; requests, httpx and
-# uvicorn (an ASGI server) for tinystore.http's.
+# uvicorn (an ASGI server) for tinystore.http's; OpenTelemetry's API and SDK
+# (its in-memory exporter and reader) for tinystore's spans' (test_otel.py).
 python-env: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest 'psycopg[binary]>=3.1,<4' \
 	  'boto3>=1.36' 'redis>=5' 'PyMySQL>=1.1' 'google-cloud-storage>=3' 'azure-storage-blob>=12' \
-	  requests httpx uvicorn
+	  requests httpx uvicorn 'opentelemetry-api>=1.20' 'opentelemetry-sdk>=1.20'
 
 # The wheels, x86_64 and aarch64, are built by zig for glibc 2.17 and
 # stripped (one target folder: the build scripts and macros, built for this

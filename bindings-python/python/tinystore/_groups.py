@@ -9,7 +9,7 @@ import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Generic
 
-from . import _native
+from . import _native, _otel
 from ._hold import H, Group, Hold, HoldAll
 from ._native import Lease, Permit
 from ._options import Options, WeightedOptions
@@ -24,6 +24,9 @@ Key = str | int
 
 class _Keys(Generic[H]):
     """What locks and semaphores share; ``H`` is what holding a key gives."""
+
+    _kind = "lock"
+    """The group's kind, as ``status`` names it (OpenTelemetry's spans)."""
 
     def __init__(self, native: Group[H]) -> None:
         self._native = native
@@ -40,13 +43,23 @@ class _Keys(Generic[H]):
         return Hold(
             functools.partial(native.acquire, key, **options),
             functools.partial(native.acquire_sync, key, **options),
+            (self._kind, native.name, key),
         )
 
     async def acquire(self, key: Key, **options: Unpack[Options]) -> H:
         """Waits first come first served for ``key`` and holds it; raises
         :class:`Timeout` when ``wait`` runs out. Cancelling the waiting task
         gives up the wait and leaks nothing."""
-        return await self._native.acquire(key, **options)
+        wait = _otel.wait(self._kind, self._native.name, key)
+        if wait is None:
+            return await self._native.acquire(key, **options)
+        try:
+            held = await self._native.acquire(key, **options)
+        except BaseException as err:
+            wait.failed(err)
+            raise
+        wait.granted(held)
+        return held
 
     async def try_acquire(self, key: Key, **options: Unpack[Options]) -> H | None:
         """Holds ``key`` if it is free now; else returns ``None``."""
@@ -55,7 +68,16 @@ class _Keys(Generic[H]):
     def acquire_sync(self, key: Key, **options: Unpack[Options]) -> H:
         """:meth:`acquire` for sync code: blocks this thread only (the GIL is
         released while it waits)."""
-        return self._native.acquire_sync(key, **options)
+        wait = _otel.wait(self._kind, self._native.name, key)
+        if wait is None:
+            return self._native.acquire_sync(key, **options)
+        try:
+            held = self._native.acquire_sync(key, **options)
+        except BaseException as err:
+            wait.failed(err)
+            raise
+        wait.granted(held)
+        return held
 
     def try_acquire_sync(self, key: Key, **options: Unpack[Options]) -> H | None:
         """:meth:`try_acquire` for sync code."""
@@ -104,6 +126,8 @@ class Semaphore(_Keys[Permit]):
     nothing, first come first served: a heavy waiter holds back lighter
     callers that came after it. A permit has no fence."""
 
+    _kind = "semaphore"
+
     def __init__(self, native: _native.Semaphore) -> None:
         super().__init__(native)
 
@@ -114,6 +138,7 @@ class Semaphore(_Keys[Permit]):
         return Hold(
             functools.partial(native.acquire, key, **options),
             functools.partial(native.acquire_sync, key, **options),
+            (self._kind, native.name, key),
         )
 
     async def acquire(self, key: Key, **options: Unpack[WeightedOptions]) -> Permit:

@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from . import _otel
+from ._errors import LeaseLost
 from ._options import WeightedOptions
 
 if TYPE_CHECKING:
@@ -70,11 +72,20 @@ class _Block(Generic[G]):
         "_cancelling",
         "_loop",
         "_watch_start",
+        "_about",
+        "_spans",
     )
 
-    def __init__(self, acquire: Callable[[], Awaitable[G]], acquire_sync: Callable[[], G]) -> None:
+    def __init__(
+        self,
+        acquire: Callable[[], Awaitable[G]],
+        acquire_sync: Callable[[], G],
+        about: tuple[str, str, object] | None = None,
+    ) -> None:
         """``acquire`` and ``acquire_sync`` start the wait for what the
-        block holds."""
+        block holds; ``about``, the group's kind, its name and the key,
+        names OpenTelemetry's wait and hold spans (``_otel``), when a
+        provider is set."""
         self._acquire = acquire
         self._acquire_sync = acquire_sync
         self._held: G | None = None
@@ -84,6 +95,8 @@ class _Block(Generic[G]):
         self._cancelling = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watch_start: asyncio.Handle | None = None
+        self._about = about
+        self._spans: list[_otel.Holding] | None = None
 
     def _parts(self, got: G) -> Sequence[Held]:
         """The held things ``got`` is made of."""
@@ -96,8 +109,29 @@ class _Block(Generic[G]):
         return held
 
     def __enter__(self) -> G:
-        self._held = self._acquire_sync()
+        wait = None if self._about is None else _otel.wait(*self._about)
+        if wait is None:
+            self._held = self._acquire_sync()
+            return self._held
+        try:
+            self._held = self._acquire_sync()
+        except BaseException as err:
+            wait.failed(err)
+            raise
+        wait.granted(self._held)
+        self._hold_spans(self._held)
         return self._held
+
+    def _hold_spans(self, held: G) -> None:
+        about = self._about
+        if about is not None:
+            spans = [_otel.holding(about[0], about[1], about[2], part) for part in self._parts(held)]
+            self._spans = [span for span in spans if span is not None]
+
+    def _end_spans(self, index: int, part: Held, err: BaseException | None, was_held: bool) -> None:
+        if self._spans is not None and index < len(self._spans):
+            lost = err if err is not None else (None if was_held else LeaseLost("the lease was lost before its release"))
+            self._spans[index].ended(lost)
 
     def __exit__(
         self,
@@ -107,17 +141,31 @@ class _Block(Generic[G]):
     ) -> None:
         # Nothing cancels a plain `with` block: its exception is its own.
         first: Exception | None = None
-        for part in self._parts(self._taken()):
+        for index, part in enumerate(self._parts(self._taken())):
+            was_held = part.held
             try:
                 part._end_hold_sync(exc is None, False)
             except Exception as err:
+                self._end_spans(index, part, err, was_held)
                 if first is None:
                     first = err
+            else:
+                self._end_spans(index, part, None, was_held)
         if first is not None:
             raise first
 
     async def __aenter__(self) -> G:
-        held = await self._acquire()
+        wait = None if self._about is None else _otel.wait(*self._about)
+        if wait is None:
+            held = await self._acquire()
+        else:
+            try:
+                held = await self._acquire()
+            except BaseException as err:
+                wait.failed(err)
+                raise
+            wait.granted(held)
+            self._hold_spans(held)
         self._held = held
         self._task = asyncio.current_task()
         if self._task is not None and sys.version_info >= (3, 11):
@@ -170,12 +218,16 @@ class _Block(Generic[G]):
         # cancellation, why the lease was lost. Every part is released; the
         # first thing the core says a part adds is raised.
         first: Exception | None = None
-        for part in self._parts(held):
+        for index, part in enumerate(self._parts(held)):
+            was_held = part.held
             try:
                 await part._end_hold(exc is None, cancelled_by_loss)
             except Exception as err:
+                self._end_spans(index, part, err, was_held)
                 if first is None:
                     first = err
+            else:
+                self._end_spans(index, part, None, was_held)
         if first is not None:
             raise first
 

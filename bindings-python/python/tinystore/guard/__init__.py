@@ -123,7 +123,7 @@ def check(conn: Handle, resource: str, fence: int | Lease) -> None:
     rather than its fence, a refusal is also told to its store, which
     counts the late writes refused per group (never blocking nor failing
     the check)."""
-    with told(fence, resource) as value:
+    with told(fence, resource, conn) as value:
         _check(conn, resource, value)
 
 
@@ -153,7 +153,7 @@ async def ensure_async(aconn: AsyncHandle) -> None:
 
 async def check_async(aconn: AsyncHandle, resource: str, fence: int | Lease) -> None:
     """:func:`check` on a psycopg ``AsyncConnection`` or ``AsyncCursor``."""
-    with told(fence, resource) as value:
+    with told(fence, resource, aconn) as value:
         await _check_async(aconn, resource, value)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from .. import _otel
 from .._errors import Stale
 from .._native import Lease
 
@@ -20,14 +21,17 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def told(under: int | Lease, resource: str) -> Iterator[int]:
+def told(under: int | Lease, resource: str, handle: object = None) -> Iterator[int]:
     """Gives the fence of ``under``; a :class:`tinystore.Stale` raised
-    within is told to the lease's store first, when ``under`` is a lease."""
-    if not isinstance(under, Lease):
-        yield under
-        return
-    try:
-        yield under.fence
-    except Stale:
-        under.report_refused(resource)
-        raise
+    within is told to the lease's store first, when ``under`` is a lease.
+    The check within is OpenTelemetry's ``tinystore.guard.check`` span on
+    ``handle``'s backend when a provider is set (``_otel``)."""
+    with _otel.guard_check(resource, under.fence if isinstance(under, Lease) else under, handle):
+        if not isinstance(under, Lease):
+            yield under
+            return
+        try:
+            yield under.fence
+        except Stale:
+            under.report_refused(resource)
+            raise
