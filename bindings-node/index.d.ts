@@ -20,6 +20,14 @@ export interface Options {
    * max_hold).
    */
   maxHold?: number
+  /**
+   * What the holder says about itself, kept with the lease: shown by
+   * `status()` (`HeldStatus.data`) and given to watchers. At most 1024
+   * bytes of UTF-8 (longer rejects with an InvalidError, nothing granted);
+   * default this process's `HOST:PID`; `''` attaches nothing. An election
+   * refuses it (a leader is known by its value).
+   */
+  data?: string
   /** Ends a wait: the acquire rejects with the signal's reason and no lease leaks. */
   signal?: AbortSignal
 }
@@ -159,6 +167,8 @@ export interface HeldStatus {
   readonly mode: 'read' | 'write' | null
   /** The places of its key it takes: a weighted permit's weight, all of a read-write lock's (1,000,000) for a write lease, else 1. */
   readonly weight: number
+  /** What its holder said about itself when it acquired (`{ data }`; by default its `HOST:PID`); null when it said nothing. */
+  readonly data: string | null
 }
 
 /** A kind of group, as a status shows it. */

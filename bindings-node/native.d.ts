@@ -117,7 +117,7 @@ export declare class NativeElection {
    * Starts campaigning, first come first served, with `value`; the core
    * checks the name, value and options at the first poll.
    */
-  campaigning(value: string, options?: Record<string, number | boolean> | undefined | null): NativeLeadershipAcquiring
+  campaigning(value: string, options?: Record<string, number | boolean | string> | undefined | null): NativeLeadershipAcquiring
   /**
    * The leader now, or `null`; at once when it can tell, else as a
    * promise.
@@ -211,6 +211,11 @@ export interface NativeHeldStatus {
    * a read-write lock's for a write lease, else 1.
    */
   weight: number
+  /**
+   * What its holder said about itself when it acquired (by default its
+   * `HOST:PID`); missing when it said nothing.
+   */
+  data?: string
 }
 
 /**
@@ -384,18 +389,18 @@ export declare class NativeLocks {
    * Starts waiting first come first served for `key`; the core
    * checks the name, key and options at the first poll.
    */
-  acquiring(key: string, options?: Record<string, number | boolean> | undefined | null): NativeLeaseAcquiring
+  acquiring(key: string, options?: Record<string, number | boolean | string> | undefined | null): NativeLeaseAcquiring
   /**
    * Holds `key` if it is free now, else `null`; at once when it
    * can tell, else as a promise.
    */
-  tryAcquire(key: string, options?: Record<string, number | boolean> | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  tryAcquire(key: string, options?: Record<string, number | boolean | string> | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
   /**
    * Starts waiting for every key of `keys` (a lease each, in the order
    * of `keys`) or none; the core checks the keys and options at the
    * first poll, and a give-up leaves none held.
    */
-  acquiringAll(keys: Array<string>, options?: Record<string, number | boolean> | undefined | null): NativeLeasesAcquiring
+  acquiringAll(keys: Array<string>, options?: Record<string, number | boolean | string> | undefined | null): NativeLeasesAcquiring
 }
 
 /**
@@ -553,19 +558,19 @@ export declare class NativeRwLocks {
    * Starts waiting first come first served to read `key`; the core
    * checks the name, key and options at the first poll.
    */
-  acquiringRead(key: string, options?: Record<string, number | boolean> | undefined | null): NativePermitAcquiring
+  acquiringRead(key: string, options?: Record<string, number | boolean | string> | undefined | null): NativePermitAcquiring
   /** Starts waiting first come first served to write `key`. */
-  acquiringWrite(key: string, options?: Record<string, number | boolean> | undefined | null): NativeLeaseAcquiring
+  acquiringWrite(key: string, options?: Record<string, number | boolean | string> | undefined | null): NativeLeaseAcquiring
   /**
    * Reads `key` if no writer holds it or waits for it now, else `null`;
    * at once when it can tell, else as a promise.
    */
-  tryAcquireRead(key: string, options?: Record<string, number | boolean> | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+  tryAcquireRead(key: string, options?: Record<string, number | boolean | string> | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
   /**
    * Writes `key` if nobody holds it or waits for it now, else `null`;
    * at once when it can tell, else as a promise.
    */
-  tryAcquireWrite(key: string, options?: Record<string, number | boolean> | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
+  tryAcquireWrite(key: string, options?: Record<string, number | boolean | string> | undefined | null): NativeLease | undefined | null | Promise<NativeLease | undefined | null>
 }
 
 /** A group of semaphores: up to `limit` holders per key at once. */
@@ -576,12 +581,12 @@ export declare class NativeSemaphore {
    * Starts waiting first come first served for `key`; the core
    * checks the name, key and options at the first poll.
    */
-  acquiring(key: string, options?: Record<string, number | boolean> | undefined | null): NativePermitAcquiring
+  acquiring(key: string, options?: Record<string, number | boolean | string> | undefined | null): NativePermitAcquiring
   /**
    * Holds `key` if it is free now, else `null`; at once when it
    * can tell, else as a promise.
    */
-  tryAcquire(key: string, options?: Record<string, number | boolean> | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
+  tryAcquire(key: string, options?: Record<string, number | boolean | string> | undefined | null): NativePermit | undefined | null | Promise<NativePermit | undefined | null>
 }
 
 /** A store served on its Unix socket by this process until `close`. */
@@ -637,13 +642,13 @@ export interface NativeStatus {
 /** An open store, owned by this process or reached over a connection. */
 export declare class NativeStore {
   /** The group of exclusive locks called `name`, with its options. */
-  locks(name: string, options?: Record<string, number | boolean> | undefined | null): NativeLocks
+  locks(name: string, options?: Record<string, number | boolean | string> | undefined | null): NativeLocks
   /** The group of semaphores called `name`, `limit` holders per key. */
-  semaphore(name: string, limit: number, options?: Record<string, number | boolean> | undefined | null): NativeSemaphore
+  semaphore(name: string, limit: number, options?: Record<string, number | boolean | string> | undefined | null): NativeSemaphore
   /** The group of read-write locks called `name`, with its options. */
-  rwLocks(name: string, options?: Record<string, number | boolean> | undefined | null): NativeRwLocks
+  rwLocks(name: string, options?: Record<string, number | boolean | string> | undefined | null): NativeRwLocks
   /** The election called `name`, with its options. */
-  election(name: string, options?: Record<string, number | boolean> | undefined | null): NativeElection
+  election(name: string, options?: Record<string, number | boolean | string> | undefined | null): NativeElection
   /**
    * The store's status: the `limit` held leases and keys with waiters
    * (default 1,000) after the first `offset` of each; the core checks

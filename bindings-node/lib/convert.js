@@ -21,9 +21,9 @@ function keyText(key) {
 }
 
 /**
- * @typedef {Record<string, number | boolean>} NativeOptions
+ * @typedef {Record<string, number | boolean | string>} NativeOptions
  * Options by their names in the core's snake_case (`max_hold`), each a
- * number (milliseconds, or a count) or a boolean.
+ * number (milliseconds, or a count), a boolean or a string (`data`).
  */
 
 /**
@@ -41,8 +41,8 @@ function nativeOptions(options, where) {
   const out = {}
   for (const [name, value] of Object.entries(options)) {
     if (name === 'signal' || value === undefined) continue
-    if (typeof value !== 'number' && typeof value !== 'boolean') {
-      throw new InvalidError(`${name} of ${where} must be a number or a boolean, not ${describe(value)}`)
+    if (typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'string') {
+      throw new InvalidError(`${name} of ${where} must be a number, a boolean or a string, not ${describe(value)}`)
     }
     out[name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value
   }

@@ -18,6 +18,7 @@ function heldOf(held) {
     kind: /** @type {import('../index').Kind} */ (held.kind),
     mode: /** @type {'read' | 'write' | undefined} */ (held.mode) ?? null,
     weight: held.weight,
+    data: held.data ?? null,
   })
 }
 

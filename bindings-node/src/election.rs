@@ -70,7 +70,7 @@ impl NativeElection {
     pub fn campaigning(
         &self,
         value: String,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<NativeLeadershipAcquiring> {
         Ok(self.inner.campaigning(&value, to_core(options)?).into())
     }

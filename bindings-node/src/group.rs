@@ -53,7 +53,7 @@ macro_rules! group_methods {
             pub fn acquiring(
                 &self,
                 key: String,
-                options: Option<HashMap<String, Either<f64, bool>>>,
+                options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
             ) -> napi::Result<$acquiring> {
                 Ok(self.inner.acquiring(key, to_core(options)?).into())
             }
@@ -65,7 +65,7 @@ macro_rules! group_methods {
                 &self,
                 env: &'env Env,
                 key: String,
-                options: Option<HashMap<String, Either<f64, bool>>>,
+                options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
             ) -> napi::Result<Either<Option<$held>, PromiseRaw<'env, Option<$held>>>> {
                 let options = to_core(options)?;
                 let group = self.inner.clone();

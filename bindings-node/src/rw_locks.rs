@@ -39,7 +39,7 @@ impl NativeRwLocks {
     pub fn acquiring_read(
         &self,
         key: String,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<NativePermitAcquiring> {
         Ok(self.inner.acquiring_read(key, to_core(options)?).into())
     }
@@ -49,7 +49,7 @@ impl NativeRwLocks {
     pub fn acquiring_write(
         &self,
         key: String,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<NativeLeaseAcquiring> {
         Ok(self.inner.acquiring_write(key, to_core(options)?).into())
     }
@@ -61,7 +61,7 @@ impl NativeRwLocks {
         &self,
         env: &'env Env,
         key: String,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<Either<Option<NativePermit>, PromiseRaw<'env, Option<NativePermit>>>> {
         let options = to_core(options)?;
         let group = self.inner.clone();
@@ -78,7 +78,7 @@ impl NativeRwLocks {
         &self,
         env: &'env Env,
         key: String,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<Either<Option<NativeLease>, PromiseRaw<'env, Option<NativeLease>>>> {
         let options = to_core(options)?;
         let group = self.inner.clone();

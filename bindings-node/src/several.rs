@@ -7,7 +7,6 @@ use crate::acquiring::acquiring_class;
 use crate::group::NativeLocks;
 use crate::lease::NativeLease;
 use crate::options::to_core;
-use napi::Either;
 use napi_derive::napi;
 use std::collections::HashMap;
 
@@ -32,7 +31,7 @@ impl NativeLocks {
     pub fn acquiring_all(
         &self,
         keys: Vec<String>,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<NativeLeasesAcquiring> {
         Ok(self.inner.acquiring_all(keys, to_core(options)?).into())
     }

@@ -60,6 +60,9 @@ pub struct NativeHeldStatus {
     /// The places of its key it takes: a weighted permit's weight, all of
     /// a read-write lock's for a write lease, else 1.
     pub weight: u32,
+    /// What its holder said about itself when it acquired (by default its
+    /// `HOST:PID`); missing when it said nothing.
+    pub data: Option<String>,
 }
 
 /// A key with callers waiting for it.
@@ -113,6 +116,7 @@ impl From<tinystore::HeldStatus> for NativeHeldStatus {
             kind: held.kind,
             mode: held.mode,
             weight: held.weight,
+            data: held.data,
         }
     }
 }

@@ -7,7 +7,6 @@ use crate::group::{NativeLocks, NativeSemaphore};
 use crate::options::to_core;
 use crate::rw_locks::NativeRwLocks;
 use crate::status::NativeStatus;
-use napi::Either;
 use napi_derive::napi;
 use std::collections::HashMap;
 
@@ -59,7 +58,7 @@ impl NativeStore {
     pub fn locks(
         &self,
         name: String,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<NativeLocks> {
         Ok(self.inner.locks(&name).with(to_core(options)?).into())
     }
@@ -70,7 +69,7 @@ impl NativeStore {
         &self,
         name: String,
         limit: f64,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<NativeSemaphore> {
         // Only the conversion: the core checks the limit (from 1 to
         // MAX_LIMIT) at the first acquire, as it does every field.
@@ -89,7 +88,7 @@ impl NativeStore {
     pub fn rw_locks(
         &self,
         name: String,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<NativeRwLocks> {
         Ok(self.inner.rw_locks(&name).with(to_core(options)?).into())
     }
@@ -99,7 +98,7 @@ impl NativeStore {
     pub fn election(
         &self,
         name: String,
-        options: Option<HashMap<String, Either<f64, bool>>>,
+        options: Option<HashMap<String, napi::bindgen_prelude::Either3<f64, bool, String>>>,
     ) -> napi::Result<NativeElection> {
         Ok(self.inner.election(&name).with(to_core(options)?).into())
     }

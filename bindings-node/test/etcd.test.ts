@@ -10,6 +10,7 @@ import { createServer } from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
 import { type Store, connect } from 'tinystore'
+import { keptDefaultedAndRefused } from './data-steps'
 import { leadersInTurn } from './elections'
 import { runCase, type MoreWaysCase } from './more-ways-steps'
 import { repo, sleep, tempDir } from './helpers'
@@ -144,6 +145,10 @@ test('locks and a semaphore on a real etcd', async () => {
     assert.ok(again !== null && again.held)
     await again.release()
   })
+})
+
+test('data on a lease on a real etcd: kept, shown by status, defaulted, refused when too long', async () => {
+  await onEtcd(keptDefaultedAndRefused)
 })
 
 test('an election on a real etcd: leaders in turn with rising terms, an observer sees each', async () => {
