@@ -145,6 +145,22 @@ export interface Status {
    * 10, whatever the page (empty on etcd).
    */
   readonly longestWaits: readonly WaitingStatus[]
+  /**
+   * The late writes guards refused, per group, as the leases' holders told
+   * the store since it opened, by name then kind: every group, whatever the
+   * page (empty on etcd, which counts none).
+   */
+  readonly lateWritesRefused: readonly RefusedStatus[]
+}
+
+/** A group's late writes refused by guards. */
+export interface RefusedStatus {
+  /** The group's name (`other` past the first 1,000 groups counted). */
+  readonly name: string
+  /** The kind of group. */
+  readonly kind: Kind
+  /** How many writes its leases' guards refused as stale. */
+  readonly refused: number
 }
 
 /** One held lease, as a status shows it. */
@@ -293,6 +309,14 @@ export declare class Permit extends Held {}
 export declare class Lease extends Held {
   /** Larger than every fence the store gave before; every digit kept. */
   readonly fence: bigint
+  /**
+   * Tells its store that a guard refused a write under this lease to
+   * `resource` as stale, for the store to count per group (status,
+   * metrics). Never blocks nor throws: a served store is sent a message
+   * nobody answers, dropped if it cannot go at once; etcd counts none. The
+   * guards call it when given the lease itself.
+   */
+  reportRefused(resource: string): void
 }
 
 /** An election's leader as everyone sees it. */
@@ -501,9 +525,11 @@ export declare namespace guard {
    * surrogate (it has no UTF-8 form), a fence that is not a bigint from 0
    * to 2^128-1, or a missing table (its `cause` the SqliteError).
    * better-sqlite3's own errors (SQLITE_BUSY, SQLITE_READONLY) are thrown
-   * as they are.
+   * as they are. Given the lease itself rather than its fence, a refusal is
+   * also told to its store (`lease.reportRefused`), which counts the late
+   * writes refused per group, never blocking nor failing the check.
    */
-  function check(db: GuardSqliteHandle, resource: string, fence: bigint): void
+  function check(db: GuardSqliteHandle, resource: string, fence: bigint | Lease): void
   /**
    * The same on a pg `Client` or `PoolClient`, inside the caller's `BEGIN`
    * (awaited first: a client idle outside a transaction is InvalidError);
@@ -515,7 +541,7 @@ export declare namespace guard {
    * the whole transaction. pg's other errors (a lost connection, 42501
    * permission denied) are rejected with as they are.
    */
-  function check(client: GuardPgHandle, resource: string, fence: bigint): Promise<void>
+  function check(client: GuardPgHandle, resource: string, fence: bigint | Lease): Promise<void>
   /**
    * The same on a mysql2 connection (MySQL or MariaDB, InnoDB), inside the
    * caller's transaction (`beginTransaction()` or `BEGIN` awaited first; a
@@ -528,7 +554,7 @@ export declare namespace guard {
    * true for the last three; retry the whole transaction); a missing table
    * (1146) is InvalidError with mysql2's error its `cause`.
    */
-  function check(conn: GuardMysqlHandle, resource: string, fence: bigint): Promise<void>
+  function check(conn: GuardMysqlHandle, resource: string, fence: bigint | Lease): Promise<void>
   /** Makes the table tinystore_fences if it is missing (SQLite: at once). */
   function ensure(db: GuardSqliteHandle): void
   /** Makes the table tinystore_fences if it is missing (PostgreSQL). */

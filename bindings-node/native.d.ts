@@ -308,6 +308,12 @@ export declare class NativeLeadershipAcquiring {
 export declare class NativeLease {
   /** The fence, every digit kept. */
   get fence(): bigint
+  /**
+   * Tells its store that a guard refused a write under this lease to
+   * `resource` as stale, for the store to count per group; never
+   * blocks nor fails. The guards call it when given the lease.
+   */
+  reportRefused(resource: string): void
   /** The group's name. */
   get name(): string
   /** The TTL in milliseconds. */
@@ -547,6 +553,16 @@ export declare class NativeRedisCheck {
   failed(failure: NativeDriverFailure): NativeGuardStep
 }
 
+/** A group's late writes refused by guards. */
+export interface NativeRefusedStatus {
+  /** The group's name (`other` past the first 1,000 groups counted). */
+  name: string
+  /** The kind of group, as in a held lease's. */
+  kind: string
+  /** How many writes its leases' guards refused as stale. */
+  refused: number
+}
+
 /**
  * A group of read-write locks, one per key: readers share a key, a
  * writer holds it alone; first come first served.
@@ -637,6 +653,11 @@ export interface NativeStatus {
    * most 10, whatever the page; empty on etcd).
    */
   longestWaits: Array<NativeWaitingStatus>
+  /**
+   * The late writes guards refused, per group, as the leases' holders
+   * told the store since it opened (empty on etcd), by name then kind.
+   */
+  lateWritesRefused: Array<NativeRefusedStatus>
 }
 
 /** An open store, owned by this process or reached over a connection. */

@@ -13,7 +13,7 @@
 const native = require('./native')
 const { describe } = require('./convert')
 const { InvalidError, mappedSync } = require('./errors')
-const { text, fenceOf } = require('./guard_input')
+const { text, fenceOf, underOf } = require('./guard_input')
 const { failureOf, pgFailureOf, isSerializationFailure, concluded } = require('./guard_driver')
 const { begin, release, after } = require('./guard_sql')
 const { mysqlConnectionOf, inTransaction, checkMysql, ensureMysql } = require('./guard_mysql')
@@ -148,14 +148,27 @@ async function checkPg(client, slot, step) {
 }
 
 /**
- * Checks `fence` against the largest recorded for `resource` and records
- * it, inside the caller's open transaction on `handle`. See index.d.ts.
+ * Checks `fence` (a bigint, or a Lease whose store is told of a refusal)
+ * against the largest recorded for `resource` and records it, inside the
+ * caller's open transaction on `handle`. See index.d.ts.
  * @param {unknown} handle
  * @param {unknown} resource
  * @param {unknown} fence
  * @returns {void | Promise<void>}
  */
 function check(handle, resource, fence) {
+  const under = underOf(fence, 'guard.check')
+  return under.telling(/** @type {string} */ (resource), () => checkFence(handle, resource, under.fence))
+}
+
+/**
+ * `check` with the fence itself.
+ * @param {unknown} handle
+ * @param {unknown} resource
+ * @param {bigint} fence
+ * @returns {void | Promise<void>}
+ */
+function checkFence(handle, resource, fence) {
   const kind = kindOf(handle, 'guard.check')
   if ('sqlite' in kind) {
     const db = kind.sqlite

@@ -5,7 +5,8 @@
 // resources the caller tells apart would share one register row. It is
 // InvalidError here, before any I/O, as Python and Go refuse it.
 const { describe } = require('./convert')
-const { InvalidError } = require('./errors')
+const { InvalidError, StaleError } = require('./errors')
+const { Lease } = require('./lease')
 
 /** @type {(text: string) => boolean} String.prototype.isWellFormed, in Node 20 and later. */
 const wellFormed = text => /** @type {{ isWellFormed(): boolean }} */ (/** @type {unknown} */ (text)).isWellFormed()
@@ -39,4 +40,36 @@ function fenceOf(fence, where) {
   return fence
 }
 
-module.exports = { text, fenceOf }
+/**
+ * What a guarded write is made under: a fence (a bigint) or the lease
+ * itself. Its fence, and `telling`, which runs the guard and, when it
+ * refuses the write as stale (thrown or rejected), tells the lease's store
+ * (`lease.reportRefused`, the core's: never blocks nor throws) before the
+ * refusal goes on.
+ * @param {unknown} under
+ * @param {string} where
+ * @returns {{ fence: bigint, telling: <T>(resource: string, run: () => T) => T }}
+ */
+function underOf(under, where) {
+  if (!(under instanceof Lease)) return { fence: fenceOf(under, where), telling: (_, run) => run() }
+  const lease = under
+  /** @param {string} resource */
+  const tell = resource => (/** @type {unknown} */ err) => {
+    if (err instanceof StaleError) lease.reportRefused(resource)
+    throw err
+  }
+  return {
+    fence: lease.fence,
+    telling(resource, run) {
+      let result
+      try {
+        result = run()
+      } catch (err) {
+        tell(resource)(err)
+      }
+      return /** @type {any} */ (result instanceof Promise ? result.catch(tell(resource)) : result)
+    },
+  }
+}
+
+module.exports = { text, fenceOf, underOf }

@@ -144,6 +144,17 @@ class Lease extends Held {
     this.#fence ??= this.#native.fence
     return this.#fence
   }
+
+  /**
+   * Tells its store that a guard refused a write under this lease to
+   * `resource` as stale, for the store to count per group; never blocks
+   * nor throws. The guards call it when given the lease.
+   * @param {string} resource
+   * @returns {void}
+   */
+  reportRefused(resource) {
+    this.#native.reportRefused(resource)
+  }
 }
 
 /** @extends {Held<import('../native').NativePermit>} */

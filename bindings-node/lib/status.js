@@ -53,6 +53,11 @@ function statusOf(status) {
     more: status.more,
     testing: status.testing,
     longestWaits: Object.freeze(status.longestWaits.map(waitingOf)),
+    lateWritesRefused: Object.freeze(
+      status.lateWritesRefused.map(r =>
+        Object.freeze({ name: r.name, kind: /** @type {import('../index').Kind} */ (r.kind), refused: r.refused }),
+      ),
+    ),
   })
 }
 

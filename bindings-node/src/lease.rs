@@ -58,6 +58,14 @@ impl NativeLease {
     pub fn fence(&self) -> BigInt {
         BigInt::from(self.inner.fence().get())
     }
+
+    /// Tells its store that a guard refused a write under this lease to
+    /// `resource` as stale, for the store to count per group; never
+    /// blocks nor fails. The guards call it when given the lease.
+    #[napi]
+    pub fn report_refused(&self, resource: String) {
+        self.inner.report_refused(&resource);
+    }
 }
 
 /// The methods a lease, a permit and a leadership share, each a thin

@@ -34,6 +34,20 @@ pub struct NativeStatus {
     /// The keys whose first caller has waited longest, longest first (at
     /// most 10, whatever the page; empty on etcd).
     pub longest_waits: Vec<NativeWaitingStatus>,
+    /// The late writes guards refused, per group, as the leases' holders
+    /// told the store since it opened (empty on etcd), by name then kind.
+    pub late_writes_refused: Vec<NativeRefusedStatus>,
+}
+
+/// A group's late writes refused by guards.
+#[napi(object)]
+pub struct NativeRefusedStatus {
+    /// The group's name (`other` past the first 1,000 groups counted).
+    pub name: String,
+    /// The kind of group, as in a held lease's.
+    pub kind: String,
+    /// How many writes its leases' guards refused as stale.
+    pub refused: f64,
 }
 
 /// One held lease.
@@ -99,6 +113,15 @@ impl From<tinystore::Status> for NativeStatus {
             more: status.more,
             testing: status.testing,
             longest_waits: status.longest_waits.into_iter().map(Into::into).collect(),
+            late_writes_refused: status
+                .late_writes_refused
+                .into_iter()
+                .map(|r| NativeRefusedStatus {
+                    name: r.name,
+                    kind: r.kind,
+                    refused: number(r.refused),
+                })
+                .collect(),
         }
     }
 }

@@ -17,6 +17,8 @@ export interface Server {
   tcp?: string
   /** Stops it with SIGTERM (or `signal`) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>
+  /** What it wrote to stderr so far (its `serving` line included). */
+  said(): string
 }
 
 /** Serves `dir`, on TCP too when `token` is given, with `extra` arguments
@@ -45,6 +47,7 @@ export async function serve(dir: string, token?: string, extra: string[] = []): 
     process: child,
     socket: path.join(dir, 'tinystore.sock'),
     tcp,
+    said: () => said,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill(signal)
