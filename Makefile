@@ -57,7 +57,7 @@ test: deps lint $(TESTS)
 # cargo invocation for both packages (RUST_TEST), so that the test binaries
 # are built once and each target only picks its tests by module
 # (core/tests/integration and cli/tests/integration mirror src/).
-CORE_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http,tinystore/guard-redis,tinystore/guard-mysql,tinystore/guard-dynamodb,tinystore/guard-gcs,tinystore/guard-azure
+CORE_FEATURES := tinystore/etcd,tinystore/guard-sqlite,tinystore/guard-postgres,tinystore/guard-s3,tinystore/guard-http,tinystore/guard-redis,tinystore/guard-mysql,tinystore/guard-dynamodb,tinystore/guard-gcs,tinystore/guard-azure,tinystore/otel
 RUST_TEST = $(CARGO) test -p tinystore -p tinystore-cli --features $(CORE_FEATURES)
 
 lint: deps-rust

@@ -69,8 +69,12 @@ impl Group {
 
     /// Waits for the key of a checked `request`, up to its `wait`.
     pub(crate) async fn acquire_request<H: LeaseKind>(&self, request: Request) -> Result<H> {
-        let grant = self.backend.acquire(request.clone()).await?;
-        self.held(&request, grant)
+        #[cfg(feature = "otel")]
+        let waiting = crate::otel::Waiting::start(request.key());
+        let grant = self.backend.acquire(request.clone()).await;
+        #[cfg(feature = "otel")]
+        waiting.end(grant.as_ref().map(|g| g.fence));
+        self.held(&request, grant?)
     }
 
     /// An acquire of the key that can be polled now, waited for and given

@@ -26,6 +26,9 @@ pub(crate) struct Holding {
     released: Arc<AtomicBool>,
     /// Why it was lost, when its release found it lost.
     lost_at_release: Mutex<Option<Error>>,
+    /// Its OpenTelemetry span, from grant to end.
+    #[cfg(feature = "otel")]
+    span: crate::otel::Holding,
 }
 
 impl Holding {
@@ -36,6 +39,8 @@ impl Holding {
         grant: Grant,
     ) -> Holding {
         Holding {
+            #[cfg(feature = "otel")]
+            span: crate::otel::Holding::start(&key, grant.fence),
             backend,
             id: grant.id,
             key,
@@ -128,6 +133,8 @@ impl Holding {
                     .unwrap_or_else(|p| p.into_inner()) = Some(reason.clone());
             }
         }
+        #[cfg(feature = "otel")]
+        self.span.end(released.as_ref().err());
         released
     }
 
@@ -196,6 +203,9 @@ impl Drop for Holding {
         if !self.released.swap(true, Ordering::SeqCst) && !self.lost.is_lost() {
             self.backend.release_on_drop(self.id);
         }
+        #[cfg(feature = "otel")]
+        self.span
+            .end(self.lost.reason().map(|r| loss(&self.key, r)).as_ref());
     }
 }
 

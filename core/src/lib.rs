@@ -77,6 +77,8 @@ mod names;
 mod on_lost;
 mod options;
 mod options_given;
+#[cfg(feature = "otel")]
+mod otel;
 mod os;
 mod poll;
 mod rw_locks;

@@ -46,7 +46,9 @@ pub async fn check<'a>(
     under: impl Into<Under<'a>>,
 ) -> Result<()> {
     let under = under.into();
-    under.told(resource, run(tx, resource, under.fence()).await)
+    under
+        .check_async("postgres", resource, |fence| run(tx, resource, fence))
+        .await
 }
 
 async fn run(tx: &Transaction<'_>, resource: &str, fence: Fence) -> Result<()> {

@@ -45,7 +45,7 @@ pub fn ensure(conn: &Connection) -> Result<()> {
 /// fence, a refusal is also told to its store ([`super::Under`]).
 pub fn check<'a>(conn: &Connection, resource: &str, under: impl Into<Under<'a>>) -> Result<()> {
     let under = under.into();
-    under.told(resource, run(conn, resource, under.fence()))
+    under.check("sqlite", resource, |fence| run(conn, resource, fence))
 }
 
 fn run(conn: &Connection, resource: &str, fence: Fence) -> Result<()> {

@@ -28,6 +28,46 @@ impl Under<'_> {
         }
     }
 
+    /// Runs `check` (a guard's protocol for a write to `resource`, in
+    /// `backend`: `sqlite`, `postgres`, `mysql`, ...) with the fence, then
+    /// tells the lease's store of a `stale` refusal ([`Under::told`]); with
+    /// the cargo feature `otel`, inside a `tinystore.guard.check` span.
+    pub(crate) fn check<T>(
+        &self,
+        backend: &'static str,
+        resource: &str,
+        check: impl FnOnce(Fence) -> Result<T>,
+    ) -> Result<T> {
+        #[cfg(feature = "otel")]
+        let span = crate::otel::Checking::start(resource, self.fence());
+        let verdict = check(self.fence());
+        #[cfg(feature = "otel")]
+        span.end(backend, &verdict);
+        #[cfg(not(feature = "otel"))]
+        let _ = backend;
+        self.told(resource, verdict)
+    }
+
+    /// [`Under::check`] of a protocol that awaits.
+    pub(crate) async fn check_async<T, F>(
+        &self,
+        backend: &'static str,
+        resource: &str,
+        check: impl FnOnce(Fence) -> F,
+    ) -> Result<T>
+    where
+        F: std::future::Future<Output = Result<T>>,
+    {
+        #[cfg(feature = "otel")]
+        let span = crate::otel::Checking::start(resource, self.fence());
+        let verdict = check(self.fence()).await;
+        #[cfg(feature = "otel")]
+        span.end(backend, &verdict);
+        #[cfg(not(feature = "otel"))]
+        let _ = backend;
+        self.told(resource, verdict)
+    }
+
     /// `result`, a guard's verdict on a write to `resource`, after telling
     /// the lease's store when it is a `stale` refusal under a lease.
     pub fn told<T>(&self, resource: &str, result: Result<T>) -> Result<T> {

@@ -29,6 +29,7 @@ mod guard;
 mod layout;
 mod locks;
 mod more_ways;
+mod otel;
 mod server;
 mod support;
 mod testing;

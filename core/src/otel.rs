@@ -1,0 +1,134 @@
+//! OpenTelemetry, with the cargo feature `otel`: a span for each wait
+//! (`tinystore.wait`), each hold from grant to end (`tinystore.hold`) and
+//! each guard's check (`tinystore.guard.check`), and a counter of the late
+//! writes guards refused (`tinystore.guard.refused`), on the global tracer
+//! and meter providers the application set (none set: OpenTelemetry's
+//! no-op ones). Without the feature none of this is compiled in.
+//! Attribute names are listed in docs/observe.md, "OpenTelemetry".
+
+use crate::error::{Code, Error};
+use crate::fence::Fence;
+use crate::vocab::KeyId;
+use opentelemetry::global::{self, BoxedSpan};
+use opentelemetry::trace::{Span, Status, Tracer};
+use opentelemetry::KeyValue;
+
+/// The instrumentation scope of every span and metric.
+const SCOPE: &str = "tinystore";
+
+/// The attributes that name a key: its group's kind and name, and the key.
+fn key_attributes(key: &KeyId) -> [KeyValue; 3] {
+    [
+        KeyValue::new("tinystore.kind", key.kind()),
+        KeyValue::new("tinystore.group", key.name().to_string()),
+        KeyValue::new("tinystore.key", key.key().to_string()),
+    ]
+}
+
+fn fence_attribute(fence: Fence) -> KeyValue {
+    KeyValue::new("tinystore.fence", fence.text())
+}
+
+fn error_attributes(span: &mut BoxedSpan, err: &Error) {
+    span.set_attribute(KeyValue::new("tinystore.error.code", err.code().as_str()));
+    span.set_status(Status::error(err.message().to_string()));
+}
+
+/// The span of one acquire's wait, from its ask to its grant or failure.
+pub(crate) struct Waiting(BoxedSpan);
+
+impl Waiting {
+    /// Starts the wait for `key`.
+    pub(crate) fn start(key: &KeyId) -> Waiting {
+        let mut span = global::tracer(SCOPE).start("tinystore.wait");
+        span.set_attributes(key_attributes(key));
+        Waiting(span)
+    }
+
+    /// Ends it: granted with `fence` (none for a permit), or failed.
+    pub(crate) fn end(mut self, outcome: std::result::Result<Option<Fence>, &Error>) {
+        match outcome {
+            Ok(Some(fence)) => self.0.set_attribute(fence_attribute(fence)),
+            Ok(None) => {}
+            Err(err) => error_attributes(&mut self.0, err),
+        }
+        self.0.end();
+    }
+}
+
+/// The span of one hold, from its grant to its release or loss.
+pub(crate) struct Holding(std::sync::Mutex<Option<BoxedSpan>>);
+
+impl Holding {
+    /// Starts the hold of `key`, granted with `fence` (none for a permit).
+    pub(crate) fn start(key: &KeyId, fence: Option<Fence>) -> Holding {
+        let mut span = global::tracer(SCOPE).start("tinystore.hold");
+        span.set_attributes(key_attributes(key));
+        if let Some(fence) = fence {
+            span.set_attribute(fence_attribute(fence));
+        }
+        Holding(std::sync::Mutex::new(Some(span)))
+    }
+
+    /// Ends it (once): `released`, or `lost` with the loss's code.
+    pub(crate) fn end(&self, lost: Option<&Error>) {
+        let taken = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let Some(mut span) = taken else {
+            return;
+        };
+        match lost {
+            None => span.set_attribute(KeyValue::new("tinystore.ended", "released")),
+            Some(err) => {
+                span.set_attribute(KeyValue::new("tinystore.ended", "lost"));
+                error_attributes(&mut span, err);
+            }
+        }
+        span.end();
+    }
+}
+
+/// The span of one guard's check of a write to a resource.
+pub(crate) struct Checking(BoxedSpan);
+
+impl Checking {
+    /// Starts the check of a write to `resource` under `fence`.
+    pub(crate) fn start(resource: &str, fence: Fence) -> Checking {
+        let mut span = global::tracer(SCOPE).start("tinystore.guard.check");
+        span.set_attribute(KeyValue::new("tinystore.resource", resource.to_string()));
+        span.set_attribute(fence_attribute(fence));
+        Checking(span)
+    }
+
+    /// Ends it with the guard's verdict: `accepted`, `stale` (with the
+    /// largest fence, and the counter of late writes refused counts one),
+    /// or the error's code. `backend` names where the write lands (`sqlite`,
+    /// `postgres`, ...), the counter's one attribute.
+    pub(crate) fn end<T>(mut self, backend: &'static str, verdict: &crate::error::Result<T>) {
+        let outcome = match verdict {
+            Ok(_) => "accepted",
+            Err(err) if err.code() == Code::Stale => {
+                if let Some(stale) = err.stale_detail() {
+                    let largest = Fence::from_u128(stale.largest);
+                    self.0
+                        .set_attribute(KeyValue::new("tinystore.largest", largest.text()));
+                }
+                global::meter(SCOPE)
+                    .u64_counter("tinystore.guard.refused")
+                    .with_unit("{write}")
+                    .with_description(
+                        "late writes refused by a guard: fences older than one recorded",
+                    )
+                    .build()
+                    .add(1, &[KeyValue::new("tinystore.backend", backend)]);
+                "stale"
+            }
+            Err(err) => {
+                error_attributes(&mut self.0, err);
+                "error"
+            }
+        };
+        self.0
+            .set_attribute(KeyValue::new("tinystore.outcome", outcome));
+        self.0.end();
+    }
+}
