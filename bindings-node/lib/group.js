@@ -9,6 +9,7 @@ const { describe, keyText, nativeOptions, signalOf } = require('./convert')
 const { Lease, Permit } = require('./lease')
 const { acquired, eitherSignal, holding } = require('./hold')
 const { acquireAll, holdingAll } = require('./several')
+const otel = require('./otel')
 
 /**
  * What a group's acquires are made of: the addon's lock group or
@@ -34,17 +35,21 @@ class Group {
   #wrap
   /** @type {string} */
   #name
+  /** @type {string} */
+  #kind
 
   /**
    * @param {Side<N>} group
    * @param {AbortSignal | undefined} signal
    * @param {(held: N) => H} wrap
+   * @param {string} kind the group's kind as status names it, for OpenTelemetry's spans (otel.js)
    */
-  constructor(group, signal, wrap) {
+  constructor(group, signal, wrap, kind) {
     this.#native = group
     this.#signal = signal
     this.#wrap = wrap
     this.#name = group.name
+    this.#kind = kind
   }
 
   /** The group's name (kept, not asked of the addon on every call). */
@@ -65,6 +70,19 @@ class Group {
     const signal = eitherSignal(this.#signal, signalOf(options, this.name))
     signal?.throwIfAborted()
     const group = this.#native
+    const wait = otel.waiting(this.#kind, this.#name, text)
+    if (wait) {
+      let got
+      try {
+        const acquiring = mappedSync(() => group.acquiring(text, opts))
+        got = this.#wrap(/** @type {N} */ (await acquired(acquiring, signal, `${this.name} ${text}`)))
+      } catch (err) {
+        wait.end(undefined, err)
+        throw err
+      }
+      wait.end(/** @type {{ fence?: bigint }} */ (got))
+      return got
+    }
     const acquiring = mappedSync(() => group.acquiring(text, opts))
     const held = /** @type {N} */ (await acquired(acquiring, signal, `${this.name} ${text}`))
     return this.#wrap(held)
@@ -97,7 +115,20 @@ class Group {
    */
   async hold(key, fn, options) {
     if (typeof fn !== 'function') throw new InvalidError(`hold on ${this.name} needs a function, not ${describe(fn)}`)
-    return holding(await this.acquire(key, options), fn)
+    const held = await this.acquire(key, options)
+    const span = otel.holdingSpan(this.#kind, this.#name, held.key, /** @type {{ fence?: bigint }} */ (held))
+    if (!span) return holding(held, fn)
+    let value
+    try {
+      value = await holding(held, fn)
+    } catch (err) {
+      // lost: the core's LeaseLostError or ClosedError; fn's own error: released
+      const code = /** @type {{ code?: unknown }} */ (err)?.code
+      span.end(code === 'lease_lost' || code === 'closed' ? err : undefined)
+      throw err
+    }
+    span.end()
+    return value
   }
 }
 
@@ -116,7 +147,7 @@ class Locks extends Group {
    * @param {AbortSignal | undefined} signal
    */
   constructor(group, signal) {
-    super(group, signal, held => new Lease(held))
+    super(group, signal, held => new Lease(held), 'lock')
     this.#native = group
     this.#signal = signal
   }
@@ -167,7 +198,7 @@ class Semaphore extends Group {
    * @param {AbortSignal | undefined} signal
    */
   constructor(group, limit, signal) {
-    super(group, signal, held => new Permit(held))
+    super(group, signal, held => new Permit(held), 'semaphore')
     /** The most holders a key allows at once. @readonly */
     this.limit = limit
   }

@@ -22,6 +22,7 @@ const { redis } = require('./redis')
 const { dynamodb } = require('./dynamodb')
 const { gcs } = require('./gcs')
 const { azure } = require('./azure')
+const otel = require('./otel')
 
 /**
  * @typedef {{ run(...params: unknown[]): { changes: number }, get(...params: unknown[]): unknown, pluck(on?: boolean): SqliteStatement }} SqliteStatement
@@ -158,7 +159,20 @@ async function checkPg(client, slot, step) {
  */
 function check(handle, resource, fence) {
   const under = underOf(fence, 'guard.check')
-  return under.telling(/** @type {string} */ (resource), () => checkFence(handle, resource, under.fence))
+  // OpenTelemetry's span and refused counter (lib/otel.js): only the run when off
+  return otel.checked(String(resource), under.fence, () => backendOf(handle), () =>
+    under.telling(/** @type {string} */ (resource), () => checkFence(handle, resource, under.fence)),
+  )
+}
+
+/** The guard's backend for OpenTelemetry: sqlite, mysql or postgres. @param {unknown} handle */
+function backendOf(handle) {
+  try {
+    const kind = kindOf(handle, 'guard.check')
+    return 'sqlite' in kind ? 'sqlite' : 'mysql' in kind ? 'mysql' : 'postgres'
+  } catch {
+    return 'unknown'
+  }
 }
 
 /**

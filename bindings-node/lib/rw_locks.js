@@ -30,8 +30,8 @@ class RwLocks {
       acquiring: (key, options) => group.acquiringWrite(key, options),
       tryAcquire: (key, options) => group.tryAcquireWrite(key, options),
     }
-    this.#read = new Group(read, signal, held => new Permit(held))
-    this.#write = new Group(write, signal, held => new Lease(held))
+    this.#read = new Group(read, signal, held => new Permit(held), 'rwlock')
+    this.#write = new Group(write, signal, held => new Lease(held), 'rwlock')
   }
 
   /** The group's name. */
