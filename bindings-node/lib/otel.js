@@ -95,19 +95,14 @@ function waiting(kind, name, key) {
   if (!t) return undefined
   const start = performance.now()
   const span = t.startSpan('tinystore.wait', {
-    attributes: { 'tinystore.group.kind': kind, 'tinystore.group': name, 'tinystore.key': key },
+    attributes: { 'tinystore.kind': kind, 'tinystore.group': name, 'tinystore.key': key },
   })
   return {
     /** @param {{ fence?: bigint } | undefined} held @param {unknown} [err] */
     end(held, err) {
       span.setAttribute('tinystore.waited_ms', performance.now() - start)
-      if (held) {
-        span.setAttribute('tinystore.outcome', 'granted')
-        if (typeof held.fence === 'bigint') span.setAttribute('tinystore.fence', fenceText(held.fence))
-      } else {
-        span.setAttribute('tinystore.outcome', 'error')
-        failed(span, err)
-      }
+      if (!held) failed(span, err)
+      else if (typeof held.fence === 'bigint') span.setAttribute('tinystore.fence', fenceText(held.fence))
       span.end()
     },
   }
@@ -122,15 +117,15 @@ function holdingSpan(kind, name, key, held) {
   const t = tracer ?? tracing()
   if (!t) return undefined
   /** @type {Record<string, string>} */
-  const attributes = { 'tinystore.group.kind': kind, 'tinystore.group': name, 'tinystore.key': key }
+  const attributes = { 'tinystore.kind': kind, 'tinystore.group': name, 'tinystore.key': key }
   if (typeof held.fence === 'bigint') attributes['tinystore.fence'] = fenceText(held.fence)
   const span = t.startSpan('tinystore.hold', { attributes })
   return {
     /** @param {unknown} [lost] */
     end(lost) {
-      if (lost === undefined) span.setAttribute('tinystore.outcome', 'released')
+      if (lost === undefined) span.setAttribute('tinystore.ended', 'released')
       else {
-        span.setAttribute('tinystore.outcome', 'lost')
+        span.setAttribute('tinystore.ended', 'lost')
         failed(span, lost)
       }
       span.end()
@@ -152,7 +147,7 @@ function checked(resource, fence, backend, run) {
   if (!t && !c) return run()
   const on = backend()
   const span = t?.startSpan('tinystore.guard.check', {
-    attributes: { 'tinystore.resource': resource, 'tinystore.fence': fenceText(fence), 'tinystore.guard.backend': on },
+    attributes: { 'tinystore.resource': resource, 'tinystore.fence': fenceText(fence), 'tinystore.backend': on },
   })
   /** @param {unknown} err */
   const verdict = err => {
@@ -160,8 +155,8 @@ function checked(resource, fence, backend, run) {
     if (err === undefined) span?.setAttribute('tinystore.outcome', 'accepted')
     else if (codeOf(err) === 'stale') {
       span?.setAttribute('tinystore.outcome', 'stale')
-      if (typeof largest === 'bigint') span?.setAttribute('tinystore.largest_fence', fenceText(largest))
-      c?.add(1, { 'tinystore.guard.backend': on })
+      if (typeof largest === 'bigint') span?.setAttribute('tinystore.largest', fenceText(largest))
+      c?.add(1, { 'tinystore.backend': on })
     } else if (span) {
       span.setAttribute('tinystore.outcome', 'error')
       failed(span, err)

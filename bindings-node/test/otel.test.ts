@@ -46,7 +46,7 @@ async function refused(): Promise<number> {
       if (metric.descriptor.name !== 'tinystore.guard.refused') continue
       assert.equal(metric.descriptor.unit, '{write}')
       for (const point of metric.dataPoints) {
-        assert.deepEqual(point.attributes, { 'tinystore.guard.backend': 'sqlite' })
+        assert.deepEqual(point.attributes, { 'tinystore.backend': 'sqlite' })
         total += Number(point.value)
       }
     }
@@ -76,13 +76,12 @@ for (const served of [false, true]) {
       assert.equal(waits.length, 2) // the first acquire's, then the hold's
       const waited = waits[1].attributes
       assert.equal(waited['tinystore.group'], 'otel')
-      assert.equal(waited['tinystore.group.kind'], 'lock')
-      assert.equal(waited['tinystore.outcome'], 'granted')
+      assert.equal(waited['tinystore.kind'], 'lock')
       assert.equal(waited['tinystore.fence'], fenceText(got.fence))
       assert.equal(typeof waited['tinystore.waited_ms'], 'number')
       const [held, ...more] = spans('tinystore.hold', '42')
       assert.equal(more.length, 0)
-      assert.equal(held.attributes['tinystore.outcome'], 'released')
+      assert.equal(held.attributes['tinystore.ended'], 'released')
       assert.equal(held.attributes['tinystore.fence'], fenceText(got.fence))
       assert.equal(held.status.code, SpanStatusCode.UNSET)
     } finally {
@@ -118,7 +117,7 @@ for (const served of [false, true]) {
       )
       const [held, ...more] = spans('tinystore.hold', '7')
       assert.equal(more.length, 0)
-      assert.equal(held.attributes['tinystore.outcome'], 'lost')
+      assert.equal(held.attributes['tinystore.ended'], 'lost')
       assert.equal(held.attributes['tinystore.error.code'], 'lease_lost')
       assert.equal(held.status.code, SpanStatusCode.ERROR)
     } finally {
@@ -144,12 +143,12 @@ for (const served of [false, true]) {
       assert.deepEqual(accepted.attributes, {
         'tinystore.resource': 'orders/g',
         'tinystore.fence': fenceText(lease.fence),
-        'tinystore.guard.backend': 'sqlite',
+        'tinystore.backend': 'sqlite',
         'tinystore.outcome': 'accepted',
       })
       assert.equal(stale.attributes['tinystore.outcome'], 'stale')
       assert.equal(stale.attributes['tinystore.fence'], fenceText(old.fence))
-      assert.equal(stale.attributes['tinystore.largest_fence'], fenceText(lease.fence))
+      assert.equal(stale.attributes['tinystore.largest'], fenceText(lease.fence))
       assert.equal(await refused(), before + 1)
       await lease.release()
     } finally {

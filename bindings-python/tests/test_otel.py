@@ -67,7 +67,7 @@ def refused_count() -> int:
                 if metric.name == "tinystore.guard.refused":
                     assert metric.unit == "{write}"
                     for point in metric.data.data_points:
-                        assert dict(point.attributes or {}) == {"tinystore.guard.backend": "sqlite"}
+                        assert dict(point.attributes or {}) == {"tinystore.backend": "sqlite"}
                         total += int(getattr(point, "value"))
     return total
 
@@ -92,14 +92,13 @@ def test_a_wait_behind_a_holder_and_its_hold(kit: TestStore) -> None:
     assert len(waits) == 2  # the first acquire's, then the hold's
     waited = attrs(waits[1])
     assert waited["tinystore.group"] == "otel"
-    assert waited["tinystore.group.kind"] == "lock"
-    assert waited["tinystore.outcome"] == "granted"
+    assert waited["tinystore.kind"] == "lock"
     assert waited["tinystore.fence"] == tinystore.fence_text(got[0].fence)
     assert len(waited["tinystore.fence"]) == 40
     assert got[0].fence > first.fence
     assert isinstance(waited["tinystore.waited_ms"], float)
     [held] = spans("tinystore.hold", "42")
-    assert attrs(held)["tinystore.outcome"] == "released"
+    assert attrs(held)["tinystore.ended"] == "released"
     assert attrs(held)["tinystore.fence"] == waited["tinystore.fence"]
     assert held.status.status_code == trace.StatusCode.UNSET
 
@@ -120,7 +119,7 @@ def test_a_lost_lease_ends_its_hold_span_lost(kit: TestStore) -> None:
         with kit.store.locks("otel").hold("7") as lease:
             kit.expire_sync(lease)
     [held] = spans("tinystore.hold", "7")
-    assert attrs(held)["tinystore.outcome"] == "lost"
+    assert attrs(held)["tinystore.ended"] == "lost"
     assert attrs(held)["tinystore.error.code"] == "lease_lost"
     assert held.status.status_code == trace.StatusCode.ERROR
 
@@ -134,7 +133,7 @@ def test_an_async_hold_lost(kit: TestStore) -> None:
     with pytest.raises(tinystore.LeaseLost):
         asyncio.run(block())
     [held] = spans("tinystore.hold", "8")
-    assert attrs(held)["tinystore.outcome"] == "lost"
+    assert attrs(held)["tinystore.ended"] == "lost"
 
 
 def test_a_guard_check_accepted_then_refused(kit: TestStore, tmp_path: Path) -> None:
@@ -153,12 +152,12 @@ def test_a_guard_check_accepted_then_refused(kit: TestStore, tmp_path: Path) -> 
     assert attrs(accepted) == {
         "tinystore.resource": "orders/g",
         "tinystore.fence": tinystore.fence_text(new.fence),
-        "tinystore.guard.backend": "sqlite",
+        "tinystore.backend": "sqlite",
         "tinystore.outcome": "accepted",
     }
     assert attrs(stale)["tinystore.outcome"] == "stale"
     assert attrs(stale)["tinystore.fence"] == tinystore.fence_text(old.fence)
-    assert attrs(stale)["tinystore.largest_fence"] == tinystore.fence_text(new.fence)
+    assert attrs(stale)["tinystore.largest"] == tinystore.fence_text(new.fence)
     assert refused_count() == before + 1
     new.release_sync()
     db.close()

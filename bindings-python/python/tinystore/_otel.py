@@ -84,21 +84,16 @@ class Wait:
         self._start = time.monotonic()
         self._span = _tracer.start_span(
             "tinystore.wait",
-            attributes={"tinystore.group.kind": kind, "tinystore.group": name, "tinystore.key": str(key)},
+            attributes={"tinystore.kind": kind, "tinystore.group": name, "tinystore.key": str(key)},
         )
 
     def granted(self, held: object) -> None:
-        """Ends the span for an acquire that gave ``held`` (``None``: a try
-        that found the key taken)."""
+        """Ends the span for an acquire that gave ``held``."""
         span = self._span
         span.set_attribute("tinystore.waited_ms", (time.monotonic() - self._start) * 1000.0)
-        if held is None:
-            span.set_attribute("tinystore.outcome", "busy")
-        else:
-            span.set_attribute("tinystore.outcome", "granted")
-            fence = getattr(held, "fence", None)
-            if isinstance(fence, int):
-                span.set_attribute("tinystore.fence", _native.fence_text(fence))
+        fence = getattr(held, "fence", None)
+        if isinstance(fence, int):
+            span.set_attribute("tinystore.fence", _native.fence_text(fence))
         span.end()
 
     def failed(self, err: BaseException) -> None:
@@ -106,7 +101,6 @@ class Wait:
         span = self._span
         assert _trace is not None
         span.set_attribute("tinystore.error.code", _code(err))
-        span.set_attribute("tinystore.outcome", "error")
         span.set_status(_trace.Status(_trace.StatusCode.ERROR, str(err)))
         span.end()
 
@@ -124,7 +118,7 @@ class Holding:
     __slots__ = ("_span",)
 
     def __init__(self, kind: str, name: str, key: object, held: object) -> None:
-        attributes: dict[str, str] = {"tinystore.group.kind": kind, "tinystore.group": name, "tinystore.key": str(key)}
+        attributes: dict[str, str] = {"tinystore.kind": kind, "tinystore.group": name, "tinystore.key": str(key)}
         fence = getattr(held, "fence", None)
         if isinstance(fence, int):
             attributes["tinystore.fence"] = _native.fence_text(fence)
@@ -134,10 +128,10 @@ class Holding:
         """Ends the span: released, or lost with ``lost``'s code."""
         span = self._span
         if lost is None:
-            span.set_attribute("tinystore.outcome", "released")
+            span.set_attribute("tinystore.ended", "released")
         else:
             assert _trace is not None
-            span.set_attribute("tinystore.outcome", "lost")
+            span.set_attribute("tinystore.ended", "lost")
             span.set_attribute("tinystore.error.code", _code(lost))
             span.set_status(_trace.Status(_trace.StatusCode.ERROR, str(lost)))
         span.end()
@@ -184,7 +178,7 @@ def _checked(resource: str, fence: int, backend: str) -> Iterator[None]:
             attributes={
                 "tinystore.resource": resource,
                 "tinystore.fence": _native.fence_text(fence),
-                "tinystore.guard.backend": backend,
+                "tinystore.backend": backend,
             },
         )
     try:
@@ -192,11 +186,11 @@ def _checked(resource: str, fence: int, backend: str) -> Iterator[None]:
     except Stale as err:
         if span is not None:
             span.set_attribute("tinystore.outcome", "stale")
-            span.set_attribute("tinystore.largest_fence", _native.fence_text(err.largest))
+            span.set_attribute("tinystore.largest", _native.fence_text(err.largest))
             span.end()
         counter = _refused_counter()
         if counter is not None:
-            counter.add(1, {"tinystore.guard.backend": backend})
+            counter.add(1, {"tinystore.backend": backend})
         raise
     except BaseException as err:
         if span is not None:
