@@ -109,6 +109,14 @@ bench-node: node-deps
 	$(CARGO) build -q --release -p tinystore-cli
 	cd $(NODE_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/release/tinystore node bench/hold.js
 
+# What OpenTelemetry costs a hold (bench/otel.js): bench/hold.js's embedded
+# median with @opentelemetry/api unresolvable, installed with no provider,
+# and with the SDK's providers registered, alternating. Figures:
+# docs/benchmarks.md.
+.PHONY: bench-otel-node
+bench-otel-node: node-deps
+	cd $(NODE_DIR) && node bench/otel.js
+
 # The guard's cost per write (bench/guard.mjs): a guarded write against the
 # same write unguarded (and with one more upsert), on a SQLite file through
 # better-sqlite3 and on a throwaway PostgreSQL through pg; part of `make

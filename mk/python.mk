@@ -81,6 +81,13 @@ bench-python: python-install
 	$(CARGO) build -q --release -p tinystore-cli
 	cd bindings-python && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/release/tinystore $(PY) bench/hold.py
 
+# What OpenTelemetry costs a hold (bench/otel.py): bench/hold.py's embedded
+# cases with opentelemetry absent, installed with no provider, and with the
+# SDK's providers set, alternating. Figures: docs/benchmarks.md.
+.PHONY: bench-otel-python
+bench-otel-python: python-install
+	cd bindings-python && $(PY) bench/otel.py
+
 # The guard's cost per write (bench/guard.py): a guarded write against the
 # same write unguarded, on a SQLite file and on a throwaway PostgreSQL;
 # part of `make bench-guards` (mk/guards.mk). Figures: docs/benchmarks.md.
