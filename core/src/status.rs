@@ -150,20 +150,16 @@ pub struct HeldStatus {
     /// `HOST:PID`); `None` when it said nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
+    /// How long it has been held, in milliseconds since its grant (`None`
+    /// on etcd).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_ms: Option<u64>,
 }
 
 fn one() -> u32 {
     1
 }
 
-/// A key with callers waiting for it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WaitingStatus {
-    /// The group's name.
-    pub name: String,
-    /// The key.
-    pub key: String,
-    /// The kind of group, as in [`HeldStatus::kind`].
 /// A group's late writes refused by guards.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefusedStatus {
@@ -176,6 +172,14 @@ pub struct RefusedStatus {
     pub refused: u64,
 }
 
+/// A key with callers waiting for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitingStatus {
+    /// The group's name.
+    pub name: String,
+    /// The key.
+    pub key: String,
+    /// The kind of group, as in [`HeldStatus::kind`].
     #[serde(default)]
     pub kind: String,
     /// How many callers wait.

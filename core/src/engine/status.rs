@@ -49,6 +49,7 @@ impl Engine {
                 weight: h.weight,
                 leader: self.leader_value(key, h.count),
                 data: h.data.as_deref().map(str::to_string),
+                held_ms: Some(now_nanos.saturating_sub(h.granted_at) / 1_000_000),
             })
             .collect();
         let mut queues: Vec<&KeyState> = st
@@ -88,8 +89,8 @@ impl Engine {
             more: page.more(held_total, waiting_total),
             testing: self.testing,
             longest_waits,
-            held,
             late_writes_refused: self.refused_counts().listed(),
+            held,
             waiting,
             held_total,
             waiting_total,

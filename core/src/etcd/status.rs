@@ -90,6 +90,7 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
                     mode: (kind == GroupKind::RwLock)
                         .then(|| if write { "write" } else { "read" }.to_string()),
                     weight,
+                    held_ms: None,
                     data: entry_data(entry.kv.value()),
                 });
             }
@@ -116,9 +117,9 @@ pub(crate) async fn status(inner: &Inner) -> Result<Status> {
         more: false,
         testing: false,
         longest_waits: Vec::new(),
+        late_writes_refused: Vec::new(),
         held,
         waiting,
-        late_writes_refused: Vec::new(),
     })
 }
 
@@ -182,6 +183,7 @@ async fn elections(
                 kind: "election".to_string(),
                 mode: None,
                 weight: 1,
+                held_ms: None,
                 data: None,
             });
         }
