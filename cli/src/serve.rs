@@ -19,6 +19,8 @@ use tinystore::{OffsetClock, StoreOptions};
 /// Example: tinystore serve ./data --tcp 127.0.0.1:7400 --token-file ./token --grace 5s
 /// Example: tinystore serve ./data --tcp 0.0.0.0:7400 --tls-cert server.pem --tls-key server.key
 ///            --tls-client-ca clients-ca.pem --metrics 127.0.0.1:9400 --log-format json
+/// Example: tinystore serve ./data --tcp 127.0.0.1:7400 --token-file ./token
+///            --metrics 127.0.0.1:9400 --page
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 #[command(group = clap::ArgGroup::new("tcp_auth").args(["token_file", "tls_client_ca"]).multiple(true))]
@@ -47,6 +49,12 @@ pub struct Args {
     /// their own.
     #[arg(long, value_name = "ADDR")]
     metrics: Option<String>,
+    /// Also serve the live page on the --metrics address: http://ADDR/
+    /// shows each group, its holders, each key's queue and the latest
+    /// grants and losses, updating live. Its data needs the --token-file
+    /// token (open http://ADDR/#token=TOKEN).
+    #[arg(long, requires_all = ["metrics", "token_file"])]
+    page: bool,
     /// How log lines are written on stderr.
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -111,6 +119,7 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
         grace: args.grace,
         store,
         metrics: args.metrics.clone(),
+        page: args.page,
     };
     crate::target::runtime()?.block_on(async {
         let mut stops = crate::stop_signals::StopSignals::new()?;
@@ -149,6 +158,9 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
         }
         if let Some(addr) = server.metrics_addr() {
             serving += &format!("; metrics on http://{addr}/metrics");
+            if args.page {
+                serving += &format!(", the live page on http://{addr}/");
+            }
         }
         announce(json, &serving);
         let name = stops.next().await.name();

@@ -1,21 +1,21 @@
 //! `serve --metrics ADDR`: the metrics as Prometheus text on a listener of
-//! their own (never on the lock ports), over a small HTTP/1.1 that answers
-//! `GET /metrics` and closes each connection after its answer.
+//! their own (never on the lock ports), over a small HTTP/1.1 ([`super::http`])
+//! that answers `GET /metrics` (and, with `--page`, the live page's paths,
+//! [`super::page`]) and closes each connection after its answer.
 
+use super::http::{read_head, Reply, Request, MAX_REQUEST_BYTES};
 use super::metrics::Metrics;
+use super::page::Page;
 use super::shutdown::Shutdown;
 use crate::engine::Engine;
 use crate::error::{Code, Error, Result};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 /// Scrapes answered at once; more wait to be accepted.
 const MAX_SCRAPES: usize = 16;
-/// The longest request read; a longer one gets `431`.
-const MAX_REQUEST_BYTES: usize = 8 * 1024;
 /// How long a scraper has to send its request.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// The content type of the text prometheus-client writes.
@@ -36,6 +36,7 @@ pub(super) fn spawn(
     listener: TcpListener,
     metrics: Arc<Metrics>,
     engine: Arc<Engine>,
+    page: Option<Arc<Page>>,
     mut shutdown: Shutdown,
 ) {
     let room = Arc::new(Semaphore::new(MAX_SCRAPES));
@@ -50,8 +51,9 @@ pub(super) fn spawn(
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
                         let (metrics, engine) = (metrics.clone(), engine.clone());
+                        let page = page.clone();
                         tokio::spawn(async move {
-                            let _ = answer(stream, &metrics, &engine).await;
+                            let _ = answer(stream, &metrics, &engine, page.as_deref()).await;
                             drop(permit);
                         });
                     }
@@ -64,61 +66,45 @@ pub(super) fn spawn(
 }
 
 /// Reads one request and answers it.
-async fn answer(mut stream: TcpStream, metrics: &Metrics, engine: &Engine) -> std::io::Result<()> {
+async fn answer(
+    mut stream: TcpStream,
+    metrics: &Metrics,
+    engine: &Engine,
+    page: Option<&Page>,
+) -> std::io::Result<()> {
     let head = tokio::time::timeout(REQUEST_TIMEOUT, read_head(&mut stream)).await;
-    let (status, content_type, body) = match head {
-        Err(_) => (
-            "408 Request Timeout",
-            "text/plain",
-            "no request in time\n".to_string(),
-        ),
+    let reply = match head {
+        Err(_) => Reply::text("408 Request Timeout", "no request in time\n"),
         Ok(Err(e)) => return Err(e),
-        Ok(Ok(None)) => (
+        Ok(Ok(None)) => Reply::text(
             "431 Request Header Fields Too Large",
-            "text/plain",
             format!("a request is at most {MAX_REQUEST_BYTES} bytes\n"),
         ),
-        Ok(Ok(Some(head))) => {
-            let mut words = head.split_whitespace().skip(1);
-            let path = words.next().map(|p| p.split('?').next().unwrap_or(p));
-            match (head.split_whitespace().next(), path) {
-                (Some("GET"), Some("/metrics")) => {
-                    ("200 OK", CONTENT_TYPE, metrics.render(engine.totals()))
-                }
-                (Some("GET"), _) => (
-                    "404 Not Found",
-                    "text/plain",
-                    "the metrics are at /metrics\n".to_string(),
-                ),
-                _ => (
-                    "405 Method Not Allowed",
-                    "text/plain",
-                    "only GET /metrics is served\n".to_string(),
-                ),
-            }
-        }
+        Ok(Ok(Some(head))) => match Request::parse(&head) {
+            None => Reply::text("400 Bad Request", "no request line\n"),
+            Some(request) => route(&request, metrics, engine, page),
+        },
     };
-    let reply = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(reply.as_bytes()).await?;
-    stream.shutdown().await
+    reply.send(&mut stream).await
 }
 
-/// The request's head (up to the blank line); `None` when it is too long.
-async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<String>> {
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") && !head.windows(2).any(|w| w == b"\n\n") {
-        if head.len() > MAX_REQUEST_BYTES {
-            return Ok(None);
+/// The reply to `request`: the metrics at `/metrics`, the live page's
+/// paths when it is served, `404` for any other path, `405` for another
+/// method than GET.
+fn route(request: &Request, metrics: &Metrics, engine: &Engine, page: Option<&Page>) -> Reply {
+    match (request.method.as_str(), request.path.as_str(), page) {
+        ("GET", "/metrics", _) => {
+            Reply::new("200 OK", CONTENT_TYPE, metrics.render(engine.totals()))
         }
-        let n = stream.read(&mut buf).await?;
-        if n == 0 {
-            break;
+        (_, "/metrics", _) => {
+            Reply::text("405 Method Not Allowed", "only GET /metrics is served\n")
+                .with("Allow", "GET")
         }
-        head.extend_from_slice(&buf[..n]);
+        (_, path, Some(page)) if Page::serves(path) => page.answer(request, engine),
+        (_, _, Some(_)) => Reply::text(
+            "404 Not Found",
+            "the metrics are at /metrics, the live page at /\n",
+        ),
+        (_, _, None) => Reply::text("404 Not Found", "the metrics are at /metrics\n"),
     }
-    Ok(Some(String::from_utf8_lossy(&head).into_owned()))
 }
