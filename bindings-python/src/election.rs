@@ -7,6 +7,7 @@
 use crate::acquiring::{awaitable, coroutine};
 use crate::error::to_py;
 use crate::exit;
+use crate::following::following_class;
 use crate::lease::{holding_class, py_bool};
 use crate::runtime::{block_on, runtime};
 use pyo3::prelude::*;
@@ -87,10 +88,7 @@ impl Election {
     /// Starts observing now (an embedded store's observer is subscribed
     /// on return); see the core's `Election::observing`.
     fn observe(&self) -> Observer {
-        let _entered = runtime().enter();
-        Observer {
-            inner: self.inner.observing(),
-        }
+        Observer::start(|| self.inner.observing())
     }
 }
 
@@ -125,38 +123,10 @@ holding_class!(
     }
 );
 
-/// Every change of an election's leader: `next` gives `(True, leader)`,
-/// `leader` a `(value, fence)` or None, and `(False, None)` once it ended.
-#[pyclass(module = "tinystore._native", frozen)]
-pub(crate) struct Observer {
-    inner: tinystore::Observing,
-}
-
-/// The next change of `observing` as Python gets it.
-async fn next_change(
-    observing: tinystore::Observing,
-) -> tinystore::Result<(bool, Option<PyLeader>)> {
-    match observing.next().await {
-        Some(change) => Ok((true, py_leader(change?))),
-        None => Ok((false, None)),
-    }
-}
-
-#[pymethods]
-impl Observer {
-    /// The next change (awaitable); cancelling it loses no change.
-    fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, next_change(self.inner.clone()))
-    }
-
-    /// `next`, waiting with the GIL released.
-    fn next_sync(&self, py: Python<'_>) -> PyResult<(bool, Option<PyLeader>)> {
-        block_on(py, next_change(self.inner.clone())).map_err(to_py)
-    }
-
-    /// Stops observing: a `next` under way and every later one give the
-    /// end. Idempotent.
-    fn close(&self) {
-        self.inner.close()
-    }
-}
+following_class!(
+    Observer,
+    Option<tinystore::Leader>,
+    Option<PyLeader>,
+    py_leader,
+    "Every change of an election's leader: `next` gives `(True, leader)`, `leader` a `(value, fence)` or None, and `(False, None)` once it ended."
+);

@@ -1,5 +1,5 @@
 //! `Locks` and `Semaphore`: the core's groups, with async (awaitable) and
-//! sync forms of `acquire` and `try_acquire`; `group_class!` makes them and
+//! sync forms of `acquire` and `try_acquire`, and `watch` (`watch`); `group_class!` makes them and
 //! `RwLocks` (`rw_locks`). Keys and options are converted by `args`;
 //! everything else is the core's.
 
@@ -41,6 +41,18 @@ macro_rules! group_class {
             #[getter]
             fn name(&self) -> &str {
                 self.inner.name()
+            }
+
+            /// Starts watching `key` now (an embedded store's watch is
+            /// subscribed on return); see the core's `watch`.
+            fn watch(&self, key: &Bound<'_, PyAny>) -> PyResult<$crate::watch::Watcher> {
+                let key = $crate::args::key_text(key)?;
+                Ok($crate::watch::Watcher::start(|| self.inner.watching(Some(key))))
+            }
+
+            /// Starts watching every key of the group now.
+            fn watch_all(&self) -> $crate::watch::Watcher {
+                $crate::watch::Watcher::start(|| self.inner.watching(None))
             }
 
             $(

@@ -5,7 +5,8 @@
 //! - `store`: `open`, `connect` and `Store`; `group`: `Locks` and `Semaphore`;
 //!   `rw_locks`: `RwLocks`; `several`: `Locks.acquire_all`;
 //!   `lease`: `Lease` and `Permit`; `election`: `Election`, `Leadership`
-//!   and `Observer`; `fence`: the fence text forms; `guard_step`: the
+//!   and `Observer`; `watch`: `Watcher` and `WatchEvent`, a group's
+//!   watch; `following`: what `Observer` and `Watcher` share; `fence`: the fence text forms; `guard_step`: the
 //!   guards' state machines for `tinystore.guard` (`guard_redis`: Redis's, `guard_dynamo`: DynamoDB's, `guard_versioned`: GCS's and Azure's); `guard`: the guards'
 //!   names and the fence header for `tinystore.guard.s3` and `tinystore.http`.
 //! - `args` converts keys and options; `error` converts errors;
@@ -27,6 +28,7 @@ mod election;
 mod error;
 mod exit;
 mod fence;
+mod following;
 mod group;
 mod guard;
 mod guard_dynamo;
@@ -41,6 +43,7 @@ mod several;
 mod status;
 mod store;
 mod testing;
+mod watch;
 
 use pyo3::prelude::*;
 
@@ -67,6 +70,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<election::Election>()?;
     m.add_class::<election::Leadership>()?;
     m.add_class::<election::Observer>()?;
+    m.add_class::<watch::Watcher>()?;
+    m.add_class::<watch::WatchEvent>()?;
     m.add_class::<acquiring::Ready>()?;
     m.add_class::<completion::LoopWaker>()?;
     m.add_function(wrap_pyfunction!(serve::serve, m)?)?;

@@ -45,6 +45,7 @@ from ._native import (
     RefusedStatus,
     Status,
     WaitingStatus,
+    WatchEvent,
     fence_text,
     parse_fence,
 )
@@ -52,6 +53,7 @@ from ._options import Options, WeightedOptions
 from ._rw_locks import RwLocks
 from ._serve import Server, serve
 from ._store import Store, connect, open
+from ._watch import Watcher
 from . import guard, http, testing
 
 __all__ = [
@@ -92,6 +94,8 @@ __all__ = [
     "Unauthorized",
     "Unavailable",
     "WaitingStatus",
+    "WatchEvent",
+    "Watcher",
     "WeightedOptions",
     "connect",
     "fence_text",

@@ -6,11 +6,10 @@ asyncio and ``with`` glue."""
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import _native
-from ._closes import Closes
+from ._following import Following
 from ._hold import Hold
 from ._native import Leadership
 from ._options import Options
@@ -83,7 +82,7 @@ class Election:
         return Observer(self._native.observe())
 
 
-class Observer(Closes, AsyncIterator["Leader | None"], Iterator["Leader | None"]):
+class Observer(Following["Leader | None", "tuple[str, int] | None"]):
     """The changes of an election's leader, pushed as they happen, with no
     gap and no repeat. It ends with :class:`Closed` when the store closes
     and :class:`Limit` when it fell more than 1,024 changes behind (observe
@@ -91,31 +90,4 @@ class Observer(Closes, AsyncIterator["Leader | None"], Iterator["Leader | None"]
     a ``with`` block stops it."""
 
     def __init__(self, native: _native.Observer) -> None:
-        self._native = native
-
-    def __aiter__(self) -> Observer:
-        return self
-
-    async def __anext__(self) -> Leader | None:
-        more, leader = await self._native.next()
-        if not more:
-            raise StopAsyncIteration
-        return _leader(leader)
-
-    def __iter__(self) -> Observer:
-        return self
-
-    def __next__(self) -> Leader | None:
-        more, leader = self._native.next_sync()
-        if not more:
-            raise StopIteration
-        return _leader(leader)
-
-    def close(self) -> None:
-        """Stops observing; a wait for the next change under way ends the
-        loop. Idempotent."""
-        self._native.close()
-
-    async def aclose(self) -> None:
-        """:meth:`close`, as async generators have it."""
-        self.close()
+        super().__init__(native, _leader)

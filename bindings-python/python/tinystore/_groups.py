@@ -13,6 +13,7 @@ from . import _native, _otel
 from ._hold import H, Group, Hold, HoldAll
 from ._native import Lease, Permit
 from ._options import Options, WeightedOptions
+from ._watch import Watcher
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -82,6 +83,17 @@ class _Keys(Generic[H]):
     def try_acquire_sync(self, key: Key, **options: Unpack[Options]) -> H | None:
         """:meth:`try_acquire` for sync code."""
         return self._native.try_acquire_sync(key, **options)
+
+    def watch(self, key: Key) -> Watcher:
+        """The events of ``key`` from now on, in the store's order (see
+        :class:`Watcher`), for ``async for`` (or ``for`` in sync code);
+        :class:`Invalid` for a bad key, raised by the first read."""
+        return Watcher(self._native.watch(key))
+
+    def watch_all(self) -> Watcher:
+        """The events of every key of the group from now on, as
+        :meth:`watch` gives one key's."""
+        return Watcher(self._native.watch_all())
 
 
 class Locks(_Keys[Lease]):

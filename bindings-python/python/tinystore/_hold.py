@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from . import _otel
+from . import _native, _otel
 from ._errors import LeaseLost
 from ._options import WeightedOptions
 
@@ -45,6 +45,8 @@ class Group(Protocol[H_co]):
     def try_acquire(self, key: str | int, **options: Unpack[WeightedOptions]) -> Awaitable[H_co | None]: ...
     def acquire_sync(self, key: str | int, **options: Unpack[WeightedOptions]) -> H_co: ...
     def try_acquire_sync(self, key: str | int, **options: Unpack[WeightedOptions]) -> H_co | None: ...
+    def watch(self, key: str | int) -> _native.Watcher: ...
+    def watch_all(self) -> _native.Watcher: ...
 
 
 class _Block(Generic[G]):

@@ -12,6 +12,7 @@ from ._groups import Key
 from ._hold import Hold
 from ._native import Lease, Permit
 from ._options import Options
+from ._watch import Watcher
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -31,6 +32,17 @@ class RwLocks:
     def name(self) -> str:
         """The group's name."""
         return self._native.name
+
+    def watch(self, key: Key) -> Watcher:
+        """The events of ``key`` from now on, in the store's order (see
+        :class:`Watcher`), for ``async for`` (or ``for`` in sync code);
+        :class:`Invalid` for a bad key, raised by the first read."""
+        return Watcher(self._native.watch(key))
+
+    def watch_all(self) -> Watcher:
+        """The events of every key of the group from now on, as
+        :meth:`watch` gives one key's."""
+        return Watcher(self._native.watch_all())
 
     def hold_read(self, key: Key, **options: Unpack[Options]) -> Hold[Permit]:
         """Reads ``key`` for an ``async with`` or ``with`` block and releases
