@@ -132,10 +132,13 @@ func Ensure(ctx context.Context, db Execer, dialect Dialect) error {
 	return nil
 }
 
-// Check checks fence against the largest fence recorded for resource and
-// records it, inside tx. Accepted: nil, and the caller's own writes in tx
-// commit with the record. Refused: a *tinystore.StaleError with the
-// resource and both fences; the caller rolls tx back.
+// Check checks the fence of under (a locks.Fence, or the *locks.Lease
+// itself) against the largest fence recorded for resource and records it,
+// inside tx. Accepted: nil, and the caller's own writes in tx commit with
+// the record. Refused: a *tinystore.StaleError with the resource and both
+// fences; the caller rolls tx back. Given the lease itself, a refusal is
+// also told to its store, which counts the late writes refused per group
+// (never blocking nor failing the check).
 //
 // Other errors, each a *tinystore.Error: invalid for a resource that is
 // empty, over 1,024 bytes, holds a NUL or is not UTF-8, for a nil tx (a
@@ -150,7 +153,14 @@ func Ensure(ctx context.Context, db Execer, dialect Dialect) error {
 //
 // The statements, their order and every decision are the core's (its
 // SqlCheck machine); Check runs them on tx and reports what they did.
-func Check(ctx context.Context, tx *sql.Tx, dialect Dialect, resource string, fence locks.Fence) error {
+func Check(ctx context.Context, tx *sql.Tx, dialect Dialect, resource string, under locks.Fenced) error {
+	if under == nil {
+		return native.Invalid("guard.Check: the fence is nil: give a locks.Fence or the *locks.Lease")
+	}
+	return locks.Told(under, resource, check(ctx, tx, dialect, resource, under.WriteFence()))
+}
+
+func check(ctx context.Context, tx *sql.Tx, dialect Dialect, resource string, fence locks.Fence) error {
 	m, first, err := native.NewSQLCheck(dialect.name, dialect.placeholders, resource, fence.Epoch, fence.Count, tx != nil)
 	if err != nil {
 		return err

@@ -1025,6 +1025,17 @@ bool ts_guard_versioned_check_metadata(const uint8_t *store_name,
 bool ts_held_check(const struct TsHeld *held, struct TsError *err);
 
 // Extends the lease by its TTL from now; fails with `TS_CODE_LEASE_LOST`,
+// Tells the lease's store that a guard refused a write under it to the
+// resource at (`resource`, `len`) as stale, for the store to count per
+// group: the core's `Lease::report_refused`. Never blocks nor fails: a
+// served store is sent a message nobody answers; nothing happens for a
+// permit, a leadership, a resource that is not UTF-8, or a NULL handle.
+//
+// # Safety
+// `held` is NULL or a live handle; when `len` > 0, `resource` points to
+// `len` readable bytes.
+void ts_held_report_refused(const struct TsHeld *held, const uint8_t *resource, size_t len);
+
 // changing nothing, when it already ran out or was released.
 //
 // # Safety

@@ -44,6 +44,20 @@ type Status struct {
 	// LongestWaits are the keys whose first caller has waited longest,
 	// longest first: at most 10, whatever the page (empty on etcd).
 	LongestWaits []WaitingStatus
+	// LateWritesRefused are the late writes guards refused, per group, as
+	// the leases' holders told the store since it opened, by name then
+	// kind: every group, whatever the page (empty on etcd, which counts
+	// none).
+	LateWritesRefused []RefusedStatus
+}
+
+// RefusedStatus is a group's late writes refused by guards.
+type RefusedStatus struct {
+	// Name is the group's name ("other" past the first 1,000 groups
+	// counted); Kind its kind, as in HeldStatus.
+	Name, Kind string
+	// Refused is how many writes its leases' guards refused as stale.
+	Refused uint64
 }
 
 // HeldStatus is one held lease, as a status shows it.
@@ -147,6 +161,13 @@ type wireStatus struct {
 }
 
 type wireHeld struct {
+	Refused      []wireRefused `json:"late_writes_refused"`
+}
+
+type wireRefused struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Refused uint64 `json:"refused"`
 	Name     string  `json:"name"`
 	Key      string  `json:"key"`
 	Fence    *Fence  `json:"fence"`
@@ -216,3 +237,6 @@ func decodeStatus(text []byte) (*Status, error) {
 	}
 	return s, nil
 }
+	for _, r := range w.Refused {
+		s.LateWritesRefused = append(s.LateWritesRefused, RefusedStatus(r))
+	}

@@ -5,7 +5,7 @@ use crate::completion;
 use crate::error::{call, fill, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
 use crate::runtime::block_on;
-use crate::text::{free_handle, handle, put};
+use crate::text::{free_handle, handle, put, utf8};
 use std::sync::{Arc, Mutex};
 use tinystore::{Leadership, Lease, OnLost, Permit};
 
@@ -183,6 +183,34 @@ pub unsafe extern "C" fn ts_held_check(held: *const TsHeld, err: *mut TsError) -
             unsafe { fill(err, Failure::from(reason)) };
         }
         false
+    })
+}
+
+/// Tells the lease's store that a guard refused a write under it to the
+/// resource at (`resource`, `len`) as stale, for the store to count per
+/// group: the core's `Lease::report_refused`. Never blocks nor fails: a
+/// served store is sent a message nobody answers; nothing happens for a
+/// permit, a leadership, a resource that is not UTF-8, or a NULL handle.
+///
+/// # Safety
+/// `held` is NULL or a live handle; when `len` > 0, `resource` points to
+/// `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ts_held_report_refused(
+    held: *const TsHeld,
+    resource: *const u8,
+    len: usize,
+) {
+    quiet((), || {
+        // SAFETY: forwarded from the caller.
+        let (Ok(held), Ok(resource)) = (unsafe { handle(held, "held") }, unsafe {
+            utf8(resource, len, "resource")
+        }) else {
+            return;
+        };
+        if let Held::Lease(lease) = &held.held {
+            lease.report_refused(resource);
+        }
     })
 }
 

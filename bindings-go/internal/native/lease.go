@@ -94,6 +94,20 @@ func (h *Held) check() (held bool, reason error) {
 	return held, reason
 }
 
+// ReportRefused tells the lease's store that a guard refused a write under
+// it to resource as stale, for the store to count per group. It never
+// blocks nor fails; after a release it does nothing.
+func (h *Held) ReportRefused(resource string) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if h.p == nil {
+		return
+	}
+	rp, rn := text(resource)
+	C.ts_held_report_refused(h.p, rp, rn)
+	runtime.KeepAlive(h)
+}
+
 // Renew extends the lease by its TTL from now; a `lease_lost` error when
 // it ran out or was released.
 func (h *Held) Renew() error {
