@@ -221,6 +221,15 @@ declare abstract class Group<H, O extends Options = Options, T extends TryOption
    * its connection broke.
    */
   hold<R>(key: Key, fn: (held: H) => R | PromiseLike<R>, options?: O): Promise<R>
+  /**
+   * The events of `key` from now on, in the store's order (see Watcher),
+   * until the signal aborts, `break` (or `return()`), or the error that
+   * ends it: ClosedError, UnavailableError, InvalidError for a bad key
+   * (at the first `next`).
+   */
+  watch(key: Key, options?: WatchOptions): Watcher
+  /** The events of every key of the group from now on, as `watch` gives one key's. */
+  watchAll(options?: WatchOptions): Watcher
 }
 
 /** A group of exclusive locks, one per key; its leases carry fences. */
@@ -264,6 +273,16 @@ export declare class Semaphore extends Group<Permit, PermitOptions, TryPermitOpt
 export declare class RwLocks {
   private constructor()
   readonly name: string
+  /**
+   * The events of `key` from now on, in the store's order (see Watcher: a
+   * write lease's grant with its fence, a read lease's without),
+   * until the signal aborts, `break` (or `return()`), or the error that
+   * ends it: ClosedError, UnavailableError, InvalidError for a bad key
+   * (at the first `next`).
+   */
+  watch(key: Key, options?: WatchOptions): Watcher
+  /** The events of every key of the group from now on, as `watch` gives one key's. */
+  watchAll(options?: WatchOptions): Watcher
   /** Waits first come first served to read `key`: shared with other readers, after every writer that came first. */
   acquireRead(key: Key, options?: Options): Promise<Permit>
   /** Waits first come first served to write `key`: alone, with a fence. */
@@ -325,6 +344,47 @@ export interface Leader {
   readonly value: string
   /** Its term: larger than every earlier leader's. */
   readonly fence: bigint
+}
+
+/** Options of `watch` and `watchAll`. */
+export interface WatchOptions {
+  /** Ends the watcher (as `break` does). */
+  signal?: AbortSignal
+}
+
+/**
+ * One thing that happened on a watched key, or to the watcher itself:
+ * `granted` (a lease with its fence, null for a permit or a read lease, and
+ * its holder's data, null when it attached none), `released`, `lost` (with
+ * its cause: `expired`, its TTL or `maxHold` ran out; `disconnected`, its
+ * holder's connection ended; `closed`, the store closed), `queue` (how
+ * many acquires wait for the key now) or `lagged` (the watcher fell 1,024
+ * events behind: `missed` were dropped, never to be seen).
+ */
+export type WatchEvent =
+  | { readonly kind: 'granted'; readonly key: string; readonly fence: bigint | null; readonly data: string | null }
+  | { readonly kind: 'released'; readonly key: string; readonly fence: bigint | null }
+  | { readonly kind: 'lost'; readonly key: string; readonly fence: bigint | null; readonly cause: 'expired' | 'disconnected' | 'closed' }
+  | { readonly kind: 'queue'; readonly key: string; readonly length: number }
+  | { readonly kind: 'lagged'; readonly missed: number }
+
+/**
+ * The events of a watched key or group, in the store's order, from the
+ * moment it was made (`status()` tells what is held then). A watcher that
+ * falls 1,024 events behind never slows the store or anyone else: the
+ * events it had no room for are dropped and it reads one `lagged` event
+ * where they were, then goes on. Ends when the signal aborts, on `break`
+ * (or `return()`), `close()`, or with the error that ended it
+ * (ClosedError, UnavailableError).
+ */
+export declare class Watcher implements AsyncIterableIterator<WatchEvent> {
+  private constructor()
+  next(): Promise<IteratorResult<WatchEvent, undefined>>
+  /** Stops watching (what `break` in a `for await` calls). */
+  return(): Promise<IteratorResult<WatchEvent, undefined>>
+  /** Stops watching: a `next` under way and every later one are done. Idempotent. */
+  close(): void
+  [Symbol.asyncIterator](): Watcher
 }
 
 /** Options of `observe`. */

@@ -392,6 +392,14 @@ export declare class NativeLocks {
   /** The group's name. */
   get name(): string
   /**
+   * Starts watching `key` now (an embedded store's watch is
+   * subscribed on return); the core checks the key at the first
+   * `next`.
+   */
+  watch(key: string): NativeWatcher
+  /** Starts watching every key of the group now. */
+  watchAll(): NativeWatcher
+  /**
    * Starts waiting first come first served for `key`; the core
    * checks the name, key and options at the first poll.
    */
@@ -571,6 +579,14 @@ export declare class NativeRwLocks {
   /** The group's name. */
   get name(): string
   /**
+   * Starts watching `key` now (an embedded store's watch is
+   * subscribed on return); the core checks the key at the first
+   * `next`.
+   */
+  watch(key: string): NativeWatcher
+  /** Starts watching every key of the group now. */
+  watchAll(): NativeWatcher
+  /**
    * Starts waiting first come first served to read `key`; the core
    * checks the name, key and options at the first poll.
    */
@@ -593,6 +609,14 @@ export declare class NativeRwLocks {
 export declare class NativeSemaphore {
   /** The group's name. */
   get name(): string
+  /**
+   * Starts watching `key` now (an embedded store's watch is
+   * subscribed on return); the core checks the key at the first
+   * `next`.
+   */
+  watch(key: string): NativeWatcher
+  /** Starts watching every key of the group now. */
+  watchAll(): NativeWatcher
   /**
    * Starts waiting first come first served for `key`; the core
    * checks the name, key and options at the first poll.
@@ -773,6 +797,42 @@ export interface NativeWaitingStatus {
   waiters: number
   /** Milliseconds the first caller in line has waited; none on etcd. */
   waited?: number
+}
+
+/**
+ * One event: `kind` is `granted` (`key`, `fence`, `data`), `released`
+ * (`key`, `fence`), `lost` (`key`, `fence`, `cause`), `queue` (`key`,
+ * `length`) or `lagged` (`missed`); the fields a kind has not are absent.
+ */
+export interface NativeWatchEvent {
+  kind: string
+  key?: string
+  fence?: bigint
+  data?: string
+  cause?: string
+  length?: number
+  missed?: number
+}
+
+/** What a watcher's `next` gives: `done` once it ended, else `event`. */
+export interface NativeWatchNext {
+  done: boolean
+  event?: NativeWatchEvent
+}
+
+/** The events of a watched key or group, in the store's order. */
+export declare class NativeWatcher {
+  /**
+   * The next event: at once when it is there, else as a promise; `done`
+   * once it ended. Fails once with why it ended (`closed`,
+   * `unavailable`, `invalid` for a bad key).
+   */
+  next(): NativeWatchNext | Promise<NativeWatchNext>
+  /**
+   * Stops watching: a `next` under way and every later one give `done`.
+   * Idempotent.
+   */
+  close(): void
 }
 
 /**

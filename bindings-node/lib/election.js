@@ -8,6 +8,7 @@ const { InvalidError, mappedSync, settled } = require('./errors')
 const { describe, nativeOptions, signalOf } = require('./convert')
 const { Holding } = require('./lease')
 const { acquired, eitherSignal, holding } = require('./hold')
+const { Following } = require('./following')
 
 /**
  * A leader as JS sees it: its value and term.
@@ -142,75 +143,25 @@ class Leadership extends Holding {
 }
 
 /**
- * The changes of an election's leader, as an async iterable iterator.
- * @implements {AsyncIterableIterator<{ readonly value: string, readonly fence: bigint } | null>}
+ * @param {import('../native').NativeChange} change
+ * @returns {{ done: true } | { done: false, value: { readonly value: string, readonly fence: bigint } | null }}
  */
-class Observer {
-  /** @type {import('../native').NativeObserver} */
-  #native
-  /** @type {AbortSignal | undefined} */
-  #signal
-  /** @type {(() => void) | undefined} */
-  #onAbort
+function readChange(change) {
+  return change.done ? { done: true } : { done: false, value: change.leader ? leaderOf(change.leader) : null }
+}
 
+/**
+ * The changes of an election's leader, as an async iterable iterator
+ * (following.js).
+ * @extends {Following<import('../native').NativeChange, { readonly value: string, readonly fence: bigint } | null>}
+ */
+class Observer extends Following {
   /**
    * @param {import('../native').NativeObserver} native
    * @param {AbortSignal | undefined} signal
    */
   constructor(native, signal) {
-    this.#native = native
-    this.#signal = signal
-    if (signal?.aborted) native.close()
-    else if (signal) {
-      this.#onAbort = () => native.close()
-      signal.addEventListener('abort', this.#onAbort, { once: true })
-    }
-  }
-
-  /**
-   * The next change: `{ done: false, value }` with the leader (null when
-   * nobody leads), `{ done: true }` once it ended; rejects once with the
-   * error that ended it.
-   * @returns {Promise<IteratorResult<{ readonly value: string, readonly fence: bigint } | null, undefined>>}
-   */
-  async next() {
-    const observer = this.#native
-    let change
-    try {
-      change = await settled(() => observer.next())
-    } catch (err) {
-      this.#stopListening()
-      throw err
-    }
-    if (change.done) {
-      this.#stopListening()
-      return { done: true, value: undefined }
-    }
-    return { done: false, value: change.leader ? leaderOf(change.leader) : null }
-  }
-
-  /**
-   * Stops observing (what `break` in a `for await` calls).
-   * @returns {Promise<IteratorResult<{ readonly value: string, readonly fence: bigint } | null, undefined>>}
-   */
-  async return() {
-    this.close()
-    return { done: true, value: undefined }
-  }
-
-  /** Stops observing: a `next` under way and every later one are done. Idempotent. */
-  close() {
-    this.#native.close()
-    this.#stopListening()
-  }
-
-  #stopListening() {
-    if (this.#onAbort) this.#signal?.removeEventListener('abort', this.#onAbort)
-    this.#onAbort = undefined
-  }
-
-  [Symbol.asyncIterator]() {
-    return this
+    super(native, readChange, signal)
   }
 }
 

@@ -9,6 +9,9 @@ const { describe, keyText, nativeOptions, signalOf } = require('./convert')
 const { Lease, Permit } = require('./lease')
 const { acquired, eitherSignal, holding } = require('./hold')
 const { acquireAll, holdingAll } = require('./several')
+const { watching } = require('./watch')
+
+/** @typedef {import('./watch').Watcher} Watcher */
 const otel = require('./otel')
 
 /**
@@ -19,6 +22,8 @@ const otel = require('./otel')
  *   readonly name: string,
  *   acquiring(key: string, options?: import('./convert').NativeOptions): import('./hold').Acquiring<N>,
  *   tryAcquire(key: string, options?: import('./convert').NativeOptions): N | null | undefined | Promise<N | null | undefined>,
+ *   watch(key: string): import('../native').NativeWatcher,
+ *   watchAll(): import('../native').NativeWatcher,
  * }} Side
  */
 
@@ -100,6 +105,33 @@ class Group {
     const group = this.#native
     const held = /** @type {N | null} */ (await settled(() => group.tryAcquire(text, opts)))
     return held && this.#wrap(held)
+  }
+
+  /**
+   * The events of `key` from now on, in the store's order (see Watcher),
+   * until the signal aborts, `break` (or `return()`), or the error that
+   * ends it (ClosedError, UnavailableError; InvalidError for a bad key).
+   * @param {string | number | bigint} key
+   * @param {{ signal?: AbortSignal }} [options]
+   * @returns {Watcher}
+   */
+  watch(key, options) {
+    const text = keyText(key)
+    const signal = eitherSignal(this.#signal, signalOf(options, this.name))
+    const group = this.#native
+    return watching(() => group.watch(text), signal)
+  }
+
+  /**
+   * The events of every key of the group from now on, as `watch` gives
+   * one key's.
+   * @param {{ signal?: AbortSignal }} [options]
+   * @returns {Watcher}
+   */
+  watchAll(options) {
+    const signal = eitherSignal(this.#signal, signalOf(options, this.name))
+    const group = this.#native
+    return watching(() => group.watchAll(), signal)
   }
 
   /**

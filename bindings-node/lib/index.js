@@ -11,6 +11,7 @@ const { Locks, Semaphore } = require('./group')
 const { RwLocks } = require('./rw_locks')
 const { Lease, Permit } = require('./lease')
 const { Election, Leadership, Observer } = require('./election')
+const { Watcher } = require('./watch')
 const { Server, serve } = require('./serve')
 const {
   TinystoreError,
@@ -47,6 +48,7 @@ module.exports = {
   Election,
   Leadership,
   Observer,
+  Watcher,
   TinystoreError,
   WaitTimeoutError,
   LeaseLostError,

@@ -23,12 +23,16 @@ class RwLocks {
       name,
       acquiring: (key, options) => group.acquiringRead(key, options),
       tryAcquire: (key, options) => group.tryAcquireRead(key, options),
+      watch: key => group.watch(key),
+      watchAll: () => group.watchAll(),
     }
     /** @type {import('./group').Side<import('../native').NativeLease>} */
     const write = {
       name,
       acquiring: (key, options) => group.acquiringWrite(key, options),
       tryAcquire: (key, options) => group.tryAcquireWrite(key, options),
+      watch: key => group.watch(key),
+      watchAll: () => group.watchAll(),
     }
     this.#read = new Group(read, signal, held => new Permit(held), 'rwlock')
     this.#write = new Group(write, signal, held => new Lease(held), 'rwlock')
@@ -37,6 +41,24 @@ class RwLocks {
   /** The group's name. */
   get name() {
     return this.#read.name
+  }
+
+  /**
+   * The events of `key` from now on, as a lock group's `watch` gives them:
+   * a write lease's grant with its fence, a read lease's without.
+   * @param {string | number | bigint} key
+   * @param {{ signal?: AbortSignal }} [options]
+   */
+  watch(key, options) {
+    return this.#read.watch(key, options)
+  }
+
+  /**
+   * The events of every key of the group from now on.
+   * @param {{ signal?: AbortSignal }} [options]
+   */
+  watchAll(options) {
+    return this.#read.watchAll(options)
   }
 
   /**

@@ -6,6 +6,7 @@
 
 use crate::acquiring::acquiring_class;
 use crate::error::to_napi;
+use crate::following::next_of;
 use crate::lease::holding_methods;
 use crate::now::now_or_later;
 use crate::options::to_core;
@@ -153,18 +154,9 @@ impl NativeObserver {
         &self,
         env: &'env Env,
     ) -> napi::Result<Either<NativeChange, PromiseRaw<'env, NativeChange>>> {
-        let observing = self.inner.clone();
-        now_or_later(env, async move {
-            Ok(match observing.next().await {
-                Some(change) => NativeChange {
-                    done: false,
-                    leader: change.map_err(to_napi)?.map(native_leader),
-                },
-                None => NativeChange {
-                    done: true,
-                    leader: None,
-                },
-            })
+        next_of(env, &self.inner, |change| NativeChange {
+            done: change.is_none(),
+            leader: change.flatten().map(native_leader),
         })
     }
 

@@ -10,6 +10,8 @@
 //!   JS waits for and gives up when its AbortSignal aborts.
 //! - [`lease`]: `NativeLease` (with a fence) and `NativePermit` (without).
 //! - [`election`]: `NativeElection`, `NativeLeadership`, `NativeObserver`.
+//! - [`watch`]: `NativeWatcher`, a group's watch; [`following`]: what it
+//!   and `NativeObserver` share.
 //! - [`fence`]: the strict decimal parser and the 40-digit text form.
 //! - [`guard`]: a core error as a value and the guards' names, for
 //!   lib/guard.js and lib/s3.js; the core's guard machines, whose steps
@@ -36,6 +38,7 @@ pub mod completion;
 pub mod election;
 pub mod error;
 pub mod fence;
+pub mod following;
 pub mod group;
 pub mod guard;
 pub mod guard_dynamo;
@@ -55,3 +58,4 @@ pub mod status;
 pub mod store;
 pub mod testing;
 pub mod throw;
+pub mod watch;

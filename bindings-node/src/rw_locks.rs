@@ -33,6 +33,20 @@ impl NativeRwLocks {
         self.inner.name().to_string()
     }
 
+    /// Starts watching `key` now (an embedded store's watch is
+    /// subscribed on return); the core checks the key at the first
+    /// `next`.
+    #[napi]
+    pub fn watch(&self, key: String) -> crate::watch::NativeWatcher {
+        crate::watch::NativeWatcher::start(|| self.inner.watching(Some(key)))
+    }
+
+    /// Starts watching every key of the group now.
+    #[napi]
+    pub fn watch_all(&self) -> crate::watch::NativeWatcher {
+        crate::watch::NativeWatcher::start(|| self.inner.watching(None))
+    }
+
     /// Starts waiting first come first served to read `key`; the core
     /// checks the name, key and options at the first poll.
     #[napi]
