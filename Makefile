@@ -25,7 +25,7 @@ DEBIAN_TEST_PACKAGES := etcd:etcd-server faketime:faketime initdb:postgresql \
   node:nodejs npm:npm ensurepip:python3-venv sqlite3:sqlite3 file:file \
   qemu-aarch64-static:qemu-user-static aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
   /usr/aarch64-linux-gnu/lib/crt1.o:libc6-dev-arm64-cross redis-server:redis-server \
-  /usr/sbin/mariadbd:mariadb-server
+  /usr/sbin/mariadbd:mariadb-server chromium:chromium
 # The peers the benchmarks compare against (make bench).
 DEBIAN_BENCH_PACKAGES := $(DEBIAN_TEST_PACKAGES)
 

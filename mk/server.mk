@@ -16,3 +16,28 @@ bench-hold:
 
 bench-server:
 	$(CARGO) bench -p tinystore --bench server
+
+# Whether seeing the locks slows holding them: holds with nobody watching,
+# a watcher reading, one never reading, and (the second run, built with
+# the feature otel) an OpenTelemetry SDK recording spans; the kinds take
+# turns sample by sample (core/benches/seeing.rs; docs/benchmarks.md,
+# "Seeing the locks"). The first run is built without otel, so its rows
+# are what a build without the feature costs.
+BENCHES += bench-seeing
+.PHONY: bench-seeing
+bench-seeing:
+	$(CARGO) bench -p tinystore --bench seeing
+	$(CARGO) bench -p tinystore --features otel --bench seeing
+
+# The live page of `serve --page` (core/src/server/page.rs, page.html), in
+# headless Chromium (Debian's package, brought by `make deps`): a served
+# store with a thousand keys held and a workload going on, a new holder
+# shown within two of the page's refreshes, the data refused without the
+# token. It runs in test-rust too, where it skips when chromium is missing;
+# here it must run. Screenshots: target/test-artifacts/live-page*.png.
+TESTS += test-page
+
+.PHONY: test-page
+
+test-page: deps-rust deps
+	TINYSTORE_REQUIRE_CHROMIUM=1 $(RUST_TEST) --test integration serve::page::
