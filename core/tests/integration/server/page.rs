@@ -1,0 +1,66 @@
+//! `ServeOptions::page`: the live page is refused, before the store is
+//! opened, without a metrics address or without a TCP token (the
+//! command's own flags ask for both; this is the library's guard).
+
+use tinystore::server::{ServeOptions, Server, TcpOptions};
+use tinystore::Code;
+
+#[tokio::test]
+async fn the_page_needs_metrics_and_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let tcp = |token: &str| {
+        Some(TcpOptions {
+            addr: "127.0.0.1:0".into(),
+            token: token.into(),
+            tls: None,
+        })
+    };
+    for (options, says) in [
+        (
+            ServeOptions {
+                page: true,
+                tcp: tcp("sixteen-bytes-or-more-of-token"),
+                ..ServeOptions::default()
+            },
+            "metrics address",
+        ),
+        (
+            ServeOptions {
+                page: true,
+                metrics: Some("127.0.0.1:0".into()),
+                ..ServeOptions::default()
+            },
+            "token",
+        ),
+        (
+            ServeOptions {
+                page: true,
+                metrics: Some("127.0.0.1:0".into()),
+                tcp: tcp(""),
+                ..ServeOptions::default()
+            },
+            "token",
+        ),
+    ] {
+        let err = Server::start(dir.path().join("store"), options)
+            .await
+            .err()
+            .expect("refused");
+        assert_eq!(err.code(), Code::Invalid, "{err}");
+        assert!(err.to_string().contains(says), "{err}");
+        assert!(!dir.path().join("store").exists(), "nothing was opened");
+    }
+    let served = Server::start(
+        dir.path().join("store"),
+        ServeOptions {
+            page: true,
+            metrics: Some("127.0.0.1:0".into()),
+            tcp: tcp("sixteen-bytes-or-more-of-token"),
+            ..ServeOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(served.metrics_addr().is_some());
+    served.shutdown().await.unwrap();
+}
