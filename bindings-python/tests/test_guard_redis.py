@@ -205,3 +205,19 @@ def test_the_asyncio_client_keeps_the_same_rule() -> None:
             await ar.aclose()
 
     asyncio.run(scene())
+
+
+def test_given_the_lease_a_refusal_is_told_to_its_store(r: Any, tmp_path: Any) -> None:
+    with tinystore.open(tmp_path / "store") as store:
+        chats = store.locks("chats")
+        old = chats.acquire_sync("42")
+        old.release_sync()
+        new = chats.acquire_sync("42")
+        k = key("told")
+        guard.set(r, k, "new", new)
+        with pytest.raises(tinystore.Stale):
+            guard.hset(r, k, {"f": "late"}, old)
+        with pytest.raises(tinystore.Stale):
+            guard.delete(r, k, old.fence)  # the fence alone: told to nobody
+        told = [(g.name, g.kind, g.refused) for g in store.status_sync().late_writes_refused]
+        assert told == [("chats", "lock", 1)]

@@ -21,7 +21,9 @@ them (``redis.exceptions.ResponseError`` for ``WRONGTYPE``, its
 key no fence key can share a hash slot with (a ``}`` outside a hash tag), an
 empty mapping, a script's key in another hash slot than the key's;
 ``Corrupt`` for a fence key edited by hand. redis-py is not
-imported here: the client you pass is used as it is.
+imported here: the client you pass is used as it is. Each call takes the
+fence or the ``Lease`` itself: given the lease, a refusal is also told to
+its store, which counts the late writes refused per group.
 """
 
 from __future__ import annotations
@@ -30,55 +32,65 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import _native
+from .._native import Lease
 from ._steps import Run
+from ._under import told
 
 
-def set(client: Any, key: str, value: str, fence: int) -> None:  # noqa: A001 (the command's name)
+def set(client: Any, key: str, value: str, fence: int | Lease) -> None:  # noqa: A001 (the command's name)
     """``SET key value``, guarded by ``fence``."""
-    _run(client, _native.RedisCheck.set(key, value, fence))
+    with told(fence, key) as given:
+        _run(client, _native.RedisCheck.set(key, value, given))
 
 
-def delete(client: Any, key: str, fence: int) -> None:
+def delete(client: Any, key: str, fence: int | Lease) -> None:
     """``DEL key``, guarded by ``fence``; the fence stays recorded."""
-    _run(client, _native.RedisCheck.delete(key, fence))
+    with told(fence, key) as given:
+        _run(client, _native.RedisCheck.delete(key, given))
 
 
-def hset(client: Any, key: str, mapping: Mapping[str, str], fence: int) -> None:
+def hset(client: Any, key: str, mapping: Mapping[str, str], fence: int | Lease) -> None:
     """``HSET key field value ...`` of ``mapping``, guarded by ``fence``."""
-    _run(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, fence))
+    with told(fence, key) as given:
+        _run(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, given))
 
 
 def script(
-    client: Any, key: str, body: str, fence: int, *, keys: Sequence[str] = (), args: Sequence[str | int] = ()
+    client: Any, key: str, body: str, fence: int | Lease, *, keys: Sequence[str] = (), args: Sequence[str | int] = ()
 ) -> Any:
     """Your own Lua ``body``, run behind the check in one script: the fence
     is recorded, then ``body`` runs with ``KEYS`` = ``[key, *keys]`` (all in
     ``key``'s hash slot) and ``ARGV`` = ``args``; its reply is returned (as
     the client returns replies). A body that fails half-way keeps what it
     wrote (Redis does not roll a script back), under the recorded fence."""
-    return _run(client, _native.RedisCheck.script(key, body, keys, args, fence))
+    with told(fence, key) as given:
+        return _run(client, _native.RedisCheck.script(key, body, keys, args, given))
 
 
-async def set_async(client: Any, key: str, value: str, fence: int) -> None:
+async def set_async(client: Any, key: str, value: str, fence: int | Lease) -> None:
     """:func:`set` on a ``redis.asyncio`` client."""
-    await _run_async(client, _native.RedisCheck.set(key, value, fence))
+    with told(fence, key) as given:
+        await _run_async(client, _native.RedisCheck.set(key, value, given))
 
 
-async def delete_async(client: Any, key: str, fence: int) -> None:
+async def delete_async(client: Any, key: str, fence: int | Lease) -> None:
     """:func:`delete` on a ``redis.asyncio`` client."""
-    await _run_async(client, _native.RedisCheck.delete(key, fence))
+    with told(fence, key) as given:
+        await _run_async(client, _native.RedisCheck.delete(key, given))
 
 
-async def hset_async(client: Any, key: str, mapping: Mapping[str, str], fence: int) -> None:
+async def hset_async(client: Any, key: str, mapping: Mapping[str, str], fence: int | Lease) -> None:
     """:func:`hset` on a ``redis.asyncio`` client."""
-    await _run_async(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, fence))
+    with told(fence, key) as given:
+        await _run_async(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, given))
 
 
 async def script_async(
-    client: Any, key: str, body: str, fence: int, *, keys: Sequence[str] = (), args: Sequence[str | int] = ()
+    client: Any, key: str, body: str, fence: int | Lease, *, keys: Sequence[str] = (), args: Sequence[str | int] = ()
 ) -> Any:
     """:func:`script` on a ``redis.asyncio`` client."""
-    return await _run_async(client, _native.RedisCheck.script(key, body, keys, args, fence))
+    with told(fence, key) as given:
+        return await _run_async(client, _native.RedisCheck.script(key, body, keys, args, given))
 
 
 def _run(client: Any, machine: _native.RedisCheck) -> Any:
