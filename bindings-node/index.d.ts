@@ -796,19 +796,19 @@ export interface GuardRedisScriptOptions {
  */
 export declare namespace guard.redis {
   /** `SET key value`, guarded by `fence`. */
-  export function set(client: GuardRedisClient, key: string, value: string, fence: bigint): Promise<void>
+  export function set(client: GuardRedisClient, key: string, value: string, fence: bigint | Lease): Promise<void>
   /**
    * `DEL key`, guarded by `fence`. The fence stays recorded, so a late
    * holder's write is still refused and cannot bring the key back.
    */
-  function delete_(client: GuardRedisClient, key: string, fence: bigint): Promise<void>
+  function delete_(client: GuardRedisClient, key: string, fence: bigint | Lease): Promise<void>
   export { delete_ as delete }
   /**
    * `HSET key field value ...` of `fields`, guarded by `fence`; no field is
    * InvalidError. A write Redis refuses (the key holds another type:
    * WRONGTYPE) records nothing.
    */
-  export function hset(client: GuardRedisClient, key: string, fields: Record<string, string>, fence: bigint): Promise<void>
+  export function hset(client: GuardRedisClient, key: string, fields: Record<string, string>, fence: bigint | Lease): Promise<void>
   /**
    * Your own Lua `body`, run behind the check in the same script: when no
    * larger fence is recorded for `key`, the fence is recorded and `body`
@@ -819,7 +819,7 @@ export declare namespace guard.redis {
    * leaves what it wrote (Redis does not roll a script back) under the
    * recorded fence, and its error is the client's.
    */
-  export function script(client: GuardRedisClient, key: string, body: string, fence: bigint, options?: GuardRedisScriptOptions): Promise<unknown>
+  export function script(client: GuardRedisClient, key: string, body: string, fence: bigint | Lease, options?: GuardRedisScriptOptions): Promise<unknown>
 }
 
 /**

@@ -16,7 +16,7 @@ const { createHash } = require('node:crypto')
 const native = require('./native')
 const { describe } = require('./convert')
 const { InvalidError, TinystoreInternalError, mappedSync } = require('./errors')
-const { text, fenceOf } = require('./guard_input')
+const { text, underOf } = require('./guard_input')
 const { redisFailureOf, concluded } = require('./guard_driver')
 
 /**
@@ -141,7 +141,8 @@ async function set(client, key, value, fence) {
   const runner = runnerOf(client, where)
   const k = text(key, 'key', where)
   const v = text(value, 'value', where)
-  await run(runner, machineOf(() => native.NativeRedisCheck.set(k, v, fenceOf(fence, where))))
+  const under = underOf(fence, where)
+  await under.telling(k, () => run(runner, machineOf(() => native.NativeRedisCheck.set(k, v, under.fence))))
 }
 
 /**
@@ -155,7 +156,8 @@ async function del(client, key, fence) {
   const where = 'guard.redis.delete'
   const runner = runnerOf(client, where)
   const k = text(key, 'key', where)
-  await run(runner, machineOf(() => native.NativeRedisCheck.del(k, fenceOf(fence, where))))
+  const under = underOf(fence, where)
+  await under.telling(k, () => run(runner, machineOf(() => native.NativeRedisCheck.del(k, under.fence))))
 }
 
 /**
@@ -177,7 +179,8 @@ async function hset(client, key, fields, fence) {
     text(field, 'a hash field', where),
     text(value, `hash field ${JSON.stringify(field)}'s value`, where),
   ])
-  await run(runner, machineOf(() => native.NativeRedisCheck.hset(k, pairs, fenceOf(fence, where))))
+  const under = underOf(fence, where)
+  await under.telling(k, () => run(runner, machineOf(() => native.NativeRedisCheck.hset(k, pairs, under.fence))))
 }
 
 /**
@@ -214,7 +217,8 @@ async function script(client, key, body, fence, options) {
   const o = /** @type {{ keys?: unknown, args?: unknown }} */ (options ?? {})
   const keys = texts(o.keys, 'keys', where)
   const args = texts(o.args, 'args', where)
-  const reply = await run(runner, machineOf(() => native.NativeRedisCheck.script(k, b, keys, args, fenceOf(fence, where))))
+  const under = underOf(fence, where)
+  const reply = await under.telling(k, () => run(runner, machineOf(() => native.NativeRedisCheck.script(k, b, keys, args, under.fence))))
   return Array.isArray(reply) && reply.length > 1 ? reply[1] : null
 }
 

@@ -22,8 +22,10 @@ import {
   TinystoreError,
   fenceText,
   guard,
+  open as openStore,
   type GuardRedisClient,
 } from 'tinystore'
+import { tempDir } from './helpers'
 
 const url = process.env.TINYSTORE_REDIS_URL
 if (!url && process.env.TINYSTORE_REQUIRE_REDIS === '1') {
@@ -319,3 +321,23 @@ for (const kind of [ioredis, nodeRedis]) {
     }
   })
 }
+
+redisTest('given the lease, a refusal is told to its store', async () => {
+  const store = await openStore(tempDir('tinystore-redis-told-'))
+  const { client, close } = await ioredis.open()
+  try {
+    const chats = store.locks('chats')
+    const old = await chats.acquire('42')
+    await old.release()
+    const fresh = await chats.acquire('42')
+    const k = `tinystore-test-node:${randomBytes(8).toString('hex')}:told`
+    await guard.redis.set(client, k, 'new', fresh)
+    await assert.rejects(guard.redis.hset(client, k, { f: 'late' }, old), StaleError)
+    await assert.rejects(guard.redis.delete(client, k, old.fence), StaleError) // the fence alone: told to nobody
+    const told = (await store.status()).lateWritesRefused.map(g => [g.name, g.kind, g.refused])
+    assert.deepEqual(told, [['chats', 'lock', 1]])
+  } finally {
+    await close()
+    await store.close()
+  }
+})
