@@ -72,6 +72,11 @@ GO_AZUREGUARD := $(GO_DIR)/azureguard
 # test tools' module, so that tinystore.dev/go's go.mod names no MySQL
 # driver.
 GO_GUARD_MYSQL_TESTS := guardmysql
+# OpenTelemetry's spans and counter (docs/observe.md): its own module,
+# tinystore.dev/go/tinystoreotel, so that tinystore.dev/go needs no
+# OpenTelemetry module; it sets the locks.Observer hook. Tested with the
+# SDK's in-memory exporter and a manual metric reader.
+GO_OTEL := $(GO_DIR)/tinystoreotel
 
 .PHONY: go-tools go-lib go-header go-header-check test-go bench-go dist-go guard-worker-go bench-guards-go
 
@@ -138,6 +143,8 @@ test-go: go-tools go-lib go-header-check s3-deps gcs-deps azurite-deps
 	cd $(GO_GCSGUARD) && $(WITH_GCS) env TINYSTORE_REQUIRE_GCS=1 $(GO) test -race -count=1 ./...
 	cd $(GO_AZUREGUARD) && $(GO) vet ./...
 	cd $(GO_AZUREGUARD) && $(WITH_AZURE) env TINYSTORE_REQUIRE_AZURE=1 $(GO) test -race -count=1 ./...
+	cd $(GO_OTEL) && $(GO) vet ./...
+	cd $(GO_OTEL) && env TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -race -count=1 ./...
 
 # The test kit's own tests (bindings-go/tinystoretest), $(GO_KIT_REPEAT)
 # times over in one `go test -count`, to show they do not flake (none
@@ -194,6 +201,18 @@ bench-go: go-tools go-lib
 	cd $(GO_DIR) && $(GO) test -run '^$$' -bench 'HoldEmbedded' -benchtime 200000x -count 5 ./tinystore
 	cd $(GO_DIR) && TINYSTORE_BIN=$(CARGO_TARGET_DIR)/release/tinystore \
 	  $(GO) test -run '^$$' -bench 'HoldServed' -benchtime 20000x -count 5 ./tinystore
+
+# What OpenTelemetry costs a hold (tinystoreotel's BenchmarkHoldOTel):
+# not installed, installed with no provider, and on the SDK's providers,
+# alternating, $(GO_OTEL_ROUNDS) rounds of each; figures in
+# docs/benchmarks.md.
+GO_OTEL_ROUNDS ?= 5
+.PHONY: bench-otel-go
+bench-otel-go: go-tools go-lib
+	cd $(GO_OTEL) && $(GO) test -c -o $(CARGO_TARGET_DIR)/tinystoreotel.test . && \
+	  for round in $$(seq $(GO_OTEL_ROUNDS)); do for mode in absent no-provider provider; do \
+	    $(CARGO_TARGET_DIR)/tinystoreotel.test -test.run '^$$' -test.bench "HoldOTel/$$mode\$$" -test.benchtime 200000x | grep holds/s; \
+	  done; done
 
 # The object-storage guard's cost per write: a plain PutObject against
 # s3guard.Put on moto's server (tests/guards/go/bench-s3), median µs and the

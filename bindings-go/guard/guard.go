@@ -157,6 +157,12 @@ func Check(ctx context.Context, tx *sql.Tx, dialect Dialect, resource string, un
 	if under == nil {
 		return native.Invalid("guard.Check: the fence is nil: give a locks.Fence or the *locks.Lease")
 	}
+	if o := locks.Observed(); o != nil { // tinystoreotel's span and counter
+		end := o.GuardCheck(ctx, resource, under.WriteFence(), dialect.name)
+		err := locks.Told(under, resource, check(ctx, tx, dialect, resource, under.WriteFence()))
+		end(err)
+		return err
+	}
 	return locks.Told(under, resource, check(ctx, tx, dialect, resource, under.WriteFence()))
 }
 

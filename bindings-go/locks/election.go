@@ -59,7 +59,7 @@ func (e *Election) Lead(ctx context.Context, value string, fn func(ctx context.C
 	if err != nil {
 		return err
 	}
-	return hold(ctx, l.h, l, fn)
+	return hold(ctx, "election", l.h, l, fn)
 }
 
 // Leader is the leader now, or nil when nobody leads. ctx is checked

@@ -9,13 +9,19 @@ import (
 // group is what Locks and Semaphore share: the native group (or why there
 // is none) and the steps from a key to a held lease.
 type group struct {
-	g   *native.Group
-	err error
+	g    *native.Group
+	err  error
+	kind string // as status names it, and its name: an Observer's Place
+	name string
 }
 
 func openGroup(s *native.Store, name string, semaphore bool, limit int, opts []Option) group {
 	g, err := s.Group(name, semaphore, clampLimit(limit), gather(opts...))
-	return group{g: g, err: err}
+	kind := "lock"
+	if semaphore {
+		kind = "semaphore"
+	}
+	return group{g: g, err: err, kind: kind, name: name}
 }
 
 // clampLimit maps a limit (or a weight) outside uint32 to one the core
@@ -39,7 +45,21 @@ func (g group) acquire(ctx context.Context, key any, opts []Option) (*native.Hel
 	if err != nil {
 		return nil, err
 	}
+	if o := Observed(); o != nil {
+		end := o.Wait(ctx, Place{Kind: g.kind, Name: g.name, Key: text})
+		h, err := g.g.Acquire(ctx, text, gather(opts...))
+		end(heldFence(h), err)
+		return h, err
+	}
 	return g.g.Acquire(ctx, text, gather(opts...))
+}
+
+// heldFence is h's fence, nil for a permit (or no grant).
+func heldFence(h *native.Held) *Fence {
+	if h == nil || !h.HasFence {
+		return nil
+	}
+	return &Fence{Epoch: h.Epoch, Count: h.Count}
 }
 
 func (g group) tryAcquire(ctx context.Context, key any, opts []Option) (*native.Held, error) {

@@ -76,7 +76,13 @@ func (h holding) Release(ctx context.Context) error {
 // (end_hold): fn's own error; else, when the lease was lost during fn,
 // ErrClosed or ErrLeaseLost, also when fn returned only the cancellation of
 // its ctx that the loss caused; else nil.
-func hold[T any](ctx context.Context, h holding, v T, fn func(context.Context, T) error) (err error) {
+//
+// With an Observer set, the hold is its Hold, for kind's group.
+func hold[T any](ctx context.Context, kind string, h holding, v T, fn func(context.Context, T) error) (err error) {
+	var observed func(lost error)
+	if o := Observed(); o != nil {
+		ctx, observed = o.Hold(ctx, Place{Kind: kind, Name: h.h.Name, Key: h.h.Key}, heldFence(h.h))
+	}
 	fnCtx, cancel := context.WithCancelCause(ctx)
 	var lost atomic.Value // the reason fnCtx was cancelled with for a loss
 	h.h.OnLost(func() {
@@ -88,8 +94,15 @@ func hold[T any](ctx context.Context, h holding, v T, fn func(context.Context, T
 	bodyOK, cancelledByLoss := false, false
 	defer func() {
 		cancel(nil)
-		if ended := h.h.EndHold(bodyOK, cancelledByLoss); ended != nil {
+		ended := h.h.EndHold(bodyOK, cancelledByLoss)
+		if ended != nil {
 			err = ended
+		}
+		if observed != nil {
+			if reason, ok := lost.Load().(error); ok && ended == nil {
+				ended = reason // fn's own error won; the lease was lost all the same
+			}
+			observed(ended)
 		}
 	}()
 	err = fn(fnCtx, v)

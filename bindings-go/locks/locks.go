@@ -51,5 +51,5 @@ func (l *Locks) Hold(ctx context.Context, key any, fn func(ctx context.Context, 
 	if err != nil {
 		return err
 	}
-	return hold(ctx, lease.holding, lease, fn)
+	return hold(ctx, "lock", lease.holding, lease, fn)
 }

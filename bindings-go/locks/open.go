@@ -17,11 +17,11 @@ func init() {
 	}
 	groups.RWLocks = func(s *native.Store, name string, opts groups.Options) any {
 		read, write, err := s.RWLocks(name, gather(options(opts)...))
-		return &RWLocks{read: group{g: read, err: err}, write: group{g: write, err: err}}
+		return &RWLocks{read: group{g: read, err: err, kind: "rwlock", name: name}, write: group{g: write, err: err, kind: "rwlock", name: name}}
 	}
 	groups.Election = func(s *native.Store, name string, opts groups.Options) any {
 		g, err := s.Election(name, gather(options(opts)...))
-		return &Election{group: group{g: g, err: err}, name: name}
+		return &Election{group: group{g: g, err: err, kind: "election", name: name}, name: name}
 	}
 	// What package tinystoretest reaches through (internal/handles).
 	handles.Held = func(held any) *native.Held {

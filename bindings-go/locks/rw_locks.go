@@ -67,7 +67,7 @@ func (rw *RWLocks) HoldRead(ctx context.Context, key any, fn func(ctx context.Co
 	if err != nil {
 		return err
 	}
-	return hold(ctx, permit.holding, permit, fn)
+	return hold(ctx, "rwlock", permit.holding, permit, fn)
 }
 
 // HoldWrite writes key (as AcquireWrite), runs fn with the lease, and
@@ -77,7 +77,7 @@ func (rw *RWLocks) HoldWrite(ctx context.Context, key any, fn func(ctx context.C
 	if err != nil {
 		return err
 	}
-	return hold(ctx, lease.holding, lease, fn)
+	return hold(ctx, "rwlock", lease.holding, lease, fn)
 }
 
 // Close frees the group's native handles; leases it gave stay held, and

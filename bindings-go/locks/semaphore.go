@@ -38,5 +38,5 @@ func (s *Semaphore) Hold(ctx context.Context, key any, fn func(ctx context.Conte
 	if err != nil {
 		return err
 	}
-	return hold(ctx, permit.holding, permit, fn)
+	return hold(ctx, "semaphore", permit.holding, permit, fn)
 }
