@@ -4,6 +4,7 @@
 // late lock holder cannot land over a later holder's.
 //
 //	err := redisguard.Set(ctx, rdb, "chats/42", summary, lease.Fence)
+//	err = redisguard.Set(ctx, rdb, "chats/42", summary, lease) // the same; a refusal is told to its store
 //	var stale *tinystore.StaleError
 //	if errors.As(err, &stale) { ... } // a later holder wrote the key
 //
@@ -50,9 +51,22 @@ import (
 	"tinystore.dev/go/locks"
 )
 
-// Set is SET key value, guarded by fence.
-func Set(ctx context.Context, client redis.Scripter, key, value string, fence locks.Fence) error {
+// fenceOf is the fence of under, after the client and key are checked
+// present; a nil under is invalid.
+func fenceOf(client redis.Scripter, key string, under locks.Fenced) (locks.Fence, error) {
 	if err := present(client, key); err != nil {
+		return locks.Fence{}, err
+	}
+	if under == nil {
+		return locks.Fence{}, native.Invalid("redisguard: the fence is nil: give a locks.Fence or the *locks.Lease")
+	}
+	return under.WriteFence(), nil
+}
+
+// Set is SET key value, guarded by fence.
+func Set(ctx context.Context, client redis.Scripter, key, value string, under locks.Fenced) error {
+	fence, err := fenceOf(client, key, under)
+	if err != nil {
 		return err
 	}
 	m, first, err := native.NewRedisSet(key, value, fence.Epoch, fence.Count)
@@ -60,13 +74,14 @@ func Set(ctx context.Context, client redis.Scripter, key, value string, fence lo
 		return err
 	}
 	_, err = run(ctx, client, m, first, &guarded)
-	return err
+	return locks.Told(under, key, err)
 }
 
 // Del is DEL key, guarded by fence. The fence stays recorded, so that a
 // late holder's write is still refused; deleting again is fine.
-func Del(ctx context.Context, client redis.Scripter, key string, fence locks.Fence) error {
-	if err := present(client, key); err != nil {
+func Del(ctx context.Context, client redis.Scripter, key string, under locks.Fenced) error {
+	fence, err := fenceOf(client, key, under)
+	if err != nil {
 		return err
 	}
 	m, first, err := native.NewRedisDel(key, fence.Epoch, fence.Count)
@@ -74,13 +89,14 @@ func Del(ctx context.Context, client redis.Scripter, key string, fence locks.Fen
 		return err
 	}
 	_, err = run(ctx, client, m, first, &guarded)
-	return err
+	return locks.Told(under, key, err)
 }
 
 // HSet is HSET key field value ... of fields, guarded by fence; fields
 // may not be empty.
-func HSet(ctx context.Context, client redis.Scripter, key string, fields map[string]string, fence locks.Fence) error {
-	if err := present(client, key); err != nil {
+func HSet(ctx context.Context, client redis.Scripter, key string, fields map[string]string, under locks.Fenced) error {
+	fence, err := fenceOf(client, key, under)
+	if err != nil {
 		return err
 	}
 	pairs := make([][2]string, 0, len(fields))
@@ -93,7 +109,7 @@ func HSet(ctx context.Context, client redis.Scripter, key string, fields map[str
 		return err
 	}
 	_, err = run(ctx, client, m, first, &guarded)
-	return err
+	return locks.Told(under, key, err)
 }
 
 // Script runs the caller's own Lua body behind the check, in one script,
@@ -108,8 +124,9 @@ func HSet(ctx context.Context, client redis.Scripter, key string, fields map[str
 //	body := "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('INCR', KEYS[2])"
 //	saves, err := redisguard.Script(ctx, rdb, "user:{42}:profile", body, lease.Fence,
 //		[]string{"user:{42}:saves"}, "pro")
-func Script(ctx context.Context, client redis.Scripter, key, body string, fence locks.Fence, keys []string, args ...string) (any, error) {
-	if err := present(client, key); err != nil {
+func Script(ctx context.Context, client redis.Scripter, key, body string, under locks.Fenced, keys []string, args ...string) (any, error) {
+	fence, err := fenceOf(client, key, under)
+	if err != nil {
 		return nil, err
 	}
 	m, first, err := native.NewRedisScript(key, body, keys, args, fence.Epoch, fence.Count)
@@ -118,7 +135,7 @@ func Script(ctx context.Context, client redis.Scripter, key, body string, fence 
 	}
 	reply, err := run(ctx, client, m, first, &theirs)
 	if err != nil {
-		return nil, err
+		return nil, locks.Told(under, key, err)
 	}
 	if items, ok := reply.([]any); ok && len(items) > 1 {
 		return items[1], nil
