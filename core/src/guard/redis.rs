@@ -8,13 +8,18 @@
 //! # async fn f(conn: &mut redis::aio::MultiplexedConnection, lease: &tinystore::Lease) -> Result<(), tinystore::Error> {
 //! use tinystore::guard::redis as guard;
 //! guard::set(conn, "chats/42", "the summary", lease.fence()).await?; // `stale` when a later holder wrote
+//! guard::set(conn, "chats/42", "the summary", lease).await?; // the same, and a refusal is told to its store
 //! # Ok(()) }
 //! ```
+//!
+//! Each call takes the fence or the lease itself ([`Under`]): given the
+//! lease, a `stale` refusal is also told to its store, which counts the
+//! late writes refused per group.
 
 use super::driver::DriverFailure;
 use super::redis_check::{RedisCheck, RedisObserved, RedisStep, RedisWrite, SCRIPT};
+use super::Under;
 use crate::error::Result;
-use crate::fence::Fence;
 use redis::aio::ConnectionLike;
 use std::sync::OnceLock;
 
@@ -27,42 +32,43 @@ fn guard_script() -> &'static redis::Script {
 /// `SET key value`, guarded by `fence`: `stale` (carrying the key, the
 /// fence and the largest) when a larger fence wrote to `key`; nothing is
 /// written then.
-pub async fn set<C: ConnectionLike + Send>(
+pub async fn set<'a, C: ConnectionLike + Send>(
     conn: &mut C,
     key: &str,
     value: &str,
-    fence: Fence,
+    under: impl Into<Under<'a>>,
 ) -> Result<()> {
-    run(
-        conn,
-        RedisCheck::new(key, fence, RedisWrite::Set(value.into())),
-    )
-    .await
-    .map(drop)
+    let under = under.into();
+    let check = RedisCheck::new(key, under.fence(), RedisWrite::Set(value.into()));
+    under.told(key, run(conn, check).await).map(drop)
 }
 
 /// `DEL key`, guarded by `fence`; the fence stays recorded, so a late
 /// holder's write is still refused.
-pub async fn del<C: ConnectionLike + Send>(conn: &mut C, key: &str, fence: Fence) -> Result<()> {
-    run(conn, RedisCheck::new(key, fence, RedisWrite::Del))
-        .await
-        .map(drop)
+pub async fn del<'a, C: ConnectionLike + Send>(
+    conn: &mut C,
+    key: &str,
+    under: impl Into<Under<'a>>,
+) -> Result<()> {
+    let under = under.into();
+    let check = RedisCheck::new(key, under.fence(), RedisWrite::Del);
+    under.told(key, run(conn, check).await).map(drop)
 }
 
 /// `HSET key field value ...`, guarded by `fence`.
-pub async fn hset<C: ConnectionLike + Send>(
+pub async fn hset<'a, C: ConnectionLike + Send>(
     conn: &mut C,
     key: &str,
     fields: &[(&str, &str)],
-    fence: Fence,
+    under: impl Into<Under<'a>>,
 ) -> Result<()> {
+    let under = under.into();
     let fields = fields
         .iter()
         .map(|(f, v)| (f.to_string(), v.to_string()))
         .collect();
-    run(conn, RedisCheck::new(key, fence, RedisWrite::HSet(fields)))
-        .await
-        .map(drop)
+    let check = RedisCheck::new(key, under.fence(), RedisWrite::HSet(fields));
+    under.told(key, run(conn, check).await).map(drop)
 }
 
 /// The caller's own Lua `body`, run behind the check in one script:
@@ -79,20 +85,22 @@ pub async fn hset<C: ConnectionLike + Send>(
 /// let saves = guard::script(conn, "user:{42}:profile", body, &["user:{42}:saves"], &["pro"], lease.fence()).await?;
 /// # Ok(()) }
 /// ```
-pub async fn script<C: ConnectionLike + Send>(
+pub async fn script<'a, C: ConnectionLike + Send>(
     conn: &mut C,
     key: &str,
     body: &str,
     keys: &[&str],
     args: &[&str],
-    fence: Fence,
+    under: impl Into<Under<'a>>,
 ) -> Result<redis::Value> {
+    let under = under.into();
     let write = RedisWrite::Script {
         body: body.to_string(),
         keys: keys.iter().map(|k| k.to_string()).collect(),
         args: args.iter().map(|a| a.to_string()).collect(),
     };
-    let reply = run(conn, RedisCheck::new(key, fence, write)).await?;
+    let checked = run(conn, RedisCheck::new(key, under.fence(), write)).await;
+    let reply = under.told(key, checked)?;
     Ok(match reply {
         redis::Value::Array(mut items) if items.len() > 1 => items.swap_remove(1),
         _ => redis::Value::Nil,

@@ -295,3 +295,31 @@ async fn their_script_touching_another_slot_is_invalid_before_any_call() {
     let exists: bool = conn.exists(register_key(&k).unwrap()).await.unwrap();
     assert!(!exists, "a fence was recorded");
 }
+
+#[tokio::test]
+async fn given_the_lease_a_refusal_is_told_to_its_store() {
+    let Some(url) = redis_url() else { return };
+    let mut conn = connect(&url).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = tinystore::Store::open(dir.path().join("store"))
+        .await
+        .unwrap();
+    let chats = store.locks("chats");
+    let old = chats.acquire("42").await.unwrap();
+    old.release().await.unwrap();
+    let new = chats.acquire("42").await.unwrap();
+    let k = key("told");
+    guard::set(&mut conn, &k, "new", &new).await.unwrap();
+    let refused = guard::hset(&mut conn, &k, &[("f", "late")], &old).await;
+    assert_eq!(refused.unwrap_err().code(), Code::Stale);
+    guard::del(&mut conn, &k, old.fence()).await.unwrap_err(); // the fence alone: told to nobody
+    let told = store.status().await.unwrap().late_writes_refused;
+    assert_eq!(
+        told,
+        vec![tinystore::RefusedStatus {
+            name: "chats".into(),
+            kind: "lock".into(),
+            refused: 1
+        }]
+    );
+}
