@@ -54,12 +54,12 @@ func (g group) acquire(ctx context.Context, key any, opts []Option) (*native.Hel
 	return g.g.Acquire(ctx, text, gather(opts...))
 }
 
-// heldFence is h's fence, nil for a permit (or no grant).
-func heldFence(h *native.Held) *Fence {
+// heldFence is h's fence, the zero Fence for a permit (or no grant).
+func heldFence(h *native.Held) Fence {
 	if h == nil || !h.HasFence {
-		return nil
+		return Fence{}
 	}
-	return &Fence{Epoch: h.Epoch, Count: h.Count}
+	return Fence{Epoch: h.Epoch, Count: h.Count}
 }
 
 func (g group) tryAcquire(ctx context.Context, key any, opts []Option) (*native.Held, error) {

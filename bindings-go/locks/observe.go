@@ -14,13 +14,14 @@ import (
 type Observer interface {
 	// Wait is called as an acquire of key of the group at begins; the
 	// function it gives is called with the acquire's outcome: the fence
-	// granted (nil for a permit) or the error.
-	Wait(ctx context.Context, at Place) (end func(fence *Fence, err error))
-	// Hold is called as Hold (HoldRead, HoldWrite) starts its function,
-	// with the fence held (nil for a permit); the context it gives is the
+	// granted (the zero Fence for a permit) or the error.
+	Wait(ctx context.Context, at Place) (end func(fence Fence, err error))
+	// Hold is called as Hold (HoldRead, HoldWrite, Lead) starts its
+	// function, with the fence held (the zero Fence for a permit, which
+	// no lease has); the context it gives is the
 	// function's, and end is called once it was released (nil) or lost
 	// (the ErrLeaseLost or ErrClosed error, or what the release said).
-	Hold(ctx context.Context, at Place, fence *Fence) (fnCtx context.Context, end func(lost error))
+	Hold(ctx context.Context, at Place, fence Fence) (fnCtx context.Context, end func(lost error))
 	// GuardCheck is called as a guard checks fence for resource on backend
 	// (its dialect or store, e.g. "sqlite"); end is called with its verdict:
 	// nil (accepted), a *StaleError (refused) or another error.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -283,5 +285,60 @@ func TestTheMainModuleNeedsNoOpenTelemetry(t *testing.T) {
 		if strings.HasPrefix(line, "go.opentelemetry.io/") {
 			t.Errorf("tinystore.dev/go depends on %s", line)
 		}
+	}
+}
+
+// Installed on the global providers while none is set: no span is made,
+// so a Hold allocates as it does without tinystoreotel (a span, its
+// attributes and the closures would be some 26 allocations more, a fence
+// given by pointer 2); once a provider is set, the spans come, and an
+// Install after the provider was set makes them too. In a child process
+// (this test binary again), whose global providers start unset.
+func TestInstalledWithNoProviderMakesNoSpan(t *testing.T) {
+	if os.Getenv("TINYSTOREOTEL_CHILD") == "" {
+		child := exec.Command(os.Args[0], "-test.run", "^TestInstalledWithNoProviderMakesNoSpan$", "-test.v")
+		child.Env = append(os.Environ(), "TINYSTOREOTEL_CHILD=1")
+		out, err := child.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return
+	}
+	store, err := tinystore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	group := store.Locks("otel")
+	fn := func(ctx context.Context, lease *locks.Lease) error { return nil }
+	hold := func() {
+		if err := group.Hold(ctx, "k", fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tinystoreotel.Uninstall()
+	absent := testing.AllocsPerRun(200, hold)
+	if err := tinystoreotel.Install(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tinystoreotel.Uninstall)
+	noProvider := testing.AllocsPerRun(200, hold)
+	if noProvider > absent+1 {
+		t.Errorf("a Hold allocates %.0f times installed with no provider, %.0f without tinystoreotel", noProvider, absent)
+	}
+	spans := tracetest.NewInMemoryExporter()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans)))
+	hold()
+	if got := len(spans.GetSpans()); got != 2 {
+		t.Errorf("spans once a provider is set: %d, want a wait and a hold", got)
+	}
+	tinystoreotel.Uninstall()
+	if err := tinystoreotel.Install(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	hold()
+	if got := len(spans.GetSpans()); got != 4 {
+		t.Errorf("spans of an Install after the provider was set: %d, want 2 more", got-2)
 	}
 }
