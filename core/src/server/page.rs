@@ -56,14 +56,16 @@ struct Snapshot {
     losses: Vec<Event>,
 }
 
-/// A group's figures, counted over the leases and queues listed.
-#[derive(Serialize, Default)]
+/// A group's figures, counted over the leases and queues listed, and the
+/// late writes its leases' guards refused (counted over all).
+#[derive(Serialize, Default, Debug, PartialEq)]
 struct Group {
     kind: String,
     name: String,
     held: usize,
     queues: usize,
     waiters: usize,
+    late_writes_refused: u64,
 }
 
 impl Page {
@@ -135,7 +137,8 @@ impl Page {
     }
 }
 
-/// The groups of the leases and queues `status` lists, with their counts.
+/// The groups of the leases and queues `status` lists, and those with late
+/// writes refused, with their counts.
 fn groups_of(status: &Status) -> Vec<Group> {
     let mut groups: BTreeMap<(String, String), Group> = BTreeMap::new();
     for held in &status.held {
@@ -151,6 +154,12 @@ fn groups_of(status: &Status) -> Vec<Group> {
         g.queues += 1;
         g.waiters += line.waiters;
     }
+    for refused in &status.late_writes_refused {
+        let g = groups
+            .entry((refused.kind.clone(), refused.name.clone()))
+            .or_insert_with(|| new_group(&refused.kind, &refused.name));
+        g.late_writes_refused += refused.refused;
+    }
     groups.into_values().collect()
 }
 
@@ -159,5 +168,41 @@ fn new_group(kind: &str, name: &str) -> Group {
         kind: kind.to_string(),
         name: name.to_string(),
         ..Group::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_count_holders_queues_and_refusals() {
+        let status: Status = serde_json::from_value(serde_json::json!({
+            "epoch": 1, "fences_given": 3, "last_fence": null, "grace_left_ms": null,
+            "held": [
+                {"name": "jobs", "key": "a", "fence": null, "ttl_ms": 1, "left_ms": 1, "renewing": false, "kind": "lock"},
+                {"name": "jobs", "key": "b", "fence": null, "ttl_ms": 1, "left_ms": 1, "renewing": false, "kind": "lock"},
+                {"name": "jobs", "key": "a", "fence": null, "ttl_ms": 1, "left_ms": 1, "renewing": false, "kind": "semaphore"}
+            ],
+            "waiting": [{"name": "jobs", "key": "a", "kind": "lock", "waiters": 3}],
+            "late_writes_refused": [{"name": "old", "kind": "lock", "refused": 2}]
+        }))
+        .unwrap();
+        let group = |kind: &str, name: &str, held, queues, waiters, refused| Group {
+            kind: kind.into(),
+            name: name.into(),
+            held,
+            queues,
+            waiters,
+            late_writes_refused: refused,
+        };
+        assert_eq!(
+            groups_of(&status),
+            [
+                group("lock", "jobs", 2, 1, 3, 0),
+                group("lock", "old", 0, 0, 0, 2),
+                group("semaphore", "jobs", 1, 0, 0, 0),
+            ]
+        );
     }
 }
