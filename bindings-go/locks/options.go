@@ -6,7 +6,7 @@ import (
 	"tinystore.dev/go/internal/native"
 )
 
-// An Option sets the TTL, wait, renewing, max hold or weight of a group
+// An Option sets the TTL, wait, renewing, max hold, weight or data of a group
 // (given to Store.Locks, Store.Semaphore, Store.RWLocks or Store.Election)
 // or of one call (Hold, Acquire, TryAcquire and their kin), which
 // overrides the group's.
@@ -44,6 +44,16 @@ func MaxHold(d time.Duration) Option {
 // first served. Any other group refuses it with ErrInvalid.
 func Weight(n int) Option {
 	return func(o *native.Options) { o.SetCount("weight", int64(n)) }
+}
+
+// Data attaches text to the leases a group or a call takes: what their
+// holder says about itself, kept with each lease, shown by Store.Status
+// (HeldStatus.Data) and given to watchers. At most 1024 bytes of UTF-8:
+// longer, or not UTF-8, fails the acquire with ErrInvalid before anything
+// is granted. Default: this process's "HOST:PID"; Data("") attaches
+// nothing. An election refuses it (a leader is known by its value).
+func Data(text string) Option {
+	return func(o *native.Options) { o.SetText("data", text) }
 }
 
 // gather gathers opts.

@@ -83,6 +83,9 @@ type HeldStatus struct {
 	Renewing bool
 	// Leader is the leader's value for an election's leadership; else "".
 	Leader string
+	// Data is what its holder said about itself when it acquired
+	// (locks.Data; by default its "HOST:PID"); "" when it said nothing.
+	Data string
 }
 
 // WaitingStatus is a key with callers waiting for it.
@@ -178,6 +181,7 @@ type wireRefused struct {
 	Kind     string  `json:"kind"`
 	Mode     *string `json:"mode"`
 	Weight   int     `json:"weight"`
+	Data     *string `json:"data"`
 }
 
 type wireWaiting struct {
@@ -226,6 +230,9 @@ func decodeStatus(text []byte) (*Status, error) {
 		}
 		if h.Mode != nil {
 			held.Mode = *h.Mode
+		}
+		if h.Data != nil {
+			held.Data = *h.Data
 		}
 		s.Held = append(s.Held, held)
 	}

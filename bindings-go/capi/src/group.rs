@@ -12,10 +12,11 @@ use tinystore::{Acquiring, Options, TimeUnit};
 
 /// The options of a group or a call, as text: one `name=value` line each,
 /// named as the core names them (`ttl`, `wait`, `renew`, `max_hold`,
-/// `weight`), a duration in nanoseconds, a count in decimal, a boolean as
-/// `true` or `false`. An option not given keeps the group's value, or else
-/// the core's default; `lines_len` 0 gives none. The core checks the
-/// names and the values.
+/// `weight`, `data`), a duration in nanoseconds, a count in decimal, a
+/// boolean as `true` or `false`, a text (`data`) as its bytes with `%`,
+/// line feed and carriage return written `%25`, `%0A` and `%0D`. An
+/// option not given keeps the group's value, or else the core's default;
+/// `lines_len` 0 gives none. The core checks the names and the values.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TsOptions {

@@ -54,6 +54,22 @@ func (o *Options) SetBool(name string, b bool) {
 	o.lines = append(strconv.AppendBool(o.lines, b), '\n')
 }
 
+// SetText sets the option name to text, its bytes as they are but for
+// '%', line feed and carriage return, written %25, %0A and %0D (the core
+// decodes them, and refuses text that is not UTF-8).
+func (o *Options) SetText(name string, text string) {
+	o.lines = append(append(o.lines, name...), '=')
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '%', '\n', '\r':
+			o.lines = append(o.lines, '%', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15])
+		default:
+			o.lines = append(o.lines, c)
+		}
+	}
+	o.lines = append(o.lines, '\n')
+}
+
 // c is the C view of o, valid while o's lines are not changed; the core
 // reads it during the call it is passed to.
 func (o Options) c() C.TsOptions {
