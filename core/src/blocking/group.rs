@@ -69,6 +69,16 @@ macro_rules! blocking_group {
                 }
             }
 
+            /// Sets the data this group's leases carry: what their holder
+            /// says about itself, shown by `status` (at most 1024 bytes;
+            /// default this process's `HOST:PID`; `""` attaches nothing).
+            pub fn data(self, data: impl Into<std::sync::Arc<str>>) -> $name {
+                $name {
+                    inner: self.inner.data(data),
+                    rt: self.rt,
+                }
+            }
+
             /// Waits first come first served for `key`, up to the `wait` option.
             pub fn acquire(&self, key: impl Key) -> Result<$held> {
                 self.acquire_with(key, Options::default())

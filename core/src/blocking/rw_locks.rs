@@ -59,6 +59,16 @@ impl RwLocks {
         })
     }
 
+    /// Sets the data this group's leases carry: what their holder says
+    /// about itself, shown by `status` (at most 1024 bytes; default this
+    /// process's `HOST:PID`; `""` attaches nothing).
+    pub fn data(self, data: impl Into<std::sync::Arc<str>>) -> RwLocks {
+        self.with(Options {
+            data: Some(data.into()),
+            ..Options::default()
+        })
+    }
+
     /// Waits first come first served to read `key`, with `options`.
     pub fn acquire_read_with(&self, key: impl Key, options: Options) -> Result<Permit> {
         let inner = self

@@ -141,3 +141,29 @@ async fn a_served_store_keeps_the_clients_data_and_fills_in_no_default() {
     let status = ask(r#"{"id":4,"op":"status"}"#).await;
     assert!(status.contains(r#""data":"by hand""#), "{status}");
 }
+
+#[test]
+fn the_blocking_api_sets_data_on_groups_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tinystore::blocking::Store::open(dir.path().join("store")).unwrap();
+    let _lock = store.locks("a").data("lock").acquire("k").unwrap();
+    let _read = store
+        .rw_locks("b")
+        .data("read")
+        .acquire_read_with("k", Options::default())
+        .unwrap();
+    let _permit = store.semaphore("c", 2).data("permit").acquire("k").unwrap();
+    let seen: Vec<(String, Option<String>)> = store
+        .status()
+        .unwrap()
+        .held
+        .into_iter()
+        .map(|h| (h.name, h.data))
+        .collect();
+    let want = [("a", "lock"), ("b", "read"), ("c", "permit")];
+    let want: Vec<(String, Option<String>)> = want
+        .iter()
+        .map(|(n, d)| (n.to_string(), Some(d.to_string())))
+        .collect();
+    assert_eq!(seen, want);
+}
