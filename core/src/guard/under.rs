@@ -32,6 +32,8 @@ impl Under<'_> {
     /// `backend`: `sqlite`, `postgres`, `mysql`, ...) with the fence, then
     /// tells the lease's store of a `stale` refusal ([`Under::told`]); with
     /// the cargo feature `otel`, inside a `tinystore.guard.check` span.
+    // Used by the guards behind cargo features: none may be on.
+    #[cfg_attr(not(feature = "guard-sqlite"), allow(dead_code))]
     pub(crate) fn check<T>(
         &self,
         backend: &'static str,
@@ -49,6 +51,10 @@ impl Under<'_> {
     }
 
     /// [`Under::check`] of a protocol that awaits.
+    #[cfg_attr(
+        not(any(feature = "guard-postgres", feature = "guard-mysql")),
+        allow(dead_code)
+    )]
     pub(crate) async fn check_async<T, F>(
         &self,
         backend: &'static str,

@@ -4,7 +4,8 @@
 //! [`WATCH_BUFFER`] events behind gets one `Lagged` where the dropped
 //! events would have been.
 
-use super::{Watch, WatchEvent, WATCH_BUFFER};
+use super::event::WatchEvent;
+use super::stream::{Watch, WATCH_BUFFER};
 use crate::error::{Code, Error, Result};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -1,0 +1,171 @@
+//! Does seeing the locks slow holding them? Hold round trips per second
+//! (acquire, empty body, release) of 8 tasks on 1,000 keys, embedded and
+//! through an in-process server, with nobody watching, with a watcher of
+//! the whole group that reads every event, with one that never reads (it
+//! falls behind and is told `lagged`), and, when built with the feature
+//! `otel`, with an OpenTelemetry SDK recording every span (batched to an
+//! exporter that drops them). The kinds take turns sample by sample, so a
+//! noisy machine touches them alike; medians and ratios to "nobody
+//! watching" are printed.
+//!
+//! `cargo bench -p tinystore --bench seeing` (and `--features otel` for
+//! the OpenTelemetry row); `make bench-seeing` runs both.
+
+use futures_util::StreamExt;
+use std::time::Instant;
+use tinystore::server::{ServeOptions, Server};
+use tinystore::{Error, Store};
+
+const SAMPLES: usize = 9;
+const TASKS: usize = 8;
+const KEYS: usize = 1000;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Plain,
+    Reading,
+    Idle,
+    #[cfg(feature = "otel")]
+    Otel,
+}
+
+impl Kind {
+    fn all() -> Vec<Kind> {
+        let mut all = vec![Kind::Plain, Kind::Reading, Kind::Idle];
+        #[cfg(feature = "otel")]
+        all.push(Kind::Otel);
+        all
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Plain => "nobody watching",
+            Kind::Reading => "a watcher reading every event",
+            Kind::Idle => "a watcher that never reads",
+            #[cfg(feature = "otel")]
+            Kind::Otel => "OpenTelemetry SDK recording spans",
+        }
+    }
+}
+
+async fn sample(store: &Store, per_task: usize, kind: Kind) -> f64 {
+    let group = store.locks("seeing");
+    let mut watcher = None;
+    match kind {
+        Kind::Reading => {
+            let mut watch = group.watch_all().await.unwrap();
+            watcher = Some(tokio::spawn(async move {
+                while let Some(Ok(_)) = watch.next().await {}
+            }));
+        }
+        Kind::Idle => {
+            let watch = group.watch_all().await.unwrap();
+            watcher = Some(tokio::spawn(async move {
+                let _kept = watch;
+                std::future::pending::<()>().await;
+            }));
+        }
+        Kind::Plain => {}
+        #[cfg(feature = "otel")]
+        Kind::Otel => otel::record(),
+    }
+    let start = Instant::now();
+    let mut handles = Vec::new();
+    for t in 0..TASKS {
+        let locks = group.clone();
+        handles.push(tokio::spawn(async move {
+            for n in 0..per_task {
+                let key = (t * per_task + n) % KEYS;
+                locks.hold(key, async |_| Ok::<_, Error>(())).await.unwrap();
+            }
+        }));
+    }
+    for h in handles {
+        h.await.unwrap();
+    }
+    let rate = (per_task * TASKS) as f64 / start.elapsed().as_secs_f64();
+    if let Some(watcher) = watcher {
+        watcher.abort();
+    }
+    #[cfg(feature = "otel")]
+    if kind == Kind::Otel {
+        otel::stop();
+    }
+    rate
+}
+
+async fn run(what: &str, store: &Store, per_task: usize) {
+    let kinds = Kind::all();
+    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
+    for s in 0..SAMPLES {
+        // Each sample starts with another kind: none is always first.
+        for i in 0..kinds.len() {
+            let k = (s + i) % kinds.len();
+            rates[k].push(sample(store, per_task, kinds[k]).await);
+        }
+    }
+    let medians: Vec<f64> = rates
+        .into_iter()
+        .map(|mut r| {
+            r.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            r[r.len() / 2]
+        })
+        .collect();
+    for (kind, median) in kinds.iter().zip(&medians) {
+        println!(
+            "{what:<9} {:<36} {median:>10.0} holds/s  {:.3}x  (median of {SAMPLES})",
+            kind.name(),
+            median / medians[0]
+        );
+    }
+}
+
+#[cfg(feature = "otel")]
+mod otel {
+    use opentelemetry_sdk::error::OTelSdkResult;
+    use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
+
+    /// An exporter that drops what it is given: the SDK's own cost alone.
+    #[derive(Debug)]
+    struct Dropping;
+
+    impl SpanExporter for Dropping {
+        async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+            drop(batch);
+            Ok(())
+        }
+    }
+
+    pub fn record() {
+        let provider = SdkTracerProvider::builder()
+            .with_batch_exporter(Dropping)
+            .build();
+        opentelemetry::global::set_tracer_provider(provider);
+    }
+
+    pub fn stop() {
+        opentelemetry::global::set_tracer_provider(
+            opentelemetry::trace::noop::NoopTracerProvider::new(),
+        );
+    }
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("embedded")).await.unwrap();
+        run("embedded", &store, 20_000).await;
+        let server = Server::start(dir.path().join("served"), ServeOptions::default())
+            .await
+            .unwrap();
+        let address = format!("unix:{}", server.socket_path().display());
+        let client = Store::connect(&address).await.unwrap();
+        run("served", &client, 1_000).await;
+        server.shutdown().await.unwrap();
+    });
+}
