@@ -11,7 +11,7 @@ const { execFileSync } = require('node:child_process')
 const os = require('node:os')
 const path = require('node:path')
 
-const ROUNDS = 3
+const ROUNDS = Number(process.env.TINYSTORE_BENCH_ROUNDS ?? 3)
 const MODES = ['absent', 'no-provider', 'provider']
 
 const child = `

@@ -16,7 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-ROUNDS = 3
+ROUNDS = int(os.environ.get("TINYSTORE_BENCH_ROUNDS", "3"))
+HOLDS = int(os.environ.get("TINYSTORE_BENCH_HOLDS", "40000"))
+"""Holds per case and run (bench/hold.py's embedded figure by default)."""
 MODES = ("absent", "no-provider", "provider")
 
 CHILD = """
@@ -42,13 +44,13 @@ elif mode == "provider":
 sys.path.insert(0, sys.argv[2])
 import hold, tinystore
 with tempfile.TemporaryDirectory() as tmp, tinystore.open(Path(tmp) / "store") as store:
-    print(json.dumps(hold.cases(store, 40_000)))
+    print(json.dumps(hold.cases(store, int(sys.argv[3]))))
 """
 
 
 def run(mode: str) -> dict[str, float]:
     bench = str(Path(__file__).resolve().parent)
-    out = subprocess.run([sys.executable, "-c", CHILD, mode, bench], check=True, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", CHILD, mode, bench, str(HOLDS)], check=True, capture_output=True, text=True)
     rates: dict[str, float] = json.loads(out.stdout)
     return rates
 

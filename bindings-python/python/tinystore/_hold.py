@@ -144,7 +144,7 @@ class _Block(Generic[G]):
         # Nothing cancels a plain `with` block: its exception is its own.
         first: Exception | None = None
         for index, part in enumerate(self._parts(self._taken())):
-            was_held = part.held
+            was_held = self._spans is None or part.held  # asked only for a span
             try:
                 part._end_hold_sync(exc is None, False)
             except Exception as err:
@@ -221,7 +221,7 @@ class _Block(Generic[G]):
         # first thing the core says a part adds is raised.
         first: Exception | None = None
         for index, part in enumerate(self._parts(held)):
-            was_held = part.held
+            was_held = self._spans is None or part.held  # asked only for a span
             try:
                 await part._end_hold(exc is None, cancelled_by_loss)
             except Exception as err:

@@ -9,6 +9,7 @@ then on, as OpenTelemetry's own proxies do."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -25,11 +26,17 @@ _metrics: ModuleType | None = None
 _looked = False
 _tracer: Any = None
 _counter: Any = None
+# Where the API keeps the providers set (the modules' globals), read
+# directly while none is set: asking get_tracer_provider() reads the
+# environment each time, some microseconds a call. ``None``: unknown (an
+# API laid out otherwise, or a provider named in the environment), so ask.
+_tracer_globals: dict[str, Any] | None = None
+_meter_globals: dict[str, Any] | None = None
 
 
 def _api() -> ModuleType | None:
     """``opentelemetry.trace``, imported once; ``None`` when absent."""
-    global _trace, _metrics, _looked
+    global _trace, _metrics, _looked, _tracer_globals, _meter_globals
     if not _looked:
         _looked = True
         try:
@@ -37,6 +44,12 @@ def _api() -> ModuleType | None:
         except ImportError:
             return None
         _trace, _metrics = trace, metrics
+        found = getattr(trace.get_tracer_provider, "__globals__", {})
+        if "_TRACER_PROVIDER" in found and "OTEL_PYTHON_TRACER_PROVIDER" not in os.environ:
+            _tracer_globals = found
+        found = getattr(metrics.get_meter_provider, "__globals__", {})
+        if "_METER_PROVIDER" in found and "OTEL_PYTHON_METER_PROVIDER" not in os.environ:
+            _meter_globals = found
     return _trace
 
 
@@ -46,7 +59,7 @@ def tracer() -> Any:
     if _tracer is not None:
         return _tracer
     trace = _api()
-    if trace is None:
+    if trace is None or (_tracer_globals is not None and _tracer_globals["_TRACER_PROVIDER"] is None):
         return None
     provider = trace.get_tracer_provider()
     if isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
@@ -60,6 +73,8 @@ def _refused_counter() -> Any:
     if _counter is not None:
         return _counter
     if _api() is None or _metrics is None:
+        return None
+    if _meter_globals is not None and _meter_globals["_METER_PROVIDER"] is None:
         return None
     provider = _metrics.get_meter_provider()
     if isinstance(provider, (_metrics.NoOpMeterProvider,)) or type(provider).__name__ == "_ProxyMeterProvider":
