@@ -2,7 +2,7 @@
  * tinystore's C ABI, made for the Go binding.
  *
  * Ownership, for every function below:
- * - A handle (TsStore, TsGroup, TsAcquire, TsHeld, TsObserver) returned through an
+ * - A handle (TsStore, TsGroup, TsAcquire, TsHeld, TsObserver, TsWatcher) returned through an
  *   out-parameter belongs to the caller, who frees it exactly once with its
  *   ts_*_free function. Handles are safe to use from several threads at once,
  *   except that a free must not race any other call on the same handle.
@@ -11,7 +11,8 @@
  *   is 0. No function keeps any pointer the caller passed after it returns.
  * - A TsError filled by a failing call owns its message; the caller copies it
  *   and calls ts_error_clear at once. Likewise a TsLeader written by this
- *   library owns its value: copy it and call ts_leader_clear.
+ *   library owns its value: copy it and call ts_leader_clear, and a TsWatchEvent
+ *   its texts: copy them and call ts_watch_event_clear.
  * - No Rust panic crosses this boundary: a panic becomes TS_CODE_INTERNAL.
  */
 
@@ -206,6 +207,22 @@ typedef enum TsDriverClass {
   TS_DRIVER_CLASS_OTHER = 4,
 } TsDriverClass;
 
+// The kind of a watch event.
+typedef enum TsWatchKind {
+  // A lease or permit was granted: `key`, `fence` (when `has_fence`),
+  // `data` (when `has_data`).
+  TS_WATCH_KIND_GRANTED = 0,
+  // Its holder released it: `key`, `fence` (when `has_fence`).
+  TS_WATCH_KIND_RELEASED = 1,
+  // It ended without a release: `key`, `fence` (when `has_fence`),
+  // `cause` (`expired`, `disconnected` or `closed`).
+  TS_WATCH_KIND_LOST = 2,
+  // The key's queue is now `length` long: `key`.
+  TS_WATCH_KIND_QUEUE = 3,
+  // The watcher fell behind: `missed` events were dropped.
+  TS_WATCH_KIND_LAGGED = 4,
+} TsWatchKind;
+
 // An acquire under way (the core's `Acquiring`), to wait on or give up.
 // It grants a list: one lease for a key or a campaign, a lease per key for
 // several keys at once.
@@ -234,6 +251,9 @@ typedef struct TsStore TsStore;
 
 // A test store: the core's `TestStore`, until it is closed.
 typedef struct TsTestStore TsTestStore;
+
+// A watch of a group's key, or of all its keys.
+typedef struct TsWatcher TsWatcher;
 
 // An error out-parameter. A failing call sets `code` and `message` (a
 // NUL-terminated UTF-8 string the caller owns); a succeeding call leaves
@@ -443,6 +463,26 @@ typedef struct TsStatus {
   size_t len;
 } TsStatus;
 
+// One watch event. Its texts (`key`, `data`, `cause`: UTF-8 of their
+// lengths, NULL when empty or absent) are the caller's until
+// `ts_watch_event_clear`.
+typedef struct TsWatchEvent {
+  enum TsWatchKind kind;
+  uint8_t *key;
+  size_t key_len;
+  // False for a permit, a read lease, and kinds without a fence.
+  bool has_fence;
+  struct TsFence fence;
+  // False when the holder attached no data (and for kinds without it).
+  bool has_data;
+  uint8_t *data;
+  size_t data_len;
+  uint8_t *cause;
+  size_t cause_len;
+  uint64_t length;
+  uint64_t missed;
+} TsWatchEvent;
+
 // Waits for the acquire to end (or be given up with `ts_acquire_cancel`
 // from another thread) on this thread when no other call of the process
 // waits, and returns true: take it with `ts_acquire_take`. Otherwise
@@ -616,7 +656,8 @@ void ts_leader_clear(struct TsLeader *leader);
 
 // Starts observing the election `group` and writes a new handle to
 // `*out`: an embedded store's observer is subscribed on return, so no
-// change made after this call is missed.
+// change made after this call is missed. An observer that failed at once
+// (a closed store) is this call's failure.
 //
 // # Safety
 // `group` is a live handle; `out` and `err` are writable.
@@ -1025,7 +1066,6 @@ bool ts_guard_versioned_check_metadata(const uint8_t *store_name,
 // `held` is a live handle; `err` is NULL or writable.
 bool ts_held_check(const struct TsHeld *held, struct TsError *err);
 
-// Extends the lease by its TTL from now; fails with `TS_CODE_LEASE_LOST`,
 // Tells the lease's store that a guard refused a write under it to the
 // resource at (`resource`, `len`) as stale, for the store to count per
 // group: the core's `Lease::report_refused`. Never blocks nor fails: a
@@ -1037,6 +1077,7 @@ bool ts_held_check(const struct TsHeld *held, struct TsError *err);
 // `len` readable bytes.
 void ts_held_report_refused(const struct TsHeld *held, const uint8_t *resource, size_t len);
 
+// Extends the lease by its TTL from now; fails with `TS_CODE_LEASE_LOST`,
 // changing nothing, when it already ran out or was released.
 //
 // # Safety
@@ -1299,5 +1340,54 @@ bool ts_testing_expire_key(const struct TsStore *store,
                            size_t key_len,
                            size_t *out,
                            struct TsError *err);
+
+// Frees the texts of an event written by this library and empties it.
+// NULL is ignored.
+//
+// # Safety
+// `event` is NULL or an event this library wrote, not cleared since.
+void ts_watch_event_clear(struct TsWatchEvent *event);
+
+// Starts watching the key (`key`, `key_len`) of `group`, or every key of
+// it when `all` (then `key` is ignored), and writes a new handle to
+// `*out`: an embedded store's watch is subscribed on return, so no event
+// after this call is missed. A watch that failed at once (a bad key, a
+// closed store) is this call's failure.
+//
+// # Safety
+// `group` is a live handle; `key` points to `key_len` readable bytes;
+// `out` and `err` are writable.
+bool ts_group_watch(const struct TsGroup *group,
+                    const uint8_t *key,
+                    size_t key_len,
+                    bool all,
+                    struct TsWatcher **out,
+                    struct TsError *err);
+
+// Blocks this thread until the next event and writes it to `*out` (free
+// its texts with `ts_watch_event_clear`), and true to `*more`. Once the
+// watch ended (after `ts_watcher_close`, or after the one failure that
+// ends it: `TS_CODE_CLOSED` when the store closed, `TS_CODE_UNAVAILABLE`
+// when its connection broke), writes false to `*more`.
+//
+// # Safety
+// `watcher` is a live handle; `out`, `more` and `err` are writable.
+bool ts_watcher_next(const struct TsWatcher *watcher,
+                     struct TsWatchEvent *out,
+                     bool *more,
+                     struct TsError *err);
+
+// Stops watching: a `ts_watcher_next` blocked on another thread, and
+// every later one, returns with `*more` false. Idempotent.
+//
+// # Safety
+// `watcher` is a live handle.
+void ts_watcher_close(const struct TsWatcher *watcher);
+
+// Stops watching and frees the handle. NULL is ignored.
+//
+// # Safety
+// `watcher` is NULL or a live handle that no other call uses now or later.
+void ts_watcher_free(struct TsWatcher *watcher);
 
 #endif  /* TINYSTORE_H */

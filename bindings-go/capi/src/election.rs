@@ -7,9 +7,10 @@
 use crate::acquiring::{one, put_started, TsAcquire};
 use crate::error::{call, quiet, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
+use crate::following::Followed;
 use crate::group::{TsGroup, TsOptions};
 use crate::lease::{Held, TsGrant};
-use crate::runtime::{block_on, runtime};
+use crate::runtime::block_on;
 use crate::text::{free_handle, handle, put, put_handle, utf8};
 
 /// A leader, or none: its value (`value_len` bytes of UTF-8 the caller
@@ -144,12 +145,13 @@ pub unsafe extern "C" fn ts_leader_clear(leader: *mut TsLeader) {
 
 /// An observer of an election: the core's `Observing`.
 pub struct TsObserver {
-    observing: tinystore::Observing,
+    followed: Followed<Option<tinystore::Leader>>,
 }
 
 /// Starts observing the election `group` and writes a new handle to
 /// `*out`: an embedded store's observer is subscribed on return, so no
-/// change made after this call is missed.
+/// change made after this call is missed. An observer that failed at once
+/// (a closed store) is this call's failure.
 ///
 /// # Safety
 /// `group` is a live handle; `out` and `err` are writable.
@@ -164,11 +166,8 @@ pub unsafe extern "C" fn ts_election_observe(
         call(err, || {
             put(out, std::ptr::null_mut(), "observer")?;
             let election = election(handle(group, "group")?)?;
-            let observing = {
-                let _entered = runtime()?.enter();
-                election.observing()
-            };
-            put_handle(out, TsObserver { observing }, "observer")
+            let followed = Followed::start(|| election.observing())?;
+            put_handle(out, TsObserver { followed }, "observer")
         })
     }
 }
@@ -195,10 +194,10 @@ pub unsafe extern "C" fn ts_observer_next(
             put(out, TsLeader::none(), "leader")?;
             put(more, false, "more")?;
             let observer = handle(observer, "observer")?;
-            let Some(change) = block_on(observer.observing.next())? else {
+            let Some(change) = observer.followed.next()? else {
                 return Ok(());
             };
-            put(out, TsLeader::of(change?), "leader")?;
+            put(out, TsLeader::of(change), "leader")?;
             put(more, true, "more")
         })
     }
@@ -214,7 +213,7 @@ pub unsafe extern "C" fn ts_observer_close(observer: *const TsObserver) {
     quiet((), || {
         // SAFETY: forwarded from the caller.
         if let Ok(observer) = unsafe { handle(observer, "observer") } {
-            observer.observing.close();
+            observer.followed.close();
         }
     })
 }

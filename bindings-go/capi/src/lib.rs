@@ -20,6 +20,8 @@
 //!   of a hold (the core's `end_hold`, `end_lead`).
 //! - [`election`]: what an election adds to a group: `ts_election_leader`
 //!   and `TsObserver` (the core's `Observing`).
+//! - [`watch`]: `ts_group_watch` and `TsWatcher`, a group's watch (the
+//!   core's `Watching`); [`following`]: what it and `TsObserver` share.
 //! - [`completion`]: how a call that waits for a reply ends without blocking
 //!   its caller's thread, and how a held lease tells its loss (the core's
 //!   `on_lost`): a token in one queue behind a wake-up descriptor (the
@@ -60,6 +62,7 @@ pub mod completion;
 pub mod election;
 pub mod error;
 pub mod fence;
+pub mod following;
 pub mod group;
 pub mod guard;
 pub mod guard_dynamo;
@@ -78,3 +81,4 @@ pub mod status;
 pub mod store;
 pub mod testing;
 pub mod text;
+pub mod watch;
