@@ -43,13 +43,32 @@ function isNoop(provider) {
   return name === 'NoopTracerProvider' || name === 'NoopMeterProvider'
 }
 
+/**
+ * The API's proxy provider and its no-op delegate, kept from the first
+ * look while no provider is registered: asking the proxy for its delegate
+ * is cheaper than getTracerProvider(), which looks up the global each
+ * time, and registering a provider makes it the proxy's delegate.
+ * @type {{ getDelegate(): unknown } | undefined}
+ */
+let proxy
+/** @type {unknown} */
+let noop
+
 /** The tracer of tinystore's spans; undefined while none would record. */
 function tracing() {
   if (tracer) return tracer
+  if (proxy && proxy.getDelegate() === noop) return undefined
   const otel = loaded()
   if (!otel) return undefined
   const provider = otel.trace.getTracerProvider()
-  if (isNoop(provider)) return undefined
+  if (isNoop(provider)) {
+    const delegating = /** @type {{ getDelegate?: () => unknown }} */ (provider)
+    if (typeof delegating.getDelegate === 'function') {
+      proxy = /** @type {{ getDelegate(): unknown }} */ (delegating)
+      noop = proxy.getDelegate()
+    }
+    return undefined
+  }
   tracer = otel.trace.getTracer(SCOPE)
   return tracer
 }
