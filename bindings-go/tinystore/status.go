@@ -161,9 +161,6 @@ type wireStatus struct {
 	More         bool          `json:"more"`
 	Testing      bool          `json:"testing"`
 	LongestWaits []wireWaiting `json:"longest_waits"`
-}
-
-type wireHeld struct {
 	Refused      []wireRefused `json:"late_writes_refused"`
 }
 
@@ -171,6 +168,9 @@ type wireRefused struct {
 	Name    string `json:"name"`
 	Kind    string `json:"kind"`
 	Refused uint64 `json:"refused"`
+}
+
+type wireHeld struct {
 	Name     string  `json:"name"`
 	Key      string  `json:"key"`
 	Fence    *Fence  `json:"fence"`
@@ -242,8 +242,8 @@ func decodeStatus(text []byte) (*Status, error) {
 	for _, q := range w.LongestWaits {
 		s.LongestWaits = append(s.LongestWaits, q.decode())
 	}
-	return s, nil
-}
 	for _, r := range w.Refused {
 		s.LateWritesRefused = append(s.LateWritesRefused, RefusedStatus(r))
 	}
+	return s, nil
+}
