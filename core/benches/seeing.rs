@@ -31,10 +31,13 @@ enum Kind {
 
 impl Kind {
     fn all() -> Vec<Kind> {
-        let mut all = vec![Kind::Plain, Kind::Reading, Kind::Idle];
-        #[cfg(feature = "otel")]
-        all.push(Kind::Otel);
-        all
+        vec![
+            Kind::Plain,
+            Kind::Reading,
+            Kind::Idle,
+            #[cfg(feature = "otel")]
+            Kind::Otel,
+        ]
     }
 
     fn name(self) -> &'static str {

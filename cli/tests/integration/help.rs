@@ -5,8 +5,8 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tinystore");
 
-const COMMANDS: [&str; 8] = [
-    "demo", "serve", "hold", "elect", "leader", "status", "backup", "restore",
+const COMMANDS: [&str; 9] = [
+    "demo", "serve", "hold", "elect", "leader", "status", "watch", "backup", "restore",
 ];
 
 fn help(args: &[&str]) -> String {
