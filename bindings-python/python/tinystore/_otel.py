@@ -120,9 +120,20 @@ class Wait:
         span.end()
 
 
+def _off() -> bool:
+    """Whether nothing records spans now: the fast answers first."""
+    if _tracer is not None:
+        return False
+    if not _looked:
+        _api()
+    if _trace is None or (_tracer_globals is not None and _tracer_globals["_TRACER_PROVIDER"] is None):
+        return True
+    return tracer() is None
+
+
 def wait(kind: str, name: str, key: object) -> Wait | None:
     """A started wait span, or ``None`` while nothing records."""
-    if _tracer is None and tracer() is None:
+    if _tracer is None and _off():
         return None
     return Wait(kind, name, key)
 
