@@ -200,3 +200,17 @@ def test_without_opentelemetry_or_a_provider(block: str, said: str) -> None:
     )
     assert child.returncode == 0, child.stderr
     assert child.stdout.strip() == said
+
+
+def test_a_read_write_hold_and_a_semaphore_hold(kit: TestStore) -> None:
+    with kit.store.rw_locks("rw").hold_write("w") as lease:
+        pass
+    with kit.store.semaphore("sem", 2).hold("s"):
+        pass
+    [write] = spans("tinystore.hold", "w")
+    assert attrs(write)["tinystore.kind"] == "rwlock"
+    assert attrs(write)["tinystore.fence"] == tinystore.fence_text(lease.fence)
+    [permit] = spans("tinystore.hold", "s")
+    assert attrs(permit)["tinystore.kind"] == "semaphore"
+    assert "tinystore.fence" not in attrs(permit)
+    assert attrs(permit)["tinystore.ended"] == "released"

@@ -51,6 +51,7 @@ class RwLocks:
         return Hold(
             functools.partial(native.acquire_read, key, **options),
             functools.partial(native.acquire_read_sync, key, **options),
+            ("rwlock", native.name, key),
         )
 
     def hold_write(self, key: Key, **options: Unpack[Options]) -> Hold[Lease]:
@@ -60,6 +61,7 @@ class RwLocks:
         return Hold(
             functools.partial(native.acquire_write, key, **options),
             functools.partial(native.acquire_write_sync, key, **options),
+            ("rwlock", native.name, key),
         )
 
     async def acquire_read(self, key: Key, **options: Unpack[Options]) -> Permit:
