@@ -93,7 +93,8 @@ impl Holding {
     not(any(
         feature = "guard-sqlite",
         feature = "guard-postgres",
-        feature = "guard-mysql"
+        feature = "guard-mysql",
+        feature = "guard-redis"
     )),
     allow(dead_code)
 )]
@@ -103,7 +104,8 @@ pub(crate) struct Checking(BoxedSpan);
     not(any(
         feature = "guard-sqlite",
         feature = "guard-postgres",
-        feature = "guard-mysql"
+        feature = "guard-mysql",
+        feature = "guard-redis"
     )),
     allow(dead_code)
 )]

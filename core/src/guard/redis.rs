@@ -39,8 +39,13 @@ pub async fn set<'a, C: ConnectionLike + Send>(
     under: impl Into<Under<'a>>,
 ) -> Result<()> {
     let under = under.into();
-    let check = RedisCheck::new(key, under.fence(), RedisWrite::Set(value.into()));
-    under.told(key, run(conn, check).await).map(drop)
+    let write = RedisWrite::Set(value.into());
+    under
+        .check_async("redis", key, |fence| {
+            run(conn, RedisCheck::new(key, fence, write))
+        })
+        .await
+        .map(drop)
 }
 
 /// `DEL key`, guarded by `fence`; the fence stays recorded, so a late
@@ -51,8 +56,12 @@ pub async fn del<'a, C: ConnectionLike + Send>(
     under: impl Into<Under<'a>>,
 ) -> Result<()> {
     let under = under.into();
-    let check = RedisCheck::new(key, under.fence(), RedisWrite::Del);
-    under.told(key, run(conn, check).await).map(drop)
+    under
+        .check_async("redis", key, |fence| {
+            run(conn, RedisCheck::new(key, fence, RedisWrite::Del))
+        })
+        .await
+        .map(drop)
 }
 
 /// `HSET key field value ...`, guarded by `fence`.
@@ -67,8 +76,13 @@ pub async fn hset<'a, C: ConnectionLike + Send>(
         .iter()
         .map(|(f, v)| (f.to_string(), v.to_string()))
         .collect();
-    let check = RedisCheck::new(key, under.fence(), RedisWrite::HSet(fields));
-    under.told(key, run(conn, check).await).map(drop)
+    let write = RedisWrite::HSet(fields);
+    under
+        .check_async("redis", key, |fence| {
+            run(conn, RedisCheck::new(key, fence, write))
+        })
+        .await
+        .map(drop)
 }
 
 /// The caller's own Lua `body`, run behind the check in one script:
@@ -99,8 +113,11 @@ pub async fn script<'a, C: ConnectionLike + Send>(
         keys: keys.iter().map(|k| k.to_string()).collect(),
         args: args.iter().map(|a| a.to_string()).collect(),
     };
-    let checked = run(conn, RedisCheck::new(key, under.fence(), write)).await;
-    let reply = under.told(key, checked)?;
+    let reply = under
+        .check_async("redis", key, |fence| {
+            run(conn, RedisCheck::new(key, fence, write))
+        })
+        .await?;
     Ok(match reply {
         redis::Value::Array(mut items) if items.len() > 1 => items.swap_remove(1),
         _ => redis::Value::Nil,

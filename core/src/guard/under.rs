@@ -52,7 +52,11 @@ impl Under<'_> {
 
     /// [`Under::check`] of a protocol that awaits.
     #[cfg_attr(
-        not(any(feature = "guard-postgres", feature = "guard-mysql")),
+        not(any(
+            feature = "guard-postgres",
+            feature = "guard-mysql",
+            feature = "guard-redis"
+        )),
         allow(dead_code)
     )]
     pub(crate) async fn check_async<T, F>(
