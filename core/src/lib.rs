@@ -77,9 +77,9 @@ mod names;
 mod on_lost;
 mod options;
 mod options_given;
+mod os;
 #[cfg(feature = "otel")]
 mod otel;
-mod os;
 mod poll;
 mod rw_locks;
 mod semaphore;
@@ -101,6 +101,7 @@ pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
 pub use election::{Election, Leader, Leadership, Observer, Observing, OBSERVE_BUFFER};
 pub use error::{Cause, Code, Error, Result, Stale};
 pub use fence::Fence;
+pub use following::Following;
 #[doc(hidden)] // binding plumbing
 pub use hold::hold_outcome;
 pub use lease::{Lease, Permit};
@@ -126,5 +127,4 @@ pub use status::{
 pub use store::{restore, Store};
 pub use store_options::StoreOptions;
 pub use vocab::MAX_LIMIT;
-pub use following::Following;
 pub use watch::{Watch, WatchEvent, Watching, WATCH_BUFFER};

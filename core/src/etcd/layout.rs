@@ -249,7 +249,10 @@ mod tests {
         let permit = request(Ask::Permit { limit: 5 }, "k", unrenewed);
         let default = crate::default_data();
         assert_eq!(entry_value(&permit), format!("5/3\n{default}"));
-        assert_eq!(entry_data(entry_value(&permit).as_bytes()).as_deref(), Some(&*default));
+        assert_eq!(
+            entry_data(entry_value(&permit).as_bytes()).as_deref(),
+            Some(&*default)
+        );
         let unsaid = Options {
             data: Some("".into()),
             ..Options::default()

@@ -61,18 +61,20 @@ fn op() -> impl Strategy<Value = Op> {
             any::<Option<u64>>(),
             prop::option::of(".{0,12}")
         )
-            .prop_map(|(name, key, limit, mode, weight, ttl_ms, max_hold_ms, data)| {
-                Op::TryAcquire {
-                    name,
-                    key,
-                    limit,
-                    mode,
-                    weight,
-                    ttl_ms,
-                    max_hold_ms,
-                    data,
+            .prop_map(
+                |(name, key, limit, mode, weight, ttl_ms, max_hold_ms, data)| {
+                    Op::TryAcquire {
+                        name,
+                        key,
+                        limit,
+                        mode,
+                        weight,
+                        ttl_ms,
+                        max_hold_ms,
+                        data,
+                    }
                 }
-            }),
+            ),
         ".{0,10}".prop_map(|lease| Op::Renew { lease }),
         ".{0,10}".prop_map(|lease| Op::Release { lease }),
         any::<u64>().prop_map(|target| Op::Cancel { target }),

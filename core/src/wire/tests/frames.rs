@@ -59,7 +59,10 @@ fn an_acquire_carries_its_data_the_quick_way_and_the_careful_way() {
     }
     let (_, err) =
         decode_request(br#"{"id":1,"op":"acquire","name":"n","key":"k","data":3}"#).unwrap_err();
-    assert!(err.to_string().contains("\"data\" must be a string, not 3"), "{err}");
+    assert!(
+        err.to_string().contains("\"data\" must be a string, not 3"),
+        "{err}"
+    );
 }
 
 #[test]
