@@ -397,18 +397,18 @@ class Lease(_Held):
     @property
     def fence(self) -> int:
         """The fence: larger than every fence the store gave before."""
-
-_Leader: TypeAlias = tuple[str, int]
-
-class Election:
-    """An election; what ``tinystore.Election`` wraps."""
-
     def report_refused(self, resource: str) -> None:
         """Tells its store that a guard refused a write under this lease
         to ``resource`` as stale, for the store to count per group (status,
         metrics). Never blocks nor fails: a served store is sent a message
         nobody answers, dropped if it cannot go at once; etcd counts none.
         The guards call it when given the lease itself."""
+
+_Leader: TypeAlias = tuple[str, int]
+
+class Election:
+    """An election; what ``tinystore.Election`` wraps."""
+
     @property
     def name(self) -> str: ...
     def campaign(self, value: str, **options: Unpack[Options]) -> Awaitable[Leadership]: ...
