@@ -171,13 +171,14 @@ def test_unavailable_server(tmp_path: Path) -> None:
         tinystore.connect(f"unix:{tmp_path / 'nothing.sock'}")
 
 
-def test_an_unknown_or_ill_typed_option_is_a_type_error(store: tinystore.Store) -> None:
+def test_an_unknown_option_is_a_type_error_an_ill_typed_one_invalid(store: tinystore.Store) -> None:
     """Options cross to the native side as keywords: a name it does not
-    know, or a value of the wrong type, fails as a Python call does."""
+    know fails as a Python call does; a value of the wrong kind is core's
+    `invalid`, naming the option, as in every language."""
     native = store.locks("opts")._native
     with pytest.raises(TypeError, match="unexpected keyword argument 'tll'"):
         native.acquire_sync("k", tll=1.0)  # type: ignore[call-arg]
-    with pytest.raises(TypeError):
+    with pytest.raises(tinystore.Invalid, match="ttl must be a number of seconds"):
         native.acquire_sync("k", ttl="1s")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="unexpected keyword argument 'weigth'"):
         store.semaphore("opts", 2, weigth=1)  # type: ignore[call-arg]
