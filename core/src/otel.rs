@@ -94,7 +94,11 @@ impl Holding {
         feature = "guard-sqlite",
         feature = "guard-postgres",
         feature = "guard-mysql",
-        feature = "guard-redis"
+        feature = "guard-redis",
+        feature = "guard-s3",
+        feature = "guard-dynamodb",
+        feature = "guard-gcs",
+        feature = "guard-azure"
     )),
     allow(dead_code)
 )]
@@ -105,7 +109,11 @@ pub(crate) struct Checking(BoxedSpan);
         feature = "guard-sqlite",
         feature = "guard-postgres",
         feature = "guard-mysql",
-        feature = "guard-redis"
+        feature = "guard-redis",
+        feature = "guard-s3",
+        feature = "guard-dynamodb",
+        feature = "guard-gcs",
+        feature = "guard-azure"
     )),
     allow(dead_code)
 )]

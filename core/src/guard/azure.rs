@@ -12,12 +12,16 @@
 //! guard::put(azure, &path, "the summary".into(), Attributes::new(), lease.fence()).await?; // `stale` when a later holder wrote
 //! # Ok(()) }
 //! ```
+//!
+//! The put takes the fence or the lease itself ([`Under`]): given the
+//! lease, a `stale` refusal is also told to its store, which counts the
+//! late writes refused per group.
 
 use super::driver::DriverFailure;
 use super::versioned::{connection_lost, put as put_versioned, Found, Put, Versioned};
 use super::versioned_check::{Condition, VersionedStore};
+use super::Under;
 use crate::error::Result;
-use crate::fence::Fence;
 use object_store::path::Path;
 use object_store::{
     Attribute, Attributes, GetOptions, ObjectStore, PutMode, PutOptions, PutPayload, PutResult,
@@ -30,12 +34,12 @@ use object_store::{
 /// blob carries a larger fence; `corrupt` when its fence is not 40 digits;
 /// `limit` after five puts lost to other writers in a row. The resource is
 /// the path.
-pub async fn put(
+pub async fn put<'u>(
     client: &dyn ObjectStore,
     path: &Path,
     payload: PutPayload,
     attributes: Attributes,
-    fence: Fence,
+    under: impl Into<Under<'u>>,
 ) -> Result<PutResult> {
     let resource = path.as_ref();
     let metadata = attributes.iter().filter_map(|(key, _)| match key {
@@ -49,7 +53,12 @@ pub async fn put(
         payload,
         attributes,
     };
-    put_versioned(&blob, VersionedStore::Azure, resource, fence).await
+    under
+        .into()
+        .check_async("azure", resource, |fence| {
+            put_versioned(&blob, VersionedStore::Azure, resource, fence)
+        })
+        .await
 }
 
 struct Blob<'a> {

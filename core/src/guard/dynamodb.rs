@@ -15,11 +15,16 @@
 //! guard::put_item(client, "chats/42", put, lease.fence()).await?; // `stale` when a later holder wrote
 //! # Ok(()) }
 //! ```
+//!
+//! Each call takes the fence or the lease itself ([`Under`]): given the
+//! lease (`lease` rather than `lease.fence()`), a `stale` refusal is also
+//! told to its store, which counts the late writes refused per group.
 
 use super::driver::DriverFailure;
 use super::dynamo_check::{
     DynamoCheck, DynamoObserved, DynamoStep, RegisterPut, CONDITION, REGISTER_TABLE,
 };
+use super::Under;
 use crate::error::{Cause, Error, Result};
 use crate::fence::Fence;
 use aws_sdk_dynamodb::config::http::HttpResponse;
@@ -81,37 +86,57 @@ fn attribute() -> Result<AttributeDefinition> {
 /// `put`, guarded by `fence` for `resource` (register table
 /// `tinystore_fences`): `stale`, with nothing written, when a larger fence
 /// is recorded.
-pub async fn put_item(client: &Client, resource: &str, put: Put, fence: Fence) -> Result<()> {
+pub async fn put_item<'u>(
+    client: &Client,
+    resource: &str,
+    put: Put,
+    under: impl Into<Under<'u>>,
+) -> Result<()> {
     let item = TransactWriteItem::builder().put(put).build();
-    transact_write_items(client, REGISTER_TABLE, resource, vec![item], fence).await
+    transact_write_items(client, REGISTER_TABLE, resource, vec![item], under).await
 }
 
 /// `update`, guarded by `fence` for `resource`.
-pub async fn update_item(
+pub async fn update_item<'u>(
     client: &Client,
     resource: &str,
     update: Update,
-    fence: Fence,
+    under: impl Into<Under<'u>>,
 ) -> Result<()> {
     let item = TransactWriteItem::builder().update(update).build();
-    transact_write_items(client, REGISTER_TABLE, resource, vec![item], fence).await
+    transact_write_items(client, REGISTER_TABLE, resource, vec![item], under).await
 }
 
 /// `delete`, guarded by `fence` for `resource`; the register keeps the
 /// fence, so a late write stays refused.
-pub async fn delete_item(
+pub async fn delete_item<'u>(
     client: &Client,
     resource: &str,
     delete: Delete,
-    fence: Fence,
+    under: impl Into<Under<'u>>,
 ) -> Result<()> {
     let item = TransactWriteItem::builder().delete(delete).build();
-    transact_write_items(client, REGISTER_TABLE, resource, vec![item], fence).await
+    transact_write_items(client, REGISTER_TABLE, resource, vec![item], under).await
 }
 
 /// `items` (at most 99) and the register item's put in register table
 /// `table`, in one `TransactWriteItems`, guarded by `fence` for `resource`.
-pub async fn transact_write_items(
+pub async fn transact_write_items<'u>(
+    client: &Client,
+    table: &str,
+    resource: &str,
+    items: Vec<TransactWriteItem>,
+    under: impl Into<Under<'u>>,
+) -> Result<()> {
+    under
+        .into()
+        .check_async("dynamodb", resource, |fence| {
+            transact(client, table, resource, items, fence)
+        })
+        .await
+}
+
+async fn transact(
     client: &Client,
     table: &str,
     resource: &str,

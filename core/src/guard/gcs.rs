@@ -12,12 +12,16 @@
 //! guard::upload_object(client, "chats", &object, "the summary", lease.fence()).await?; // `stale` when a later holder wrote
 //! # Ok(()) }
 //! ```
+//!
+//! The put takes the fence or the lease itself ([`Under`]): given the
+//! lease, a `stale` refusal is also told to its store, which counts the
+//! late writes refused per group.
 
 use super::driver::DriverFailure;
 use super::versioned::{connection_lost, put as put_versioned, Found, Put, Versioned};
 use super::versioned_check::{Condition, VersionedStore};
+use super::Under;
 use crate::error::Result;
-use crate::fence::Fence;
 use gcloud_storage::client::Client;
 use gcloud_storage::http::objects::get::GetObjectRequest;
 use gcloud_storage::http::objects::upload::{UploadObjectRequest, UploadType};
@@ -29,12 +33,12 @@ use gcloud_storage::http::Error;
 /// when the object carries a larger fence; `corrupt` when its fence is not
 /// 40 digits; `limit` after five uploads lost to other writers in a row.
 /// The resource is `bucket/name`; the answer is the object as written.
-pub async fn upload_object(
+pub async fn upload_object<'u>(
     client: &Client,
     bucket: &str,
     object: &Object,
     data: impl Into<Vec<u8>>,
-    fence: Fence,
+    under: impl Into<Under<'u>>,
 ) -> Result<Object> {
     if bucket.is_empty() || object.name.is_empty() {
         return Err(crate::Error::invalid(format!(
@@ -51,7 +55,12 @@ pub async fn upload_object(
         object,
         data: data.into(),
     };
-    put_versioned(&upload, VersionedStore::Gcs, &resource, fence).await
+    under
+        .into()
+        .check_async("gcs", &resource, |fence| {
+            put_versioned(&upload, VersionedStore::Gcs, &resource, fence)
+        })
+        .await
 }
 
 struct Upload<'a> {

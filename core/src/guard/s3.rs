@@ -9,7 +9,9 @@
 //! it with [`get`]. A stored fence above ours is `stale` (resource
 //! `bucket/key`); the SDK's own errors are errors of the code core
 //! classifies them as (`unauthorized`, `unavailable`, `io`), their
-//! [`source`](std::error::Error::source) the SDK's error.
+//! [`source`](std::error::Error::source) the SDK's error. A put and a
+//! delete take the fence or the lease itself ([`Under`]): given the lease,
+//! a `stale` refusal is also told to its store.
 //!
 //! ```no_run
 //! # async fn demo(client: &aws_sdk_s3::Client) -> Result<(), tinystore::Error> {
@@ -22,7 +24,7 @@
 //! # Ok(()) }
 //! ```
 
-use super::{DriverFailure, ObjectObserved, ObjectRead, ObjectStep, ObjectWrite, Verdict};
+use super::{DriverFailure, ObjectObserved, ObjectRead, ObjectStep, ObjectWrite, Under, Verdict};
 use crate::error::{Error, Result};
 use crate::fence::Fence;
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
@@ -55,44 +57,60 @@ pub struct Found {
 
 /// Writes `body` to `bucket`/`key` with `fence`, unless a larger fence is
 /// stored there (`stale`). See the module's documentation.
-pub async fn put(
+pub async fn put<'u>(
     client: &Client,
     bucket: &str,
     key: &str,
     body: &[u8],
-    fence: Fence,
+    under: impl Into<Under<'u>>,
 ) -> Result<Written> {
-    put_with_metadata(client, bucket, key, body, fence, &HashMap::new()).await
+    put_with_metadata(client, bucket, key, body, under, &HashMap::new()).await
 }
 
 /// [`put`], with the caller's own metadata beside the fence. A key of the
 /// guard's own (`tinystore-fence`, `tinystore-deleted`) is `invalid`.
-pub async fn put_with_metadata(
+pub async fn put_with_metadata<'u>(
     client: &Client,
     bucket: &str,
     key: &str,
     body: &[u8],
-    fence: Fence,
+    under: impl Into<Under<'u>>,
     metadata: &HashMap<String, String>,
 ) -> Result<Written> {
-    let metadata = metadata
+    let metadata: Vec<(String, String)> = metadata
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    write(
-        client,
-        bucket,
-        ObjectWrite::put(bucket, key, fence, metadata),
-        body,
-    )
-    .await
+    let resource = format!("{bucket}/{key}");
+    under
+        .into()
+        .check_async("s3", &resource, |fence| {
+            write(
+                client,
+                bucket,
+                ObjectWrite::put(bucket, key, fence, metadata),
+                body,
+            )
+        })
+        .await
 }
 
 /// Deletes `bucket`/`key` with `fence`, unless a larger fence is stored
 /// there (`stale`): an empty tombstone, which keeps the fence, so that a
 /// late holder cannot bring the object back; [`get`] reads it as none.
-pub async fn delete(client: &Client, bucket: &str, key: &str, fence: Fence) -> Result<Written> {
-    write(client, bucket, ObjectWrite::delete(bucket, key, fence), b"").await
+pub async fn delete<'u>(
+    client: &Client,
+    bucket: &str,
+    key: &str,
+    under: impl Into<Under<'u>>,
+) -> Result<Written> {
+    let resource = format!("{bucket}/{key}");
+    under
+        .into()
+        .check_async("s3", &resource, |fence| {
+            write(client, bucket, ObjectWrite::delete(bucket, key, fence), b"")
+        })
+        .await
 }
 
 /// Reads `bucket`/`key` as the guard keeps it: the largest fence's object,

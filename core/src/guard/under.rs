@@ -55,7 +55,11 @@ impl Under<'_> {
         not(any(
             feature = "guard-postgres",
             feature = "guard-mysql",
-            feature = "guard-redis"
+            feature = "guard-redis",
+            feature = "guard-s3",
+            feature = "guard-dynamodb",
+            feature = "guard-gcs",
+            feature = "guard-azure"
         )),
         allow(dead_code)
     )]

@@ -6,13 +6,15 @@
 //! test names its own group and resource and reads only its spans.
 #![cfg(all(feature = "otel", feature = "guard-sqlite"))]
 
-use opentelemetry::{global, KeyValue, Value};
+use opentelemetry::{global, Value};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use std::sync::OnceLock;
 use tinystore::testing::TestStore;
 use tinystore::Code;
+
+mod stores;
 
 struct Telemetry {
     spans: InMemorySpanExporter,
@@ -133,7 +135,7 @@ async fn a_guards_check_is_a_span_and_each_late_write_refused_is_counted() {
     let tx = conn.transaction().unwrap();
     tinystore::guard::rusqlite::check(&tx, "otel/chat", &later).unwrap();
     tx.commit().unwrap();
-    let before = refused(telemetry);
+    let before = refused_on(telemetry, "sqlite");
     let tx = conn.transaction().unwrap();
     let err = tinystore::guard::rusqlite::check(&tx, "otel/chat", late.fence()).unwrap_err();
     drop(tx);
@@ -153,16 +155,16 @@ async fn a_guards_check_is_a_span_and_each_late_write_refused_is_counted() {
     );
     assert_eq!(text(&checks[1], "tinystore.largest"), later.fence().text());
 
-    let after = refused(telemetry);
+    let after = refused_on(telemetry, "sqlite");
     assert!(
         after > before,
         "the refusal was counted: {before} then {after}"
     );
 }
 
-/// The count of late writes refused on SQLite so far (every test of this
-/// binary counts into it).
-fn refused(telemetry: &Telemetry) -> u64 {
+/// The count of late writes refused on `backend` so far (every test of
+/// this binary counts into it).
+fn refused_on(telemetry: &Telemetry, backend: &str) -> u64 {
     telemetry.meters.force_flush().unwrap();
     telemetry
         .metrics
@@ -176,8 +178,9 @@ fn refused(telemetry: &Telemetry) -> u64 {
             AggregatedMetrics::U64(MetricData::Sum(sum)) => Some(
                 sum.data_points()
                     .filter(|p| {
-                        p.attributes()
-                            .any(|kv| *kv == KeyValue::new("tinystore.backend", "sqlite"))
+                        p.attributes().any(|kv| {
+                            kv.key.as_str() == "tinystore.backend" && kv.value.as_str() == backend
+                        })
                     })
                     .map(|p| p.value())
                     .max()

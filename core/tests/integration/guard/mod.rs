@@ -3,14 +3,14 @@
 //! (vectors/guards.json) and the model checker of the protocol.
 
 mod conformance;
-mod dynamodb;
+pub(crate) mod dynamodb;
 mod http;
 mod model;
 mod mysql;
 mod postgres;
 mod redis;
 mod refusals;
-mod s3;
+pub(crate) mod s3;
 mod sqlite;
 #[cfg(any(
     feature = "guard-sqlite",
@@ -18,4 +18,4 @@ mod sqlite;
     feature = "guard-mysql"
 ))]
 pub mod support;
-mod versioned;
+pub(crate) mod versioned;

@@ -22,7 +22,7 @@ use tinystore::{Code, Fence};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-fn s3_url() -> Option<String> {
+pub(crate) fn s3_url() -> Option<String> {
     match std::env::var("TINYSTORE_S3_URL") {
         Ok(url) => Some(url),
         Err(_) => {
@@ -36,7 +36,7 @@ fn s3_url() -> Option<String> {
     }
 }
 
-fn client_at(url: &str) -> Client {
+pub(crate) fn client_at(url: &str) -> Client {
     let config = aws_sdk_s3::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(url)

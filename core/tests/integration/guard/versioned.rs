@@ -76,7 +76,7 @@ pub(crate) fn azure_at(url: &str) -> Store {
 }
 
 /// The stores whose servers are running, with their URLs.
-fn stores() -> Vec<(Store, String)> {
+pub(crate) fn stores() -> Vec<(Store, String)> {
     let mut found = Vec::new();
     for (var, require) in [
         ("TINYSTORE_GCS_URL", "TINYSTORE_REQUIRE_GCS"),
