@@ -20,12 +20,12 @@ examples-build: python-install node-deps go-tools go-lib
 	# (go build would keep an old output that links an older Rust library)
 	rm -f $(CARGO_TARGET_DIR)/chat-summaries-go $(CARGO_TARGET_DIR)/scheduler-go
 	cd $(EXAMPLE_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/chat-summaries-go .
-	cd $(EXAMPLE_DIR)/node && npm install --no-audit --no-fund
+	cd $(EXAMPLE_DIR)/node && $(NPM_INSTALL)
 	cd $(EXAMPLE_DIR)/python && $(PY) -m mypy --strict --no-incremental .
 	cd $(EXAMPLE_DIR)/node && npx tsc -p tsconfig.json
 	cd $(SCHEDULER_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/scheduler-go .
 	cd $(SCHEDULER_DIR) && $(PY) -m mypy --strict --no-incremental python tests
-	cd $(SCHEDULER_DIR)/node && npm install --no-audit --no-fund && npx tsc -p tsconfig.json
+	cd $(SCHEDULER_DIR)/node && $(NPM_INSTALL) && npx tsc -p tsconfig.json
 
 test-examples: examples-build
 	LANGUAGES="$(LANGUAGES)" $(PY) -m pytest -q -p no:cacheprovider $(EXAMPLE_DIR)/tests; \

@@ -54,8 +54,19 @@ dist-node: $(DIST_TOOLS) deps-rust deps dist-rust-targets
 	rm -f $(DIST)/tinystore-*.tgz
 	node $(NODE_DIR)/scripts/pack.js $(DIST) linux-x64-gnu=$(NODE_ADDON) linux-arm64-gnu=$(NODE_ADDON_ARM64)
 
+# better-sqlite3 (a dev dependency here and a dependency of the examples)
+# has no prebuilt binary this machine can download, so its install compiles
+# SQLite (about 70 s). The binding's install compiles it once and packs it
+# as a local prebuild (NODE_PREBUILDS); the examples' installs
+# (NPM_INSTALL) take it from there, after prebuild-install has loaded it.
+NODE_PREBUILDS := $(CARGO_TARGET_DIR)/npm-prebuilds
+NPM_INSTALL := npm_config_better_sqlite3_local_prebuilds=$(NODE_PREBUILDS) npm install --no-audit --no-fund
+
 node-deps: dist-node
 	cd $(NODE_DIR) && npm install --no-audit --no-fund
+	mkdir -p $(NODE_PREBUILDS) && cd $(NODE_DIR)/node_modules/better-sqlite3 && \
+	  tar czf $(NODE_PREBUILDS)/$$(node -p '`better-sqlite3-v$${require("./package.json").version}-node-v$${process.versions.modules}-$${process.platform}-$${process.arch}.tar.gz`') \
+	  build/Release/better_sqlite3.node
 
 test-node: node-deps s3-deps gcs-deps azurite-deps
 	$(CARGO) build -q -p tinystore-cli
