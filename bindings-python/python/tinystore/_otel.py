@@ -187,10 +187,13 @@ _BACKENDS = {"sqlite3": "sqlite", "psycopg": "postgres", "pymysql": "mysql"}
 
 def guard_check(resource: str, fence: int, handle: object) -> AbstractContextManager[None]:
     """A ``tinystore.guard.check`` span around a guard's check on
-    ``handle`` (its driver names the backend), and the refused counter on a
-    stale refusal; a context that does nothing while nothing records."""
+    ``handle`` (its driver names the backend; a str is the backend's name:
+    ``"s3"``, ``"redis"``, ...), and the refused counter on a stale
+    refusal; a context that does nothing while nothing records."""
     if _tracer is None and _counter is None and tracer() is None and _refused_counter() is None:
         return _OFF
+    if isinstance(handle, str):
+        return _checked(resource, fence, handle)
     module = type(handle).__module__.partition(".")[0]
     return _checked(resource, fence, _BACKENDS.get(module, module))
 

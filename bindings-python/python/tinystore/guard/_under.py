@@ -25,7 +25,8 @@ def told(under: int | Lease, resource: str, handle: object = None) -> Iterator[i
     """Gives the fence of ``under``; a :class:`tinystore.Stale` raised
     within is told to the lease's store first, when ``under`` is a lease.
     The check within is OpenTelemetry's ``tinystore.guard.check`` span on
-    ``handle``'s backend when a provider is set (``_otel``)."""
+    ``handle``'s backend when a provider is set (``_otel``): the driver's
+    connection names it, or ``handle`` is its name (``"s3"``)."""
     with _otel.guard_check(resource, under.fence if isinstance(under, Lease) else under, handle):
         if not isinstance(under, Lease):
             yield under

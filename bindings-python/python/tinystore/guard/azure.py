@@ -5,7 +5,10 @@
     from tinystore.guard import azure as guard
 
     guard.upload_blob(blob, summary, lease.fence)        # tinystore.Stale if a later holder wrote
-    guard.upload_blob(blob, data, lease.fence, metadata={"owner": "me"}, content_settings=settings)
+    guard.upload_blob(blob, data, lease, metadata={"owner": "me"}, content_settings=settings)
+
+Given the ``Lease`` itself rather than its fence, a refusal is also told
+to its store, which counts the late writes refused per group.
 
 The fence lives in the blob's metadata (``tinystore_fence``, 40 digits:
 Azure's metadata names are C# identifiers). A guarded upload reads the
@@ -25,19 +28,20 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _native
+from .._native import Lease
 from ._steps import Run
+from ._under import told
 
 METADATA_KEY = "tinystore_fence"
 
 
-def upload_blob(blob: Any, data: bytes | str, fence: int, *, metadata: dict[str, str] | None = None,
+def upload_blob(blob: Any, data: bytes | str, fence: int | Lease, *, metadata: dict[str, str] | None = None,
                 **kwargs: Any) -> Any:
     """``data`` uploaded to ``blob`` (a ``BlobClient``) with your
     ``metadata`` and any other keyword ``upload_blob`` takes but the
     conditions (``overwrite``, ``etag``, ``match_condition``: the guard's),
-    guarded by ``fence``; the upload's response."""
-    from azure.core import MatchConditions  # the caller's own package: imported when used
-
+    guarded by ``fence`` (an int, or the ``Lease`` itself: then a refusal is
+    also told to its store); the upload's response."""
     mine = dict(metadata or {})
     resource = f"{blob.container_name}/{blob.blob_name}"
     _native.versioned_check_metadata("azure", resource, list(mine))
@@ -46,6 +50,14 @@ def upload_blob(blob: Any, data: bytes | str, fence: int, *, metadata: dict[str,
         from .._errors import Invalid
 
         raise Invalid(f"a guarded upload to {resource!r} sets its own conditions, not {', '.join(taken)}")
+    with told(fence, resource, "azure") as given:
+        return _upload(blob, data, given, resource, mine, kwargs)
+
+
+def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[str, str],
+            kwargs: dict[str, Any]) -> Any:
+    from azure.core import MatchConditions  # the caller's own package: imported when used
+
     machine = _native.VersionedCheck("azure", resource, fence)
     run = Run()
     step = machine.start()

@@ -4,9 +4,13 @@
     from tinystore.guard import dynamodb as guard
 
     guard.ensure(client)                                   # the register table, once
-    guard.put_item(client, "chats/42", lease.fence, TableName="chats",
+    guard.put_item(client, "chats/42", lease, TableName="chats",
                    Item={"id": {"N": "42"}, "summary": {"S": summary}})
-    guard.transact_write_items(client, "chats/42", lease.fence, TransactItems=[...])
+    guard.transact_write_items(client, "chats/42", lease, TransactItems=[...])
+
+``fence`` is the lease's fence (an int) or the ``Lease`` itself: given the
+lease, a refusal is also told to its store, which counts the late writes
+refused per group.
 
 Each call is one ``TransactWriteItems``: your items, and the register
 item's conditional put (table ``tinystore_fences``, key ``resource``, the
@@ -30,8 +34,10 @@ from typing import Any
 
 from .. import _native
 from .._errors import Invalid
+from .._native import Lease
 from ._driver import failure_of
 from ._steps import end
+from ._under import told
 
 REGISTER_TABLE = "tinystore_fences"
 
@@ -67,7 +73,7 @@ def ensure(client: Any, table: str = REGISTER_TABLE) -> None:
 
 
 def transact_write_items(
-    client: Any, resource: str, fence: int, *, TransactItems: list[dict[str, Any]], table: str = REGISTER_TABLE,
+    client: Any, resource: str, fence: int | Lease, *, TransactItems: list[dict[str, Any]], table: str = REGISTER_TABLE,
     **kwargs: Any
 ) -> Any:
     """``TransactWriteItems`` of your ``TransactItems`` (and any other
@@ -78,17 +84,17 @@ def transact_write_items(
     return _run(client, resource, fence, table, list(TransactItems), kwargs)
 
 
-def put_item(client: Any, resource: str, fence: int, *, table: str = REGISTER_TABLE, **put: Any) -> None:
+def put_item(client: Any, resource: str, fence: int | Lease, *, table: str = REGISTER_TABLE, **put: Any) -> None:
     """``PutItem``'s parameters as one guarded transaction's ``Put``."""
     _run(client, resource, fence, table, [_item("Put", put)], {})
 
 
-def update_item(client: Any, resource: str, fence: int, *, table: str = REGISTER_TABLE, **update: Any) -> None:
+def update_item(client: Any, resource: str, fence: int | Lease, *, table: str = REGISTER_TABLE, **update: Any) -> None:
     """``UpdateItem``'s parameters as one guarded transaction's ``Update``."""
     _run(client, resource, fence, table, [_item("Update", update)], {})
 
 
-def delete_item(client: Any, resource: str, fence: int, *, table: str = REGISTER_TABLE, **delete: Any) -> None:
+def delete_item(client: Any, resource: str, fence: int | Lease, *, table: str = REGISTER_TABLE, **delete: Any) -> None:
     """``DeleteItem``'s parameters as one guarded transaction's ``Delete``;
     the register keeps the fence, so a late write stays refused."""
     _run(client, resource, fence, table, [_item("Delete", delete)], {})
@@ -101,7 +107,12 @@ def _item(kind: str, params: dict[str, Any]) -> dict[str, Any]:
     return {kind: params}
 
 
-def _run(client: Any, resource: str, fence: int, table: str, items: list[Any], kwargs: dict[str, Any]) -> Any:
+def _run(client: Any, resource: str, fence: int | Lease, table: str, items: list[Any], kwargs: dict[str, Any]) -> Any:
+    with told(fence, resource, "dynamodb") as given:
+        return _transact(client, resource, given, table, items, kwargs)
+
+
+def _transact(client: Any, resource: str, fence: int, table: str, items: list[Any], kwargs: dict[str, Any]) -> Any:
     machine = _native.DynamoCheck(table, resource, fence, len(items))
     step = machine.start()
     failed: BaseException | None = None

@@ -4,7 +4,10 @@ already have (``bucket.blob("chats/42")``)::
     from tinystore.guard import gcs as guard
 
     guard.upload(blob, summary, lease.fence)             # tinystore.Stale if a later holder wrote
-    guard.upload(blob, data, lease.fence, content_type="application/json", metadata={"owner": "me"})
+    guard.upload(blob, data, lease, content_type="application/json", metadata={"owner": "me"})
+
+Given the ``Lease`` itself rather than its fence, a refusal is also told
+to its store, which counts the late writes refused per group.
 
 The fence lives in the object's metadata (``tinystore-fence``, 40 digits).
 A guarded upload reads the object's generation and fence, raises
@@ -25,22 +28,31 @@ from typing import Any
 
 from .. import _native
 from .._errors import Invalid
+from .._native import Lease
 from ._steps import Run
+from ._under import told
 
 METADATA_KEY = "tinystore-fence"
 
 
 def upload(
-    blob: Any, data: bytes | str, fence: int, *, content_type: str | None = None,
+    blob: Any, data: bytes | str, fence: int | Lease, *, content_type: str | None = None,
     metadata: dict[str, str] | None = None,
 ) -> None:
     """``data`` uploaded to ``blob`` with your ``metadata`` and
-    ``content_type``, guarded by ``fence``."""
+    ``content_type``, guarded by ``fence`` (an int, or the ``Lease`` itself:
+    then a refusal is also told to its store)."""
     mine = dict(metadata or {})
     if not blob.name:
         raise Invalid(f"a guarded upload to bucket {blob.bucket.name!r} names no object; nothing was written")
     resource = f"{blob.bucket.name}/{blob.name}"
     _native.versioned_check_metadata("gcs", resource, list(mine))
+    with told(fence, resource, "gcs") as given:
+        _upload(blob, data, given, resource, mine, content_type)
+
+
+def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[str, str],
+            content_type: str | None) -> None:
     machine = _native.VersionedCheck("gcs", resource, fence)
     run = Run()
     step = machine.start()

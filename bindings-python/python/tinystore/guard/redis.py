@@ -39,19 +39,19 @@ from ._under import told
 
 def set(client: Any, key: str, value: str, fence: int | Lease) -> None:  # noqa: A001 (the command's name)
     """``SET key value``, guarded by ``fence``."""
-    with told(fence, key) as given:
+    with told(fence, key, "redis") as given:
         _run(client, _native.RedisCheck.set(key, value, given))
 
 
 def delete(client: Any, key: str, fence: int | Lease) -> None:
     """``DEL key``, guarded by ``fence``; the fence stays recorded."""
-    with told(fence, key) as given:
+    with told(fence, key, "redis") as given:
         _run(client, _native.RedisCheck.delete(key, given))
 
 
 def hset(client: Any, key: str, mapping: Mapping[str, str], fence: int | Lease) -> None:
     """``HSET key field value ...`` of ``mapping``, guarded by ``fence``."""
-    with told(fence, key) as given:
+    with told(fence, key, "redis") as given:
         _run(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, given))
 
 
@@ -63,25 +63,25 @@ def script(
     ``key``'s hash slot) and ``ARGV`` = ``args``; its reply is returned (as
     the client returns replies). A body that fails half-way keeps what it
     wrote (Redis does not roll a script back), under the recorded fence."""
-    with told(fence, key) as given:
+    with told(fence, key, "redis") as given:
         return _run(client, _native.RedisCheck.script(key, body, keys, args, given))
 
 
 async def set_async(client: Any, key: str, value: str, fence: int | Lease) -> None:
     """:func:`set` on a ``redis.asyncio`` client."""
-    with told(fence, key) as given:
+    with told(fence, key, "redis") as given:
         await _run_async(client, _native.RedisCheck.set(key, value, given))
 
 
 async def delete_async(client: Any, key: str, fence: int | Lease) -> None:
     """:func:`delete` on a ``redis.asyncio`` client."""
-    with told(fence, key) as given:
+    with told(fence, key, "redis") as given:
         await _run_async(client, _native.RedisCheck.delete(key, given))
 
 
 async def hset_async(client: Any, key: str, mapping: Mapping[str, str], fence: int | Lease) -> None:
     """:func:`hset` on a ``redis.asyncio`` client."""
-    with told(fence, key) as given:
+    with told(fence, key, "redis") as given:
         await _run_async(client, _native.RedisCheck.hset(key, dict(mapping) if isinstance(mapping, Mapping) else mapping, given))
 
 
@@ -89,7 +89,7 @@ async def script_async(
     client: Any, key: str, body: str, fence: int | Lease, *, keys: Sequence[str] = (), args: Sequence[str | int] = ()
 ) -> Any:
     """:func:`script` on a ``redis.asyncio`` client."""
-    with told(fence, key) as given:
+    with told(fence, key, "redis") as given:
         return await _run_async(client, _native.RedisCheck.script(key, body, keys, args, given))
 
 

@@ -19,7 +19,7 @@ bring the object back; :func:`get` reads it as no object.
 
 >>> s3 = boto3.client("s3")                                  # doctest: +SKIP
 >>> with summaries.hold(42) as lease:
-...     tinystore.guard.s3.put(s3, "chats", "42.json", summary, lease.fence)
+...     tinystore.guard.s3.put(s3, "chats", "42.json", summary, lease)
 >>> tinystore.guard.s3.get(s3, "chats", "42.json")
 Found(body=b'...', fence=..., metadata={})
 
@@ -46,7 +46,9 @@ from typing import Any, NamedTuple
 
 from .. import _native
 from .._errors import Internal, Invalid
+from .._native import Lease
 from ._steps import Run
+from ._under import told
 
 __all__ = ["MAX_TRIES", "METADATA_KEY", "TOMBSTONE_KEY", "Found", "delete", "get", "put"]
 
@@ -75,27 +77,32 @@ def put(
     bucket: str,
     key: str,
     body: bytes | bytearray | memoryview | str,
-    fence: int,
+    fence: int | Lease,
     metadata: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Writes ``body`` (bytes, or a str written as UTF-8) to ``bucket/key``
-    with ``fence`` (an int from 0 to 2**128-1), unless a larger fence is
-    stored there: then raises :class:`tinystore.Stale`, and no reader sees
-    the write. ``metadata`` is your own object metadata, written beside the
-    fence. Returns boto3's ``put_object`` response of the fence's object."""
+    with ``fence`` (an int from 0 to 2**128-1, or the ``Lease`` itself),
+    unless a larger fence is stored there: then raises
+    :class:`tinystore.Stale`, and no reader sees the write; given the
+    lease, the refusal is also told to its store. ``metadata`` is your own
+    object metadata, written beside the fence. Returns boto3's
+    ``put_object`` response of the fence's object."""
     data = _body(body)
-    machine = _native.ObjectWrite.put(bucket, key, fence, list(_metadata(metadata).items()))
-    return _write(client, bucket, machine, data)
+    mine = list(_metadata(metadata).items())
+    with told(fence, f"{bucket}/{key}", "s3") as given:
+        return _write(client, bucket, _native.ObjectWrite.put(bucket, key, given, mine), data)
 
 
-def delete(client: Any, bucket: str, key: str, fence: int) -> dict[str, Any]:
+def delete(client: Any, bucket: str, key: str, fence: int | Lease) -> dict[str, Any]:
     """Deletes ``bucket/key`` under ``fence``, unless a larger fence is
     stored there (:class:`tinystore.Stale`): puts an empty tombstone whose
     metadata keeps the fence (and ``tinystore-deleted: true``), so a late
     holder's put is still refused; :func:`get` then reads no object.
     Deleting again is fine. Returns boto3's ``put_object`` response of the
-    tombstone."""
-    return _write(client, bucket, _native.ObjectWrite.delete(bucket, key, fence), b"")
+    tombstone. Given the ``Lease`` itself, a refusal is also told to its
+    store."""
+    with told(fence, f"{bucket}/{key}", "s3") as given:
+        return _write(client, bucket, _native.ObjectWrite.delete(bucket, key, given), b"")
 
 
 def get(client: Any, bucket: str, key: str) -> Found | None:
