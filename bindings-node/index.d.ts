@@ -660,8 +660,11 @@ export interface GuardS3PutOptions {
   key: string
   /** The body: a string is written as UTF-8. */
   body: string | Uint8Array
-  /** The lease's fence, a bigint from 0 to 2^128-1. */
-  fence: bigint
+  /**
+   * The lease's fence, a bigint from 0 to 2^128-1, or the Lease itself:
+   * then a refusal is also told to its store.
+   */
+  fence: bigint | Lease
   /** Your own object metadata, written beside the guard's (whose keys it must not use). */
   metadata?: Record<string, string>
   contentType?: string
@@ -674,7 +677,8 @@ export interface GuardS3PutOptions {
 export interface GuardS3DeleteOptions {
   bucket: string
   key: string
-  fence: bigint
+  /** The lease's fence, or the Lease itself (a refusal is then told to its store). */
+  fence: bigint | Lease
 }
 
 /** What `guard.s3.get` reads: the largest fence's object. */
@@ -699,7 +703,8 @@ export interface GuardS3Object {
  * accepted and the smaller fences' objects are deleted. No interleaving of
  * writers lets a smaller fence be read over a larger one, whatever bodies
  * repeat; the same body again under a later fence is written like any
- * other. The refusal's resource is "BUCKET/KEY".
+ * other. The refusal's resource is "BUCKET/KEY". Given the Lease itself
+ * as `fence`, a refusal is also told to its store.
  */
 export declare namespace guard.s3 {
   /** The metadata key holding an object's fence: "tinystore-fence". */
@@ -882,7 +887,8 @@ export interface GuardDynamoTransactInput {
  * call is one `TransactWriteItems`: your items, then the register item's
  * conditional put (table `tinystore_fences` unless `options.table` names
  * another; key `resource`; `fence` the fence's 40 digits as a string),
- * which DynamoDB commits all or none. Equal is accepted.
+ * which DynamoDB commits all or none. Equal is accepted. Given the Lease
+ * itself rather than its fence, a refusal is also told to its store.
  *
  * Every call rejects with StaleError (a larger fence is recorded; nothing
  * written); CorruptError, naming the resource and the register table, for
@@ -909,20 +915,20 @@ export declare namespace guard.dynamodb {
    */
   export function ensure(client: GuardDynamoClient, options?: GuardDynamoOptions): Promise<void>
   /** `PutItem`'s parameters as one guarded transaction's `Put`. */
-  export function putItem(client: GuardDynamoClient, resource: string, fence: bigint, put: GuardDynamoPut, options?: GuardDynamoOptions): Promise<void>
+  export function putItem(client: GuardDynamoClient, resource: string, fence: bigint | Lease, put: GuardDynamoPut, options?: GuardDynamoOptions): Promise<void>
   /** `UpdateItem`'s parameters as one guarded transaction's `Update`. */
-  export function updateItem(client: GuardDynamoClient, resource: string, fence: bigint, update: GuardDynamoUpdate, options?: GuardDynamoOptions): Promise<void>
+  export function updateItem(client: GuardDynamoClient, resource: string, fence: bigint | Lease, update: GuardDynamoUpdate, options?: GuardDynamoOptions): Promise<void>
   /**
    * `DeleteItem`'s parameters as one guarded transaction's `Delete`; the
    * register keeps the fence, so a late write stays refused.
    */
-  export function deleteItem(client: GuardDynamoClient, resource: string, fence: bigint, del: GuardDynamoDelete, options?: GuardDynamoOptions): Promise<void>
+  export function deleteItem(client: GuardDynamoClient, resource: string, fence: bigint | Lease, del: GuardDynamoDelete, options?: GuardDynamoOptions): Promise<void>
   /**
    * `TransactWriteItems` of your `TransactItems` (at most 99) and the
    * call's other parameters, guarded by `fence` for `resource`; resolves
    * to the SDK's output.
    */
-  export function transactWriteItems(client: GuardDynamoClient, resource: string, fence: bigint, input: GuardDynamoTransactInput, options?: GuardDynamoOptions): Promise<any>
+  export function transactWriteItems(client: GuardDynamoClient, resource: string, fence: bigint | Lease, input: GuardDynamoTransactInput, options?: GuardDynamoOptions): Promise<any>
 }
 
 /**
@@ -955,7 +961,8 @@ export interface GuardGcsSaveOptions {
  * generation (`ifGenerationMatch`, 0 for a new object); a writer that came
  * in between (412) makes it read and decide again. An object written
  * without the guard has no fence and is taken over. The resource is
- * `"BUCKET/NAME"`.
+ * `"BUCKET/NAME"`. Given the Lease itself rather than its fence, a
+ * refusal is also told to its store.
  *
  * Rejects with StaleError (nothing written); CorruptError for a fence
  * edited by hand; LimitError after MAX_TRIES saves lost to other writers in
@@ -973,7 +980,7 @@ export declare namespace guard.gcs {
   /** How many conditional saves a guarded save makes in all: 5. */
   export const MAX_TRIES: number
   /** Saves `data` (a string, as UTF-8, or a Uint8Array) to `file` with `fence`. */
-  export function save(file: GuardGcsFile, data: string | Uint8Array, fence: bigint, options?: GuardGcsSaveOptions): Promise<void>
+  export function save(file: GuardGcsFile, data: string | Uint8Array, fence: bigint | Lease, options?: GuardGcsSaveOptions): Promise<void>
 }
 
 /**
@@ -999,6 +1006,8 @@ export interface GuardAzureBlockBlob {
  * '*'` for a new blob); a writer that came in between (412 ConditionNotMet,
  * 409 BlobAlreadyExists) makes it read and decide again. A blob written
  * without the guard is taken over. The resource is `"CONTAINER/NAME"`.
+ * Given the Lease itself rather than its fence, a refusal is also told to
+ * its store.
  *
  * Rejects with StaleError (nothing written); CorruptError for a fence
  * edited by hand; LimitError after MAX_TRIES uploads lost in a row;
@@ -1021,7 +1030,7 @@ export declare namespace guard.azure {
    * `tags`, `tier`, ...; not `conditions`: the guard's); resolves to the
    * SDK's upload response.
    */
-  export function upload(blob: GuardAzureBlockBlob, body: string | Uint8Array, fence: bigint, options?: Record<string, any>): Promise<any>
+  export function upload(blob: GuardAzureBlockBlob, body: string | Uint8Array, fence: bigint | Lease, options?: Record<string, any>): Promise<any>
 }
 
 /** A request as the HTTP helpers read it (node:http's IncomingMessage, Express's Request). */

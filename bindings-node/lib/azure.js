@@ -14,7 +14,7 @@
 // retries and pipeline.
 const { describe } = require('./convert')
 const { InvalidError } = require('./errors')
-const { text, fenceOf } = require('./guard_input')
+const { text, underOf } = require('./guard_input')
 const { guardedPut, ownMetadata, bytesOf, AZURE_METADATA_KEY, MAX_TRIES } = require('./versioned')
 
 /**
@@ -49,7 +49,7 @@ async function upload(blob, body, fence, options) {
   const name = text(b.name, 'the blob name', where)
   if (!container || !name) throw new InvalidError(`${where}: a guarded upload to ${JSON.stringify(`${container}/${name}`)} names no container or no blob; nothing was written`)
   const resource = `${container}/${name}`
-  const f = fenceOf(fence, where)
+  const under = underOf(fence, where)
   const bytes = bytesOf(body, where)
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new InvalidError(`${where} takes upload's options (BlockBlobUploadOptions), not ${describe(options)}`)
@@ -59,7 +59,7 @@ async function upload(blob, body, fence, options) {
   if (rest.conditions !== undefined) {
     throw new InvalidError(`${where}: a guarded upload to ${JSON.stringify(resource)} sets its own conditions, not yours (options.conditions); nothing was written`)
   }
-  return guardedPut('azure', resource, f, mine, {
+  return under.checked(resource, 'azure', () => guardedPut('azure', resource, under.fence, mine, {
     async read() {
       /** @type {{ etag?: string, metadata?: Record<string, string> }} */
       let props
@@ -84,7 +84,7 @@ async function upload(blob, body, fence, options) {
       const { status, code } = answerOf(err)
       return status === 412 || (status === 409 && code === 'BlobAlreadyExists')
     },
-  })
+  }))
 }
 
 const azure = Object.freeze({ upload, METADATA_KEY: AZURE_METADATA_KEY, MAX_TRIES })

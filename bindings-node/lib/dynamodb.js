@@ -23,7 +23,7 @@
 const native = require('./native')
 const { describe } = require('./convert')
 const { InvalidError, TinystoreInternalError, mappedSync } = require('./errors')
-const { text, fenceOf } = require('./guard_input')
+const { text, underOf } = require('./guard_input')
 const { failureOf, concluded } = require('./guard_driver')
 
 const { registerTable: REGISTER_TABLE, maxItems: MAX_ITEMS } = native.guardDynamoConstants()
@@ -296,12 +296,13 @@ async function transactWriteItems(client, resource, fence, input, options) {
   const where = 'guard.dynamodb.transactWriteItems'
   const c = clientOf(client, where)
   const r = text(resource, 'resource', where)
-  const f = fenceOf(fence, where)
+  const f = underOf(fence, where)
   if (input === null || typeof input !== 'object' || !Array.isArray(/** @type {any} */ (input).TransactItems)) {
     throw new InvalidError(`${where} takes TransactWriteItems' input, { TransactItems: [...] }, not ${describe(input)}`)
   }
   const { TransactItems, ...rest } = /** @type {{ TransactItems: unknown[] }} */ (input)
-  return run(c, r, f, tableOf(options, where), [...TransactItems], rest)
+  const table = tableOf(options, where)
+  return f.checked(r, 'dynamodb', () => run(c, r, f.fence, table, [...TransactItems], rest))
 }
 
 /**
@@ -314,9 +315,10 @@ function guarded(kind, where) {
   return async (client, resource, fence, params, options) => {
     const c = clientOf(client, where)
     const r = text(resource, 'resource', where)
-    const f = fenceOf(fence, where)
+    const f = underOf(fence, where)
     const item = itemOf(kind, params, where)
-    await run(c, r, f, tableOf(options, where), [item], {})
+    const table = tableOf(options, where)
+    await f.checked(r, 'dynamodb', () => run(c, r, f.fence, table, [item], {}))
   }
 }
 

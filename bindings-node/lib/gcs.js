@@ -12,7 +12,7 @@
 // credentials and retries.
 const { describe } = require('./convert')
 const { InvalidError } = require('./errors')
-const { text, fenceOf } = require('./guard_input')
+const { text, underOf } = require('./guard_input')
 const { guardedPut, ownMetadata, bytesOf, GCS_METADATA_KEY, MAX_TRIES } = require('./versioned')
 
 /**
@@ -56,7 +56,7 @@ async function save(file, data, fence, options) {
   const name = text(f.name, 'the object name', where)
   if (!bucket || !name) throw new InvalidError(`${where}: a guarded save to ${JSON.stringify(`${bucket}/${name}`)} names no bucket or no object; nothing was written`)
   const resource = `${bucket}/${name}`
-  const f2 = fenceOf(fence, where)
+  const under = underOf(fence, where)
   const body = bytesOf(data, where)
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new InvalidError(`${where} takes its options as { contentType, metadata }, not ${describe(options)}`)
@@ -64,7 +64,7 @@ async function save(file, data, fence, options) {
   const o = /** @type {{ contentType?: unknown, metadata?: unknown }} */ (options ?? {})
   const contentType = o.contentType === undefined ? undefined : text(o.contentType, 'contentType', where)
   const mine = ownMetadata('gcs', resource, o.metadata, where)
-  await guardedPut('gcs', resource, f2, mine, {
+  await under.checked(resource, 'gcs', () => guardedPut('gcs', resource, under.fence, mine, {
     async read() {
       /** @type {{ generation?: unknown, metadata?: Record<string, unknown> | null }} */
       let got
@@ -88,7 +88,7 @@ async function save(file, data, fence, options) {
       })
     },
     conditionFailed: err => statusOf(err) === 412,
-  })
+  }))
 }
 
 const gcs = Object.freeze({ save, METADATA_KEY: GCS_METADATA_KEY, MAX_TRIES })

@@ -7,6 +7,7 @@
 const { describe } = require('./convert')
 const { InvalidError, StaleError } = require('./errors')
 const { Lease } = require('./lease')
+const otel = require('./otel')
 
 /** @type {(text: string) => boolean} String.prototype.isWellFormed, in Node 20 and later. */
 const wellFormed = text => /** @type {{ isWellFormed(): boolean }} */ (/** @type {unknown} */ (text)).isWellFormed()
@@ -42,33 +43,45 @@ function fenceOf(fence, where) {
 
 /**
  * What a guarded write is made under: a fence (a bigint) or the lease
- * itself. Its fence, and `telling`, which runs the guard and, when it
- * refuses the write as stale (thrown or rejected), tells the lease's store
+ * itself. Its fence; `telling`, which runs the guard and, when it refuses
+ * the write as stale (thrown or rejected), tells the lease's store
  * (`lease.reportRefused`, the core's: never blocks nor throws) before the
- * refusal goes on.
+ * refusal goes on; and `checked`, which is `telling` inside OpenTelemetry's
+ * tinystore.guard.check span on `backend` (lib/otel.js: only the run while
+ * nothing records).
  * @param {unknown} under
  * @param {string} where
- * @returns {{ fence: bigint, telling: <T>(resource: string, run: () => T) => T }}
+ * @returns {{ fence: bigint, telling: <T>(resource: string, run: () => T) => T, checked: <T>(resource: string, backend: string, run: () => T) => T }}
  */
 function underOf(under, where) {
-  if (!(under instanceof Lease)) return { fence: fenceOf(under, where), telling: (_, run) => run() }
+  if (!(under instanceof Lease)) {
+    const fence = fenceOf(under, where)
+    return {
+      fence,
+      telling: (_, run) => run(),
+      checked: (resource, backend, run) => otel.checked(resource, fence, () => backend, run),
+    }
+  }
   const lease = under
   /** @param {string} resource */
   const tell = resource => (/** @type {unknown} */ err) => {
     if (err instanceof StaleError) lease.reportRefused(resource)
     throw err
   }
+  /** @template T @param {string} resource @param {() => T} run @returns {T} */
+  const telling = (resource, run) => {
+    let result
+    try {
+      result = run()
+    } catch (err) {
+      tell(resource)(err)
+    }
+    return /** @type {any} */ (result instanceof Promise ? result.catch(tell(resource)) : result)
+  }
   return {
     fence: lease.fence,
-    telling(resource, run) {
-      let result
-      try {
-        result = run()
-      } catch (err) {
-        tell(resource)(err)
-      }
-      return /** @type {any} */ (result instanceof Promise ? result.catch(tell(resource)) : result)
-    },
+    telling,
+    checked: (resource, backend, run) => otel.checked(resource, lease.fence, () => backend, () => telling(resource, run)),
   }
 }
 

@@ -142,7 +142,7 @@ async function set(client, key, value, fence) {
   const k = text(key, 'key', where)
   const v = text(value, 'value', where)
   const under = underOf(fence, where)
-  await under.telling(k, () => run(runner, machineOf(() => native.NativeRedisCheck.set(k, v, under.fence))))
+  await under.checked(k, 'redis', () => run(runner, machineOf(() => native.NativeRedisCheck.set(k, v, under.fence))))
 }
 
 /**
@@ -157,7 +157,7 @@ async function del(client, key, fence) {
   const runner = runnerOf(client, where)
   const k = text(key, 'key', where)
   const under = underOf(fence, where)
-  await under.telling(k, () => run(runner, machineOf(() => native.NativeRedisCheck.del(k, under.fence))))
+  await under.checked(k, 'redis', () => run(runner, machineOf(() => native.NativeRedisCheck.del(k, under.fence))))
 }
 
 /**
@@ -180,7 +180,7 @@ async function hset(client, key, fields, fence) {
     text(value, `hash field ${JSON.stringify(field)}'s value`, where),
   ])
   const under = underOf(fence, where)
-  await under.telling(k, () => run(runner, machineOf(() => native.NativeRedisCheck.hset(k, pairs, under.fence))))
+  await under.checked(k, 'redis', () => run(runner, machineOf(() => native.NativeRedisCheck.hset(k, pairs, under.fence))))
 }
 
 /**
@@ -218,7 +218,7 @@ async function script(client, key, body, fence, options) {
   const keys = texts(o.keys, 'keys', where)
   const args = texts(o.args, 'args', where)
   const under = underOf(fence, where)
-  const reply = await under.telling(k, () => run(runner, machineOf(() => native.NativeRedisCheck.script(k, b, keys, args, under.fence))))
+  const reply = await under.checked(k, 'redis', () => run(runner, machineOf(() => native.NativeRedisCheck.script(k, b, keys, args, under.fence))))
   return Array.isArray(reply) && reply.length > 1 ? reply[1] : null
 }
 

@@ -15,7 +15,7 @@
 const native = require('./native')
 const { describe } = require('./convert')
 const { InvalidError, TinystoreInternalError, mappedSync } = require('./errors')
-const { text, fenceOf } = require('./guard_input')
+const { text, underOf } = require('./guard_input')
 const { failureOf, concluded } = require('./guard_driver')
 
 const { metadataKey: METADATA_KEY, tombstoneKey: TOMBSTONE_KEY, maxTries: MAX_TRIES } = native.guardObjectConstants()
@@ -200,11 +200,13 @@ async function write(client, bucket, machine, body, params) {
 async function put(client, options) {
   const t = target(client, options, 'guard.s3.put')
   const body = bytesOf(t.o.body)
-  const fence = fenceOf(t.o.fence, 'guard.s3.put')
+  const under = underOf(t.o.fence, 'guard.s3.put')
   const metadata = ownMetadata(t.o.metadata)
   const params = passed(t.o)
-  const machine = mappedSync(() => new native.NativeObjectWrite(t.bucket, t.key, fence, metadata, false))
-  return write(t.client, t.bucket, machine, body, params)
+  return under.checked(`${t.bucket}/${t.key}`, 's3', () => {
+    const machine = mappedSync(() => new native.NativeObjectWrite(t.bucket, t.key, under.fence, metadata, false))
+    return write(t.client, t.bucket, machine, body, params)
+  })
 }
 
 /**
@@ -215,9 +217,11 @@ async function put(client, options) {
  */
 async function del(client, options) {
   const t = target(client, options, 'guard.s3.delete')
-  const fence = fenceOf(t.o.fence, 'guard.s3.delete')
-  const machine = mappedSync(() => new native.NativeObjectWrite(t.bucket, t.key, fence, null, true))
-  return write(t.client, t.bucket, machine, new Uint8Array(0), {})
+  const under = underOf(t.o.fence, 'guard.s3.delete')
+  return under.checked(`${t.bucket}/${t.key}`, 's3', () => {
+    const machine = mappedSync(() => new native.NativeObjectWrite(t.bucket, t.key, under.fence, null, true))
+    return write(t.client, t.bucket, machine, new Uint8Array(0), {})
+  })
 }
 
 /**
