@@ -1,5 +1,5 @@
 //! `NativeLeaseAcquiring` and `NativePermitAcquiring`: the core's
-//! [`tinystore::Acquiring`] as JS sees it. JS takes the outcome once and
+//! [`tinystore::binding::Acquiring`] as JS sees it. JS takes the outcome once and
 //! calls `giveUp` when its AbortSignal aborts; the core closes the race of
 //! a grant with a give-up, so nothing leaks.
 //!
@@ -23,11 +23,11 @@ macro_rules! acquiring_class {
         #[doc = $doc]
         #[napi]
         pub struct $t {
-            inner: tinystore::Acquiring<$core>,
+            inner: tinystore::binding::Acquiring<$core>,
         }
 
-        impl From<tinystore::Acquiring<$core>> for $t {
-            fn from(inner: tinystore::Acquiring<$core>) -> $t {
+        impl From<tinystore::binding::Acquiring<$core>> for $t {
+            fn from(inner: tinystore::binding::Acquiring<$core>) -> $t {
                 $t { inner }
             }
         }

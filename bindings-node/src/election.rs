@@ -15,6 +15,7 @@ use napi::Env;
 use napi_derive::napi;
 use std::collections::HashMap;
 use std::sync::Arc;
+use tinystore::binding::{EndHold, StartCampaign};
 
 /// An election's leader: its value and its term.
 #[napi(object)]
@@ -136,12 +137,12 @@ impl NativeLeadership {
     }
 }
 
-holding_methods!(NativeLeadership, resign, end_lead);
+holding_methods!(NativeLeadership, resign, end_hold);
 
 /// Every change of an election's leader, in order.
 #[napi]
 pub struct NativeObserver {
-    inner: tinystore::Observing,
+    inner: tinystore::binding::Observing,
 }
 
 #[napi]

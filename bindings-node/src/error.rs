@@ -7,6 +7,7 @@
 use napi::bindgen_prelude::Status;
 use napi_derive::napi;
 use std::fmt::Write;
+use tinystore::binding::CodeNames;
 use tinystore::Code;
 
 /// The napi error for a core error.

@@ -12,7 +12,7 @@ use napi::Env;
 /// for an item, `made(None)` once it ended; fails once with why it ended.
 pub fn next_of<'env, T, N>(
     env: &'env Env,
-    following: &tinystore::Following<T>,
+    following: &tinystore::binding::Following<T>,
     made: fn(Option<T>) -> N,
 ) -> napi::Result<Either<N, PromiseRaw<'env, N>>>
 where

@@ -11,6 +11,7 @@ use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use std::collections::HashMap;
+use tinystore::binding::{StartAcquire, StartWatch};
 
 /// A group of exclusive locks, one per key.
 #[napi]

@@ -8,6 +8,7 @@ use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use std::sync::Arc;
+use tinystore::binding::EndHold;
 
 /// An exclusive hold on one key, with its fence.
 #[napi]
@@ -70,7 +71,7 @@ impl NativeLease {
 
 /// The methods a lease, a permit and a leadership share, each a thin
 /// call into the core: `$release` gives it back (`release`, `resign`),
-/// `$end` ends a hold (`end_hold`, `end_lead`).
+/// `$end` ends a hold (`EndHold::end_hold`).
 macro_rules! holding_methods {
     ($t:ty, $release:ident, $end:ident) => {
         #[napi]

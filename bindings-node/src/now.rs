@@ -1,6 +1,6 @@
 //! Calls that finish at once when they can. A core future is polled once
 //! on the JS thread, inside the runtime, with the core's
-//! [`tinystore::poll_now`]: when it is ready (an embedded store's release or
+//! [`tinystore::binding::poll_now`]: when it is ready (an embedded store's release or
 //! renew usually is) its value is returned as it is, with no promise; else
 //! the same future goes on on the JS thread (see [`crate::completion`]) and a
 //! promise is returned. Nothing is dropped half done.
@@ -21,7 +21,7 @@ where
     F: 'static + Send + Future<Output = napi::Result<T>>,
 {
     let mut fut = Box::pin(fut);
-    match within_runtime_if_available(|| tinystore::poll_now(fut.as_mut())) {
+    match within_runtime_if_available(|| tinystore::binding::poll_now(fut.as_mut())) {
         Poll::Ready(value) => Ok(Either::A(value?)),
         Poll::Pending => Ok(Either::B(later(env, fut)?)),
     }

@@ -6,7 +6,8 @@
 use crate::error::to_napi;
 use napi::bindgen_prelude::Either3;
 use std::collections::HashMap;
-use tinystore::{Given, Options, TimeUnit};
+use tinystore::binding::{Given, GivenOptions, TimeUnit};
+use tinystore::Options;
 
 /// The core's options for `options`.
 pub fn to_core(

@@ -11,6 +11,7 @@ use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use std::collections::HashMap;
+use tinystore::binding::{StartReadWrite, StartWatch};
 
 /// A group of read-write locks, one per key: readers share a key, a
 /// writer holds it alone; first come first served.

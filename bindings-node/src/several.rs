@@ -9,6 +9,7 @@ use crate::lease::NativeLease;
 use crate::options::to_core;
 use napi_derive::napi;
 use std::collections::HashMap;
+use tinystore::binding::StartAcquireAll;
 
 acquiring_class!(
     "A lock group's acquire of several keys under way.",

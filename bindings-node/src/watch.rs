@@ -70,13 +70,13 @@ fn watch_next(event: Option<tinystore::WatchEvent>) -> NativeWatchNext {
 /// The events of a watched key or group, in the store's order.
 #[napi]
 pub struct NativeWatcher {
-    inner: tinystore::Watching,
+    inner: tinystore::binding::Watching,
 }
 
 impl NativeWatcher {
     /// Starts it with `start` inside the runtime, so an embedded store's
     /// watch is subscribed on return.
-    pub fn start(start: impl FnOnce() -> tinystore::Watching) -> NativeWatcher {
+    pub fn start(start: impl FnOnce() -> tinystore::binding::Watching) -> NativeWatcher {
         NativeWatcher {
             inner: within_runtime_if_available(start),
         }

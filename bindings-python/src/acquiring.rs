@@ -21,7 +21,7 @@ use pyo3::IntoPyObjectExt;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::{Poll, Waker};
-use tinystore::Acquiring;
+use tinystore::binding::Acquiring;
 
 /// `awaitable` wrapped in a coroutine (`tinystore._coro.as_coroutine`), for
 /// methods that Python code may hand to `asyncio.create_task`.

@@ -6,7 +6,8 @@ use crate::error::{invalid, to_py};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyString};
-use tinystore::{Given, Options, TimeUnit};
+use tinystore::binding::{Given, GivenOptions, TimeUnit};
+use tinystore::Options;
 
 /// A key's text: a `str` as it is, an `int` as its decimal text (so `42`
 /// and `"42"` are the same key). Anything else is `invalid`.

@@ -13,6 +13,7 @@ use crate::runtime::{block_on, runtime};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex};
+use tinystore::binding::EndHold;
 
 /// A leader as Python gets it: `(value, fence)`.
 type PyLeader = (String, u128);
@@ -88,7 +89,7 @@ impl Election {
     /// Starts observing now (an embedded store's observer is subscribed
     /// on return); see the core's `Election::observing`.
     fn observe(&self) -> Observer {
-        Observer::start(|| self.inner.observing())
+        Observer::start(|| tinystore::binding::StartCampaign::observing(&self.inner))
     }
 }
 
@@ -97,7 +98,7 @@ holding_class!(
     tinystore::Leadership,
     "Leading an election: a lease with the leader's value; its fence is the term. Dropping it resigns.",
     resign / resign_sync,
-    end_lead,
+    end_hold,
     {
         /// The value this leader campaigned with.
         #[getter]

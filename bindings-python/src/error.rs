@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use pyo3::{PyErr, PyErrArguments};
+use tinystore::binding::CodeNames;
 use tinystore::{Code, Error};
 
 mod classes {

@@ -7,7 +7,7 @@
 /// The next item of `following` as Python gets it, each converted by
 /// `convert`: `(true, Some(item))`, or `(false, None)` once it ended.
 pub(crate) async fn next_item<T, P>(
-    following: tinystore::Following<T>,
+    following: tinystore::binding::Following<T>,
     convert: fn(T) -> P,
 ) -> tinystore::Result<(bool, Option<P>)>
 where
@@ -19,20 +19,22 @@ where
     }
 }
 
-/// A frozen class `$name` over the core's `tinystore::Following<$item>`,
+/// A frozen class `$name` over the core's `tinystore::binding::Following<$item>`,
 /// each item given to Python as `convert` (a `fn($item) -> $py`) makes it.
 macro_rules! following_class {
     ($name:ident, $item:ty, $py:ty, $convert:path, $doc:literal) => {
         #[doc = $doc]
         #[pyclass(module = "tinystore._native", frozen)]
         pub(crate) struct $name {
-            inner: tinystore::Following<$item>,
+            inner: tinystore::binding::Following<$item>,
         }
 
         impl $name {
             /// Starts it with `start` inside the runtime, so an embedded
             /// store's stream is subscribed on return.
-            pub(crate) fn start(start: impl FnOnce() -> tinystore::Following<$item>) -> $name {
+            pub(crate) fn start(
+                start: impl FnOnce() -> tinystore::binding::Following<$item>,
+            ) -> $name {
                 let _entered = $crate::runtime::runtime().enter();
                 $name { inner: start() }
             }

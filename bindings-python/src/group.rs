@@ -47,12 +47,12 @@ macro_rules! group_class {
             /// subscribed on return); see the core's `watch`.
             fn watch(&self, key: &Bound<'_, PyAny>) -> PyResult<$crate::watch::Watcher> {
                 let key = $crate::args::key_text(key)?;
-                Ok($crate::watch::Watcher::start(|| self.inner.watching(Some(key))))
+                Ok($crate::watch::Watcher::start(|| tinystore::binding::StartWatch::watching(&self.inner, Some(key))))
             }
 
             /// Starts watching every key of the group now.
             fn watch_all(&self) -> $crate::watch::Watcher {
-                $crate::watch::Watcher::start(|| self.inner.watching(None))
+                $crate::watch::Watcher::start(|| tinystore::binding::StartWatch::watching(&self.inner, None))
             }
 
             $(

@@ -11,10 +11,11 @@ use crate::exit;
 use crate::runtime::{block_on, runtime};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex};
+use tinystore::binding::EndHold;
 
 /// A Python class over a core holding `$core`: `$release` (and
 /// `$release_sync`) give it back with the core's method of that name,
-/// `$end` is the core's end of a hold (`end_hold`, `end_lead`).
+/// `$end` is the core's end of a hold (`EndHold::end_hold`).
 macro_rules! holding_class {
     (
         $name:ident, $core:ty, $what:literal,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 mod code;
 
-pub use code::Code;
+pub use code::{Code, CodeNames};
 
 /// A `Result` whose error is a tinystore [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -202,16 +202,6 @@ macro_rules! option_builders {
             self.group.watch(None).await
         }
 
-        /// `watch` (of `key`, or of every key when `None`) as a
-        /// [`Watching`](crate::Watching): started now (an embedded store's
-        /// watch subscribes in the call), awaited from any thread, closed
-        /// from any other; what the bindings hand out.
-        #[doc(hidden)] // binding plumbing
-        pub fn watching(&self, key: Option<String>) -> crate::watch::Watching {
-            let group = self.group.clone();
-            crate::watch::Watching::start(async move { group.watch(key).await })
-        }
-
         /// Sets the data the leases of this group carry: what their holder
         /// says about itself, shown by `status` and given to watchers (at
         /// most [`MAX_DATA_BYTES`](crate::MAX_DATA_BYTES), checked at each
@@ -258,19 +248,6 @@ macro_rules! acquire_methods {
             self.group
                 .acquire(key.key_text().into_owned(), options)
                 .await
-        }
-
-        #[doc = concat!(
-                    "Starts acquiring `key` as an [`Acquiring`](crate::Acquiring) that can be\n",
-                    "polled now, waited for, and given up from any thread without leaking a\n",
-                    $what, ": what a binding's cancellable wait is made of."
-                )]
-        pub fn acquiring(
-            &self,
-            key: impl crate::names::Key,
-            options: crate::options::Options,
-        ) -> crate::acquiring::Acquiring<$held> {
-            self.group.acquiring(key.key_text().into_owned(), options)
         }
 
         /// Holds `key` if it is free now.

@@ -16,11 +16,35 @@
 //!
 //! A lease's `release` (and `lost_reason`) already give the error of rule 2
 //! with the right code, so a binding never reinterprets errors: it calls
-//! [`hold_outcome`], or, when the body's error is its language's own, the
-//! lease's `end_hold`, saying whether that error was the loss's
-//! cancellation; the core decides what the hold gives.
+//! [`hold_outcome`], or, when the body's error is its language's own,
+//! [`EndHold::end_hold`] on the lease, saying whether that error was the
+//! loss's cancellation; the core decides what the hold gives.
 
 use crate::error::{Code, Error, Result};
+use std::future::Future;
+
+/// A hold's end as a binding makes it, on a lease, a permit or a
+/// leadership: binding plumbing, reached as `tinystore::binding::EndHold`
+/// and hidden from the crate's docs.
+pub trait EndHold {
+    /// Releases it (resigns a leadership) as a hold's end, after a body
+    /// that ended `body_ok` (true) or with an error (false), and gives
+    /// what the hold adds to the body's outcome, by the rule of
+    /// [`hold_outcome`]: `Ok` when the body's outcome stands; else
+    /// `closed` or `lease_lost`, when it was lost before the body ended. A
+    /// body's own error always stands (the release still happens), unless
+    /// `cancelled_by_loss` says that error was only the cancellation the
+    /// loss itself caused (Python's `CancelledError` injected into the
+    /// block, Go's `ctx` cancelled with the loss as cause, the abort of
+    /// TypeScript's `lease.signal`) and the lease was indeed lost: then the
+    /// hold fails with the loss. A binding whose body's errors are its
+    /// language's own ends its hold with this.
+    fn end_hold(
+        &self,
+        body_ok: bool,
+        cancelled_by_loss: bool,
+    ) -> impl Future<Output = Result<()>> + Send;
+}
 
 /// How a hold's body ended, as its language saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use crate::backend::Backend;
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
-use crate::hold::{hold_end, BodyEnd};
+use crate::hold::{hold_end, BodyEnd, EndHold};
 use crate::on_lost::{Ending, OnLost};
 use crate::vocab::KeyId;
 use crate::vocab::{Grant, LeaseId, LostSignal};
@@ -254,24 +254,6 @@ macro_rules! holding_methods {
             self.holding.release().await
         }
 
-        /// Releases it as a hold's end, after a body that ended `body_ok`
-        /// (true) or with an error (false), and gives what the hold adds
-        /// to the body's outcome, by the rule of [`crate::hold_outcome`]:
-        /// `Ok` when the body's outcome stands; else `closed` or
-        /// `lease_lost`, when it was lost before the body ended. A body's
-        /// own error always stands (the release still happens), unless
-        /// `cancelled_by_loss` says that error was only the cancellation
-        /// the loss itself caused (Python's `CancelledError` injected into
-        /// the block, Go's `ctx` cancelled with the loss as cause, the
-        /// abort of TypeScript's `lease.signal`) and the lease was indeed
-        /// lost: then the hold fails with the loss. A binding whose body's
-        /// errors are its language's own ends its hold with this.
-        #[doc(hidden)] // binding plumbing, not the user's surface (docs/architecture.md)
-        pub async fn end_hold(&self, body_ok: bool, cancelled_by_loss: bool) -> Result<()> {
-            let body = crate::hold::BodyEnd::told(body_ok, cancelled_by_loss);
-            self.holding.end_hold(body).await
-        }
-
         /// Why it was lost, with the code a hold reports: `closed` when its
         /// store was closed, `lease_lost` when it ran out or its connection
         /// or server broke. `None` while it is held, and after its holder
@@ -326,6 +308,17 @@ impl Lease {
     holding_methods!();
 }
 
+impl EndHold for Lease {
+    fn end_hold(
+        &self,
+        body_ok: bool,
+        cancelled_by_loss: bool,
+    ) -> impl std::future::Future<Output = Result<()>> + Send {
+        let body = BodyEnd::told(body_ok, cancelled_by_loss);
+        self.holding.end_hold(body)
+    }
+}
+
 impl LeaseKind for Lease {
     fn from_grant(holding: Holding, fence: Option<Fence>) -> Result<Lease> {
         match fence {
@@ -360,6 +353,17 @@ pub struct Permit {
 
 impl Permit {
     holding_methods!();
+}
+
+impl EndHold for Permit {
+    fn end_hold(
+        &self,
+        body_ok: bool,
+        cancelled_by_loss: bool,
+    ) -> impl std::future::Future<Output = Result<()>> + Send {
+        let body = BodyEnd::told(body_ok, cancelled_by_loss);
+        self.holding.end_hold(body)
+    }
 }
 
 impl LeaseKind for Permit {

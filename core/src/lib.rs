@@ -5,19 +5,24 @@
 //! A tour of the crate:
 //!
 //! - [`Store`] opens a store directory (its `LOCK`, `kv.db` and epoch) or
-//!   connects to a server or etcd, and gives [`Locks`], [`Semaphore`] and
-//!   [`RwLocks`] (shared readers, one writer) groups, and elections
-//!   ([`Election`]: campaign for a [`Leadership`], or observe the
-//!   [`Leader`]).
+//!   connects to a server or etcd, and gives its groups: [`Locks`]
+//!   (exclusive, each lease with a fence), [`Semaphore`] (up to a limit of
+//!   holders per key), [`RwLocks`] (shared readers, one writer with a
+//!   fence) and elections ([`Election`]: campaign for a [`Leadership`], or
+//!   observe the [`Leader`]).
 //! - [`Lease`] (with a [`Fence`]) and [`Permit`] (without) are what holding
-//!   a key gives; dropping one releases it.
+//!   a key gives; dropping one releases it. A lease carries its holder's
+//!   data (default this process's `HOST:PID`, [`Options::data`]), shown by
+//!   [`Store::status`] and to watchers.
+//! - [`Watch`]: a key's or a whole group's grants, ends and queues, pushed
+//!   as [`WatchEvent`]s as they happen (`Locks::watch`, `watch_all`).
 //! - [`blocking`] is the same API for code that is not async.
 //! - [`guard`] is the other half of a fence: the comparison where the
-//!   write lands (a SQL transaction on SQLite, PostgreSQL or MySQL; one
-//!   Redis script; one DynamoDB transaction; an object in S3, one object
-//!   per fence; a put on GCS or Azure conditional on the version read; a
-//!   request over HTTP with its fence in a header), refusing a late holder
-//!   with `stale`. Each guard's protocol is a state machine that
+//!   write lands, refusing a late holder with `stale`: a SQL transaction on
+//!   SQLite, PostgreSQL or MySQL; one Redis script; one DynamoDB
+//!   transaction; object storage (one object per fence in S3; a put on GCS
+//!   or Azure conditional on the version read); a request over HTTP with
+//!   its fence in a header. Each guard's protocol is a state machine that
 //!   does no I/O, which every binding drives on its users' own clients.
 //! - [`testing`] is the test kit: a store whose time a test controls, to
 //!   make a holder's lease run out on purpose (`expire`, `advance`) and
@@ -26,15 +31,12 @@
 //! - [`server`] serves a store to other processes; [`store_dir`] reads and
 //!   copies a store directory nobody serves.
 //! - docs/architecture.md draws the layers inside: the vocabulary, the lock
-//!   engine, the disk, the wire, the server and the client.
-//! - What every binding builds on: [`Acquiring`] (an acquire polled now,
-//!   waited for, or given up from any thread), `Lease::lost_reason` and
-//!   the defaults ([`DEFAULT_TTL`], [`DEFAULT_WAIT`], [`DEFAULT_RENEW`]);
-//!   and, hidden from these docs as the bindings' plumbing, `hold_outcome`
-//!   and `Lease::end_hold` (what a hold returns), `poll_now`, and the error
-//!   codes' class names per language (`Code::python_class` and the like).
-//!   Every request is checked once, where it is made (`vocab::Request::new`),
-//!   whichever way it came in.
+//!   engine, the disk, the wire, the server and the client. Every request
+//!   is checked once, where it is made, whichever way it came in.
+//! - What the bindings build on and a Rust program does not need (an
+//!   acquire given up from another thread, a hold's end, options by name,
+//!   the error codes' names per language) is in the module `binding`,
+//!   hidden from these docs.
 //!
 //! ```
 //! # fn main() -> Result<(), tinystore::Error> {
@@ -52,6 +54,8 @@
 
 mod acquiring;
 mod backend;
+#[doc(hidden)] // the bindings' plumbing, not the user's surface
+pub mod binding;
 pub mod blocking;
 mod client;
 pub mod clock;
@@ -85,6 +89,7 @@ mod rw_locks;
 mod semaphore;
 pub mod server;
 mod several;
+mod starting;
 mod status;
 mod store;
 pub mod store_dir;
@@ -95,15 +100,11 @@ mod vocab;
 mod watch;
 mod wire;
 
-pub use acquiring::Acquiring;
 pub use client::{Address, ConnectOptions, TlsTarget};
 pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
-pub use election::{Election, Leader, Leadership, Observer, Observing, OBSERVE_BUFFER};
+pub use election::{Election, Leader, Leadership, Observer, OBSERVE_BUFFER};
 pub use error::{Cause, Code, Error, Result, Stale};
 pub use fence::Fence;
-pub use following::Following;
-#[doc(hidden)] // binding plumbing
-pub use hold::hold_outcome;
 pub use lease::{Lease, Permit};
 pub use lease_data::{default_data, MAX_DATA_BYTES};
 pub use locks::Locks;
@@ -113,10 +114,6 @@ pub use options::{
     Options, DEFAULT_MAX_HOLD, DEFAULT_RENEW, DEFAULT_TTL, DEFAULT_WAIT, MAX_MAX_HOLD, MAX_TTL,
     MAX_WAIT, MIN_MAX_HOLD, MIN_TTL,
 };
-#[doc(hidden)] // binding plumbing
-pub use options_given::{Given, TimeUnit};
-#[doc(hidden)] // binding plumbing
-pub use poll::poll_now;
 pub use rw_locks::RwLocks;
 pub use semaphore::Semaphore;
 pub use several::MAX_KEYS_AT_ONCE;
@@ -127,4 +124,4 @@ pub use status::{
 pub use store::{restore, Store};
 pub use store_options::StoreOptions;
 pub use vocab::MAX_LIMIT;
-pub use watch::{Watch, WatchEvent, Watching, WATCH_BUFFER};
+pub use watch::{Watch, WatchEvent, WATCH_BUFFER};

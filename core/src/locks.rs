@@ -1,11 +1,14 @@
 //! `Locks`: a named group of exclusive locks, one per key, whose leases
 //! carry fences.
 
+use crate::acquiring::Acquiring;
 use crate::error::{Error, Result};
 use crate::group::{acquire_methods, option_builders, Group};
 use crate::lease::Lease;
 use crate::names::Key;
 use crate::options::Options;
+use crate::starting::{StartAcquire, StartAcquireAll, StartWatch};
+use crate::watch::Watching;
 
 /// A group of exclusive locks, one per key. Cheap to clone.
 #[derive(Clone)]
@@ -44,19 +47,6 @@ impl Locks {
         crate::several::acquire_all(&self.group, key_texts(keys), options).await
     }
 
-    /// `acquire_all` as an [`Acquiring`](crate::Acquiring): polled now,
-    /// waited for, or given up from any thread, leaving no lease held.
-    pub fn acquiring_all<K: Key>(
-        &self,
-        keys: impl IntoIterator<Item = K>,
-        options: Options,
-    ) -> crate::Acquiring<Vec<Lease>> {
-        let (group, keys) = (self.group.clone(), key_texts(keys));
-        crate::Acquiring::new(
-            async move { crate::several::acquire_all(&group, keys, options).await },
-        )
-    }
-
     /// Acquires every key of `keys` as [`acquire_all`](Locks::acquire_all)
     /// does, runs `body` with the leases (in the order of `keys`), and
     /// releases them all however `body` ends. Losing any lease stops `body`
@@ -68,6 +58,32 @@ impl Locks {
         body: impl AsyncFnOnce(&[Lease]) -> Result<T, E>,
     ) -> Result<T, E> {
         crate::several::hold_all(&self.group, key_texts(keys), options, body).await
+    }
+}
+
+impl StartAcquire for Locks {
+    type Held = Lease;
+
+    fn acquiring(&self, key: impl Key, options: Options) -> Acquiring<Lease> {
+        self.group.acquiring(key.key_text().into_owned(), options)
+    }
+}
+
+impl StartAcquireAll for Locks {
+    fn acquiring_all<K: Key>(
+        &self,
+        keys: impl IntoIterator<Item = K>,
+        options: Options,
+    ) -> Acquiring<Vec<Lease>> {
+        let (group, keys) = (self.group.clone(), key_texts(keys));
+        Acquiring::new(async move { crate::several::acquire_all(&group, keys, options).await })
+    }
+}
+
+impl StartWatch for Locks {
+    fn watching(&self, key: Option<String>) -> Watching {
+        let group = self.group.clone();
+        Watching::start(async move { group.watch(key).await })
     }
 }
 

@@ -82,11 +82,12 @@ const OPTIONS: &[(&str, Setter)] = &[
     ("data", Setter::Text(|o, t| o.data = Some(t.into()))),
 ];
 
-impl Options {
+/// The options record as a binding fills it, by each option's name:
+/// binding plumbing, reached as `tinystore::binding::GivenOptions` and
+/// hidden from the crate's docs (a Rust program sets [`Options`]' fields).
+pub trait GivenOptions: Sized {
     /// Whether `name` (snake_case) is an option.
-    pub fn is_option(name: &str) -> bool {
-        OPTIONS.iter().any(|(n, _)| *n == name)
-    }
+    fn is_option(name: &str) -> bool;
 
     /// Sets the option `name` (snake_case) from `given`, durations in
     /// `unit`. `invalid`, naming the option, for an unknown name, a value
@@ -94,7 +95,23 @@ impl Options {
     /// whole where a count is needed, or too large for its field; the
     /// ranges themselves (a TTL from 10 ms to 24 h) are checked where the
     /// options are used, as for options set in Rust.
-    pub fn set(&mut self, name: &str, given: Given, unit: TimeUnit) -> Result<()> {
+    fn set(&mut self, name: &str, given: Given, unit: TimeUnit) -> Result<()>;
+
+    /// The options of `text`: one `name=value` per line, a duration in
+    /// `unit` or a count as a decimal number, a boolean as `true` or
+    /// `false`, a text (`data`) as its bytes with `%`, line feed and
+    /// carriage return written `%25`, `%0A` and `%0D` (how the C ABI passes
+    /// them, in one buffer). A text that is not UTF-8 once decoded is
+    /// `invalid`, naming the option.
+    fn from_lines(text: &[u8], unit: TimeUnit) -> Result<Self>;
+}
+
+impl GivenOptions for Options {
+    fn is_option(name: &str) -> bool {
+        OPTIONS.iter().any(|(n, _)| *n == name)
+    }
+
+    fn set(&mut self, name: &str, given: Given, unit: TimeUnit) -> Result<()> {
         let Some(&(_, setter)) = OPTIONS.iter().find(|(n, _)| *n == name) else {
             let names: Vec<&str> = OPTIONS.iter().map(|(n, _)| *n).collect();
             return Err(Error::invalid(format!(
@@ -124,13 +141,7 @@ impl Options {
         Ok(())
     }
 
-    /// The options of `text`: one `name=value` per line, a duration in
-    /// `unit` or a count as a decimal number, a boolean as `true` or
-    /// `false`, a text (`data`) as its bytes with `%`, line feed and
-    /// carriage return written `%25`, `%0A` and `%0D` (how the C ABI passes
-    /// them, in one buffer). A text that is not UTF-8 once decoded is
-    /// `invalid`, naming the option.
-    pub fn from_lines(text: &[u8], unit: TimeUnit) -> Result<Options> {
+    fn from_lines(text: &[u8], unit: TimeUnit) -> Result<Options> {
         let mut options = Options::default();
         for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             let line = line.strip_suffix(b"\r").unwrap_or(line);

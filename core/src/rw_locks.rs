@@ -9,7 +9,9 @@ use crate::group::{option_builders, Group};
 use crate::lease::{Lease, Permit};
 use crate::names::Key;
 use crate::options::Options;
+use crate::starting::{StartReadWrite, StartWatch};
 use crate::vocab::Ask;
+use crate::watch::Watching;
 
 /// A group of read-write locks, one per key: a read lease is a [`Permit`]
 /// (no fence), a write lease a [`Lease`] with a fence. Cheap to clone.
@@ -65,20 +67,6 @@ impl RwLocks {
         self.writing()
             .acquire(key.key_text().into_owned(), options)
             .await
-    }
-
-    /// Starts a read acquire that can be polled now, waited for, and given
-    /// up from any thread without leaking a permit.
-    pub fn acquiring_read(&self, key: impl Key, options: Options) -> Acquiring<Permit> {
-        self.reading()
-            .acquiring(key.key_text().into_owned(), options)
-    }
-
-    /// Starts a write acquire that can be polled now, waited for, and given
-    /// up from any thread without leaking a lease.
-    pub fn acquiring_write(&self, key: impl Key, options: Options) -> Acquiring<Lease> {
-        self.writing()
-            .acquiring(key.key_text().into_owned(), options)
     }
 
     /// Reads `key` if no writer holds it or waits for it now.
@@ -155,5 +143,27 @@ impl RwLocks {
         self.writing()
             .hold(key.key_text().into_owned(), options, body)
             .await
+    }
+}
+
+impl StartReadWrite for RwLocks {
+    type Read = Permit;
+    type Write = Lease;
+
+    fn acquiring_read(&self, key: impl Key, options: Options) -> Acquiring<Permit> {
+        self.reading()
+            .acquiring(key.key_text().into_owned(), options)
+    }
+
+    fn acquiring_write(&self, key: impl Key, options: Options) -> Acquiring<Lease> {
+        self.writing()
+            .acquiring(key.key_text().into_owned(), options)
+    }
+}
+
+impl StartWatch for RwLocks {
+    fn watching(&self, key: Option<String>) -> Watching {
+        let group = self.group.clone();
+        Watching::start(async move { group.watch(key).await })
     }
 }

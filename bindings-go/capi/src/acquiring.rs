@@ -11,7 +11,7 @@ use crate::runtime::runtime;
 use crate::text::{free_handle, handle, put, put_handle, slice};
 use std::future::Future;
 use std::task::Poll;
-use tinystore::Acquiring;
+use tinystore::binding::Acquiring;
 
 /// How `start` went: the keys were granted at once, or the wait goes on.
 pub enum Started {

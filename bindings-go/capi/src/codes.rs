@@ -4,6 +4,7 @@
 
 use crate::error::{fill, quiet, TsError};
 use crate::text::bytes;
+use tinystore::binding::CodeNames;
 use tinystore::{Code, Error};
 
 /// The number of the `index`-th code of the core's table (`TsError.code`

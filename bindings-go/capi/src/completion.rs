@@ -116,7 +116,7 @@ where
     let mut future = Box::pin(future);
     let polled = {
         let _entered = rt.enter();
-        tinystore::poll_now(future.as_mut())
+        tinystore::binding::poll_now(future.as_mut())
     };
     match polled {
         Poll::Ready(result) => Ok(Some(result)),

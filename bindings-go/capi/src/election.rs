@@ -166,7 +166,8 @@ pub unsafe extern "C" fn ts_election_observe(
         call(err, || {
             put(out, std::ptr::null_mut(), "observer")?;
             let election = election(handle(group, "group")?)?;
-            let followed = Followed::start(|| election.observing())?;
+            let followed =
+                Followed::start(|| tinystore::binding::StartCampaign::observing(election))?;
             put_handle(out, TsObserver { followed }, "observer")
         })
     }

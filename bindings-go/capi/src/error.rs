@@ -178,6 +178,7 @@ pub unsafe extern "C" fn ts_error_clear(err: *mut TsError) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tinystore::binding::CodeNames;
 
     /// Every code of the core's table has a C code whose value is the
     /// core's number for it: a code added to the core fails here until it

@@ -7,7 +7,7 @@ use crate::error::Outcome;
 use crate::runtime::{block_on, runtime};
 use std::sync::Mutex;
 use std::task::Poll;
-use tinystore::Following;
+use tinystore::binding::Following;
 
 /// A `Following<T>` with the item its start found already there, if any.
 pub struct Followed<T> {
@@ -23,7 +23,7 @@ impl<T: Send + 'static> Followed<T> {
     pub fn start(start: impl FnOnce() -> Following<T>) -> Outcome<Followed<T>> {
         let _entered = runtime()?.enter();
         let following = start();
-        let first = match tinystore::poll_now(std::pin::pin!(following.next())) {
+        let first = match tinystore::binding::poll_now(std::pin::pin!(following.next())) {
             Poll::Ready(Some(item)) => Some(item?),
             Poll::Ready(None) | Poll::Pending => None,
         };

@@ -8,7 +8,8 @@ use crate::lease::{put_grant, put_no_grant, Held, TsGrant};
 use crate::runtime::block_on;
 use crate::store::TsStore;
 use crate::text::{bytes, free_handle, handle, put_handle, utf8};
-use tinystore::{Acquiring, Options, TimeUnit};
+use tinystore::binding::{Acquiring, GivenOptions, TimeUnit};
+use tinystore::Options;
 
 /// The options of a group or a call, as text: one `name=value` line each,
 /// named as the core names them (`ttl`, `wait`, `renew`, `max_hold`,

@@ -7,6 +7,7 @@ use crate::fence::TsFence;
 use crate::runtime::block_on;
 use crate::text::{free_handle, handle, put, utf8};
 use std::sync::{Arc, Mutex};
+use tinystore::binding::EndHold;
 use tinystore::{Leadership, Lease, OnLost, Permit};
 
 /// A held lease, permit or leadership of the core.
@@ -53,13 +54,13 @@ impl Held {
         }
     }
 
-    /// The core's end of a hold: a lease's or permit's `end_hold`, a
-    /// leadership's `end_lead`.
+    /// The core's end of a hold: `EndHold::end_hold` of a lease, permit
+    /// or leadership.
     async fn end_hold(&self, body_ok: bool, cancelled_by_loss: bool) -> tinystore::Result<()> {
         match self {
             Held::Lease(h) => h.end_hold(body_ok, cancelled_by_loss).await,
             Held::Permit(h) => h.end_hold(body_ok, cancelled_by_loss).await,
-            Held::Leadership(h) => h.end_lead(body_ok, cancelled_by_loss).await,
+            Held::Leadership(h) => h.end_hold(body_ok, cancelled_by_loss).await,
         }
     }
 }
@@ -263,7 +264,7 @@ pub unsafe extern "C" fn ts_held_release(
 /// Releases the lease at the end of a hold whose body succeeded
 /// (`body_ok`) or failed (`cancelled_by_loss`: with only the cancellation
 /// of its context that the loss caused), and stops its loss report: the
-/// core's `end_hold` (a leadership's `end_lead`). When the body succeeded,
+/// core's `EndHold::end_hold`. When the body succeeded,
 /// or failed only by the loss's cancellation, it fails as the hold must:
 /// with `TS_CODE_CLOSED` when the store closed during the body, with
 /// `TS_CODE_LEASE_LOST` when the lease ran out or its connection broke.

@@ -17,7 +17,7 @@
 //! - [`several`]: `ts_group_acquire_all`, several keys of a lock group at
 //!   once, every key or none.
 //! - [`lease`]: `TsHeld`, a held lease, permit or leadership, and the end
-//!   of a hold (the core's `end_hold`, `end_lead`).
+//!   of a hold (the core's `EndHold::end_hold`).
 //! - [`election`]: what an election adds to a group: `ts_election_leader`
 //!   and `TsObserver` (the core's `Observing`).
 //! - [`watch`]: `ts_group_watch` and `TsWatcher`, a group's watch (the

@@ -50,7 +50,7 @@ pub fn block_on<F: Future>(future: F) -> Outcome<F::Output> {
     let mut future = std::pin::pin!(future);
     let polled = {
         let _entered = rt.enter();
-        tinystore::poll_now(future.as_mut())
+        tinystore::binding::poll_now(future.as_mut())
     };
     match polled {
         Poll::Ready(output) => Ok(output),

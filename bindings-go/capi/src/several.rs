@@ -6,7 +6,8 @@ use crate::error::{call, Failure, Outcome, TsCode, TsError};
 use crate::group::{TsGroup, TsOptions};
 use crate::lease::{Held, TsGrant};
 use crate::text::{handle, slice, utf8};
-use tinystore::{Acquiring, Options};
+use tinystore::binding::Acquiring;
+use tinystore::Options;
 
 /// The keys packed in `keys`: the i-th is the next `lens[i]` bytes.
 fn unpack(keys: &[u8], lens: &[usize]) -> Outcome<Vec<String>> {

@@ -8,6 +8,7 @@ use crate::fence::TsFence;
 use crate::following::Followed;
 use crate::group::TsGroup;
 use crate::text::{free_handle, handle, put, put_handle, utf8};
+use tinystore::binding::StartWatch;
 
 /// The kind of a watch event.
 #[repr(C)]
@@ -156,7 +157,7 @@ pub struct TsWatcher {
 }
 
 /// The core's `watching` of a group handle; an election is `invalid`.
-fn watching(group: &TsGroup, key: Option<String>) -> Result<tinystore::Watching, Failure> {
+fn watching(group: &TsGroup, key: Option<String>) -> Result<tinystore::binding::Watching, Failure> {
     Ok(match group {
         TsGroup::Locks(g) => g.watching(key),
         TsGroup::Semaphore(g) => g.watching(key),

@@ -63,8 +63,9 @@ impl Election {
     }
 
     /// Campaigns, runs `body` while leading, and resigns however `body`
-    /// ends, panics included; what it returns follows
-    /// [`hold_outcome`](crate::hold_outcome).
+    /// ends, panics included; it returns as a lock's hold does: the
+    /// body's own error first, else `closed` or `lease_lost` when the
+    /// leadership was lost before the body ended, else the body's value.
     pub fn lead<T, E: From<Error>>(
         &self,
         value: &str,

@@ -13,6 +13,7 @@ use crate::hold::{hold_outcome, stopped_outcome};
 use crate::lease::Lease;
 use crate::names::check_name;
 use crate::options::Options;
+use crate::starting::StartCampaign;
 use crate::vocab::Request;
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,14 +131,6 @@ impl Election {
         Ok(Leadership::new(lease, value.to_string()))
     }
 
-    /// Starts a campaign as an [`Acquiring`] that can be polled now,
-    /// waited for, and given up from any thread without leaving a
-    /// leadership behind: what a binding's cancellable campaign is made of.
-    pub fn campaigning(&self, value: &str, options: Options) -> Acquiring<Leadership> {
-        let (election, value) = (self.clone(), value.to_string());
-        Acquiring::new(async move { election.campaign_with(&value, options).await })
-    }
-
     /// Campaigns, runs `body` while leading, and resigns however `body`
     /// ends. Losing the leadership stops `body` at the await it is at (the
     /// future is dropped), unless it ends in that same poll. Returns
@@ -181,12 +174,17 @@ impl Election {
         check_name(&self.name)?;
         self.backend.observe(&self.name).await
     }
+}
 
-    /// `observe` as an [`Observing`]: started now (an embedded store's
-    /// observer is subscribed on return), awaited from any thread and
-    /// closed from any other; what a binding's observer is made of. Call it
-    /// inside the runtime the store runs on.
-    pub fn observing(&self) -> Observing {
+impl StartCampaign for Election {
+    type Held = Leadership;
+
+    fn campaigning(&self, value: &str, options: Options) -> Acquiring<Leadership> {
+        let (election, value) = (self.clone(), value.to_string());
+        Acquiring::new(async move { election.campaign_with(&value, options).await })
+    }
+
+    fn observing(&self) -> Observing {
         let election = self.clone();
         Observing::start(async move { election.observe().await })
     }

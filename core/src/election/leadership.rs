@@ -4,6 +4,7 @@
 use super::leader::Leader;
 use crate::error::{Error, Result};
 use crate::fence::Fence;
+use crate::hold::EndHold;
 use crate::lease::Lease;
 use crate::on_lost::OnLost;
 use std::time::Duration;
@@ -76,14 +77,6 @@ impl Leadership {
         self.lease.release().await
     }
 
-    /// Resigns as a `lead`'s end, after a body that ended `body_ok` (or
-    /// with an error that, when `cancelled_by_loss`, was only the
-    /// cancellation the loss caused), and gives what `lead` adds to the
-    /// body's outcome, as [`Lease::end_hold`](crate::Lease::end_hold) does.
-    pub async fn end_lead(&self, body_ok: bool, cancelled_by_loss: bool) -> Result<()> {
-        self.lease.end_hold(body_ok, cancelled_by_loss).await
-    }
-
     /// Runs `body` until it ends or the leadership is lost; see
     /// `Holding::until_lost`.
     pub(crate) async fn until_lost<T>(
@@ -110,6 +103,17 @@ impl Leadership {
     /// lost (not when it resigns first); see [`Lease::on_lost`].
     pub fn on_lost(&self, callback: impl FnOnce(Error) + Send + 'static) -> OnLost {
         self.lease.on_lost(callback)
+    }
+}
+
+impl EndHold for Leadership {
+    /// Resigns as a `lead`'s end, by the rule of a lease's hold.
+    fn end_hold(
+        &self,
+        body_ok: bool,
+        cancelled_by_loss: bool,
+    ) -> impl std::future::Future<Output = Result<()>> + Send {
+        self.lease.end_hold(body_ok, cancelled_by_loss)
     }
 }
 

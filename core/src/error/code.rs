@@ -127,35 +127,45 @@ impl Code {
     pub fn parse(text: &str) -> Option<Code> {
         Code::ALL.into_iter().find(|c| c.as_str() == text)
     }
+}
 
+/// A code's number in the C ABI and the name of its error in each
+/// binding's language: binding plumbing, reached as
+/// `tinystore::binding::CodeNames` and hidden from the crate's docs.
+pub trait CodeNames: Sized {
     /// The code's number in the C ABI (`TsError.code`); never 0, which
     /// says "no error" there.
-    pub fn number(self) -> u32 {
+    fn number(self) -> u32;
+    /// The code of a C ABI number; `None` for an unknown one.
+    fn from_number(number: u32) -> Option<Self>;
+    /// The Python exception class of the code, e.g. `"LeaseLost"`.
+    fn python_class(self) -> &'static str;
+    /// The Node (TypeScript) error class of the code, e.g.
+    /// `"LeaseLostError"`.
+    fn node_class(self) -> &'static str;
+    /// The Go name of the code, e.g. `"LeaseLost"` for `CodeLeaseLost`
+    /// and `ErrLeaseLost`.
+    fn go_name(self) -> &'static str;
+}
+
+impl CodeNames for Code {
+    fn number(self) -> u32 {
         self.row().number
     }
 
-    /// The code of a C ABI number; `None` for an unknown one.
-    pub fn from_number(number: u32) -> Option<Code> {
+    fn from_number(number: u32) -> Option<Code> {
         Code::ALL.into_iter().find(|c| c.number() == number)
     }
 
-    /// The Python exception class of the code, e.g. `"LeaseLost"`.
-    #[doc(hidden)] // binding plumbing, not the user's surface (docs/architecture.md)
-    pub fn python_class(self) -> &'static str {
+    fn python_class(self) -> &'static str {
         self.row().python
     }
 
-    /// The Node (TypeScript) error class of the code, e.g.
-    /// `"LeaseLostError"`.
-    #[doc(hidden)] // binding plumbing, not the user's surface (docs/architecture.md)
-    pub fn node_class(self) -> &'static str {
+    fn node_class(self) -> &'static str {
         self.row().node
     }
 
-    /// The Go name of the code, e.g. `"LeaseLost"` for `CodeLeaseLost`
-    /// and `ErrLeaseLost`.
-    #[doc(hidden)] // binding plumbing, not the user's surface (docs/architecture.md)
-    pub fn go_name(self) -> &'static str {
+    fn go_name(self) -> &'static str {
         self.row().go
     }
 }
@@ -168,7 +178,7 @@ impl fmt::Display for Code {
 
 #[cfg(test)]
 mod tests {
-    use super::Code;
+    use super::{Code, CodeNames};
     use std::collections::HashSet;
 
     /// `ALL` holds each code once, and every column of the table is

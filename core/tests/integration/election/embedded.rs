@@ -8,6 +8,7 @@
 
 use futures_util::StreamExt;
 use std::time::Duration;
+use tinystore::binding::StartCampaign;
 use tinystore::{Code, Election, Leader, Leadership, Observer, Options, Store};
 use tokio::time::{advance, sleep, timeout};
 

@@ -1,6 +1,7 @@
 //! docs/locks.md's table of each code's error per language is the core's
 //! table: every code has its row, with the names `Code` gives.
 
+use tinystore::binding::CodeNames;
 use tinystore::Code;
 
 #[test]

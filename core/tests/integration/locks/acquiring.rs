@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
+use tinystore::binding::StartAcquire;
 use tinystore::server::{ServeOptions, Server};
 use tinystore::{Code, Lease, Options, Store};
 
@@ -209,7 +210,7 @@ impl std::task::Wake for Counted {
 
 /// Polls `acquiring` with `waker` each time it is woken, until it is ready.
 async fn poll_with_until_ready(
-    acquiring: &tinystore::Acquiring<Lease>,
+    acquiring: &tinystore::binding::Acquiring<Lease>,
     counted: &Arc<Counted>,
 ) -> tinystore::Result<Option<Lease>> {
     let waker = std::task::Waker::from(counted.clone());

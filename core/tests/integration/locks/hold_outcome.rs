@@ -6,8 +6,9 @@
 
 use crate::support::served::through_proxy;
 use std::time::Duration;
+use tinystore::binding::{hold_outcome, EndHold};
 use tinystore::server::Server;
-use tinystore::{hold_outcome, Code, Error, Options, Store};
+use tinystore::{Code, Error, Options, Store};
 use tokio::task::JoinHandle;
 
 /// The body's own error, a stand-in for an application's.
