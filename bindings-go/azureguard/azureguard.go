@@ -73,8 +73,10 @@ const MetadataKey = "tinystore_fence"
 // UploadBuffer uploads buffer to the blob with opts (nil: none), guarded
 // by fence, and gives the upload's response. opts are the SDK's own (its
 // HTTPHeaders, Metadata, Tags, AccessTier, BlockSize and the rest), but
-// not its AccessConditions: the guard's.
-func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, fence locks.Fence, opts *blockblob.UploadBufferOptions) (blockblob.UploadBufferResponse, error) {
+// not its AccessConditions: the guard's. under is the lease's Fence or
+// the *locks.Lease itself: given the lease, a stale refusal is also told
+// to its store (locks.Fenced).
+func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, under locks.Fenced, opts *blockblob.UploadBufferOptions) (blockblob.UploadBufferResponse, error) {
 	var none blockblob.UploadBufferResponse
 	if client == nil {
 		return none, invalid("azureguard.UploadBuffer was given a nil *blockblob.Client; nothing was written")
@@ -98,13 +100,23 @@ func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, 
 	if err := native.VersionedCheckMetadata(native.StoreAzure, resource, keys); err != nil {
 		return none, err
 	}
-	m, step, err := native.NewVersioned(native.StoreAzure, resource, fence.Epoch, fence.Count)
+	var written blockblob.UploadBufferResponse
+	err = guardio.Checked(ctx, "azureguard.UploadBuffer", under, resource, "azure", func(fence locks.Fence) error {
+		return upload(ctx, client, buffer, mine, resource, fence, &written)
+	})
 	if err != nil {
 		return none, err
 	}
+	return written, nil
+}
+
+func upload(ctx context.Context, client *blockblob.Client, buffer []byte, mine blockblob.UploadBufferOptions, resource string, fence locks.Fence, written *blockblob.UploadBufferResponse) error {
+	m, step, err := native.NewVersioned(native.StoreAzure, resource, fence.Epoch, fence.Count)
+	if err != nil {
+		return err
+	}
 	defer m.Free()
-	var written blockblob.UploadBufferResponse
-	err = guardio.Run(m, step, func(step native.Step) (native.Observed, error) {
+	return guardio.Run(m, step, func(step native.Step) (native.Observed, error) {
 		switch step.Kind {
 		case native.StepReadObject:
 			return read(ctx, client, step.Text)
@@ -114,16 +126,12 @@ func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, 
 			}
 			observed, got, err := put(ctx, client, buffer, mine, step)
 			if observed.Kind == native.ObservedWritten {
-				written = got
+				*written = got
 			}
 			return observed, err
 		}
 		return native.Observed{}, nil // a step of no versioned machine: the machine says so
 	})
-	if err != nil {
-		return none, err
-	}
-	return written, nil
 }
 
 func invalid(message string) error {

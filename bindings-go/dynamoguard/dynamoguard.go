@@ -141,37 +141,47 @@ func Ensure(ctx context.Context, client TableClient, table string) error {
 
 // PutItem is put, guarded by fence for resource: one transaction of put
 // and the register item's put.
-func PutItem(ctx context.Context, client Client, resource string, put *types.Put, fence locks.Fence, opts ...Option) error {
+func PutItem(ctx context.Context, client Client, resource string, put *types.Put, under locks.Fenced, opts ...Option) error {
 	if put == nil {
 		return missing("PutItem", "*types.Put", resource)
 	}
-	return single(ctx, client, resource, types.TransactWriteItem{Put: put}, fence, opts)
+	return single(ctx, client, resource, types.TransactWriteItem{Put: put}, under, opts)
 }
 
 // UpdateItem is update, guarded by fence for resource.
-func UpdateItem(ctx context.Context, client Client, resource string, update *types.Update, fence locks.Fence, opts ...Option) error {
+func UpdateItem(ctx context.Context, client Client, resource string, update *types.Update, under locks.Fenced, opts ...Option) error {
 	if update == nil {
 		return missing("UpdateItem", "*types.Update", resource)
 	}
-	return single(ctx, client, resource, types.TransactWriteItem{Update: update}, fence, opts)
+	return single(ctx, client, resource, types.TransactWriteItem{Update: update}, under, opts)
 }
 
 // DeleteItem is del, guarded by fence for resource. The register keeps
 // the fence, so that a late holder's write is still refused.
-func DeleteItem(ctx context.Context, client Client, resource string, del *types.Delete, fence locks.Fence, opts ...Option) error {
+func DeleteItem(ctx context.Context, client Client, resource string, del *types.Delete, under locks.Fenced, opts ...Option) error {
 	if del == nil {
 		return missing("DeleteItem", "*types.Delete", resource)
 	}
-	return single(ctx, client, resource, types.TransactWriteItem{Delete: del}, fence, opts)
+	return single(ctx, client, resource, types.TransactWriteItem{Delete: del}, under, opts)
 }
 
 // TransactWriteItems writes items (at most MaxItems) and the register
 // item's put in the register table table, in one TransactWriteItems,
 // guarded by fence for resource: all of them, or none.
-func TransactWriteItems(ctx context.Context, client Client, table, resource string, items []types.TransactWriteItem, fence locks.Fence) error {
+//
+// Every call takes the lease's Fence or the *locks.Lease itself as under:
+// given the lease, a stale refusal is also told to its store
+// (locks.Fenced).
+func TransactWriteItems(ctx context.Context, client Client, table, resource string, items []types.TransactWriteItem, under locks.Fenced) error {
 	if client == nil {
 		return &locks.Error{Code: locks.CodeInvalid, Message: fmt.Sprintf("dynamoguard was given a nil DynamoDB client for resource %q", resource)}
 	}
+	return guardio.Checked(ctx, "dynamoguard", under, resource, "dynamodb", func(fence locks.Fence) error {
+		return transact(ctx, client, table, resource, items, fence)
+	})
+}
+
+func transact(ctx context.Context, client Client, table, resource string, items []types.TransactWriteItem, fence locks.Fence) error {
 	m, step, err := native.NewDynamo(table, resource, fence.Epoch, fence.Count, uint(len(items)))
 	if err != nil {
 		return err
@@ -202,12 +212,12 @@ func IsSerializationFailure(err error) bool {
 	return guardio.IsSerializationFailure(err)
 }
 
-func single(ctx context.Context, client Client, resource string, item types.TransactWriteItem, fence locks.Fence, opts []Option) error {
+func single(ctx context.Context, client Client, resource string, item types.TransactWriteItem, under locks.Fenced, opts []Option) error {
 	s := settings{table: RegisterTable}
 	for _, opt := range opts {
 		opt(&s)
 	}
-	return TransactWriteItems(ctx, client, s.table, resource, []types.TransactWriteItem{item}, fence)
+	return TransactWriteItems(ctx, client, s.table, resource, []types.TransactWriteItem{item}, under)
 }
 
 func missing(call, kind, resource string) error {

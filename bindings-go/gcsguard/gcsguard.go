@@ -89,8 +89,10 @@ func Attrs(attrs storage.ObjectAttrs) Option {
 // Upload writes data to obj with the attributes opts set, guarded by
 // fence, and gives the object's attributes as written. obj is a handle of
 // the caller's client with no conditions of its own (the guard sets them)
-// and no generation.
-func Upload(ctx context.Context, obj *storage.ObjectHandle, data []byte, fence locks.Fence, opts ...Option) (*storage.ObjectAttrs, error) {
+// and no generation. under is the lease's Fence or the *locks.Lease
+// itself: given the lease, a stale refusal is also told to its store
+// (locks.Fenced).
+func Upload(ctx context.Context, obj *storage.ObjectHandle, data []byte, under locks.Fenced, opts ...Option) (*storage.ObjectAttrs, error) {
 	if obj == nil || obj.BucketName() == "" || obj.ObjectName() == "" {
 		bucket, name := "", ""
 		if obj != nil {
@@ -107,29 +109,35 @@ func Upload(ctx context.Context, obj *storage.ObjectHandle, data []byte, fence l
 	if err := native.VersionedCheckMetadata(native.StoreGCS, resource, keys(attrs.Metadata)); err != nil {
 		return nil, err
 	}
-	m, step, err := native.NewVersioned(native.StoreGCS, resource, fence.Epoch, fence.Count)
+	var written *storage.ObjectAttrs
+	err := guardio.Checked(ctx, "gcsguard.Upload", under, resource, "gcs", func(fence locks.Fence) error {
+		return upload(ctx, obj, data, attrs, resource, fence, &written)
+	})
 	if err != nil {
 		return nil, err
 	}
+	return written, nil
+}
+
+func upload(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs storage.ObjectAttrs, resource string, fence locks.Fence, written **storage.ObjectAttrs) error {
+	m, step, err := native.NewVersioned(native.StoreGCS, resource, fence.Epoch, fence.Count)
+	if err != nil {
+		return err
+	}
 	defer m.Free()
-	var written *storage.ObjectAttrs
-	err = guardio.Run(m, step, func(step native.Step) (native.Observed, error) {
+	return guardio.Run(m, step, func(step native.Step) (native.Observed, error) {
 		switch step.Kind {
 		case native.StepReadObject:
 			return read(ctx, obj, step.Text)
 		case native.StepPutVersioned:
 			observed, got, err := put(ctx, obj, data, attrs, step)
 			if got != nil {
-				written = got
+				*written = got
 			}
 			return observed, err
 		}
 		return native.Observed{}, nil // a step of no versioned machine: the machine says so
 	})
-	if err != nil {
-		return nil, err
-	}
-	return written, nil
 }
 
 func keys(metadata map[string]string) []string {

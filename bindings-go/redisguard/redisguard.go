@@ -47,69 +47,37 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"tinystore.dev/go/internal/guardio"
 	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 )
 
-// fenceOf is the fence of under, after the client and key are checked
-// present; a nil under is invalid.
-func fenceOf(client redis.Scripter, key string, under locks.Fenced) (locks.Fence, error) {
-	if err := present(client, key); err != nil {
-		return locks.Fence{}, err
-	}
-	if under == nil {
-		return locks.Fence{}, native.Invalid("redisguard: the fence is nil: give a locks.Fence or the *locks.Lease")
-	}
-	return under.WriteFence(), nil
-}
-
 // Set is SET key value, guarded by fence.
 func Set(ctx context.Context, client redis.Scripter, key, value string, under locks.Fenced) error {
-	fence, err := fenceOf(client, key, under)
-	if err != nil {
-		return err
-	}
-	m, first, err := native.NewRedisSet(key, value, fence.Epoch, fence.Count)
-	if err != nil {
-		return err
-	}
-	_, err = run(ctx, client, m, first, &guarded)
-	return locks.Told(under, key, err)
+	return checked(ctx, client, key, under, func(fence locks.Fence) (*native.Machine, native.Step, error) {
+		return native.NewRedisSet(key, value, fence.Epoch, fence.Count)
+	})
 }
 
 // Del is DEL key, guarded by fence. The fence stays recorded, so that a
 // late holder's write is still refused; deleting again is fine.
 func Del(ctx context.Context, client redis.Scripter, key string, under locks.Fenced) error {
-	fence, err := fenceOf(client, key, under)
-	if err != nil {
-		return err
-	}
-	m, first, err := native.NewRedisDel(key, fence.Epoch, fence.Count)
-	if err != nil {
-		return err
-	}
-	_, err = run(ctx, client, m, first, &guarded)
-	return locks.Told(under, key, err)
+	return checked(ctx, client, key, under, func(fence locks.Fence) (*native.Machine, native.Step, error) {
+		return native.NewRedisDel(key, fence.Epoch, fence.Count)
+	})
 }
 
 // HSet is HSET key field value ... of fields, guarded by fence; fields
 // may not be empty.
 func HSet(ctx context.Context, client redis.Scripter, key string, fields map[string]string, under locks.Fenced) error {
-	fence, err := fenceOf(client, key, under)
-	if err != nil {
-		return err
-	}
 	pairs := make([][2]string, 0, len(fields))
 	for f, v := range fields {
 		pairs = append(pairs, [2]string{f, v})
 	}
 	slices.SortFunc(pairs, func(a, b [2]string) int { return cmp.Compare(a[0], b[0]) })
-	m, first, err := native.NewRedisHSet(key, pairs, fence.Epoch, fence.Count)
-	if err != nil {
-		return err
-	}
-	_, err = run(ctx, client, m, first, &guarded)
-	return locks.Told(under, key, err)
+	return checked(ctx, client, key, under, func(fence locks.Fence) (*native.Machine, native.Step, error) {
+		return native.NewRedisHSet(key, pairs, fence.Epoch, fence.Count)
+	})
 }
 
 // Script runs the caller's own Lua body behind the check, in one script,
@@ -125,17 +93,20 @@ func HSet(ctx context.Context, client redis.Scripter, key string, fields map[str
 //	saves, err := redisguard.Script(ctx, rdb, "user:{42}:profile", body, lease.Fence,
 //		[]string{"user:{42}:saves"}, "pro")
 func Script(ctx context.Context, client redis.Scripter, key, body string, under locks.Fenced, keys []string, args ...string) (any, error) {
-	fence, err := fenceOf(client, key, under)
-	if err != nil {
+	if err := present(client, key); err != nil {
 		return nil, err
 	}
-	m, first, err := native.NewRedisScript(key, body, keys, args, fence.Epoch, fence.Count)
+	var reply any
+	err := guardio.Checked(ctx, "redisguard", under, key, "redis", func(fence locks.Fence) error {
+		m, first, err := native.NewRedisScript(key, body, keys, args, fence.Epoch, fence.Count)
+		if err != nil {
+			return err
+		}
+		reply, err = run(ctx, client, m, first, &theirs)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	reply, err := run(ctx, client, m, first, &theirs)
-	if err != nil {
-		return nil, locks.Told(under, key, err)
 	}
 	if items, ok := reply.([]any); ok && len(items) > 1 {
 		return items[1], nil
@@ -150,4 +121,21 @@ func present(client redis.Scripter, key string) error {
 		return &locks.Error{Code: locks.CodeInvalid, Message: fmt.Sprintf("redisguard was given a nil Redis client for key %q", key)}
 	}
 	return nil
+}
+
+// checked runs the guarded write made makes under under's fence, with
+// guardio.Checked: the observer's span, and a refusal told to the lease's
+// store. A nil client, an empty key or a nil under is invalid.
+func checked(ctx context.Context, client redis.Scripter, key string, under locks.Fenced, made func(locks.Fence) (*native.Machine, native.Step, error)) error {
+	if err := present(client, key); err != nil {
+		return err
+	}
+	return guardio.Checked(ctx, "redisguard", under, key, "redis", func(fence locks.Fence) error {
+		m, first, err := made(fence)
+		if err != nil {
+			return err
+		}
+		_, err = run(ctx, client, m, first, &guarded)
+		return err
+	})
 }

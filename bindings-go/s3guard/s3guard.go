@@ -104,7 +104,10 @@ func ContentType(contentType string) Option {
 // the code the core classifies it as (unauthorized for a 403,
 // unavailable for an unreachable store or a 5xx, io otherwise) that
 // wraps the SDK's: errors.As still reaches smithy.APIError.
-func Put(ctx context.Context, client Client, bucket, key string, body []byte, fence locks.Fence, opts ...Option) (*s3.PutObjectOutput, error) {
+//
+// under is the lease's Fence or the *locks.Lease itself: given the lease,
+// a stale refusal is also told to its store (locks.Fenced).
+func Put(ctx context.Context, client Client, bucket, key string, body []byte, under locks.Fenced, opts ...Option) (*s3.PutObjectOutput, error) {
 	s := settings{metadata: map[string]string{}}
 	for _, opt := range opts {
 		opt(&s)
@@ -112,26 +115,42 @@ func Put(ctx context.Context, client Client, bucket, key string, body []byte, fe
 	if err := present(client, bucket, key); err != nil {
 		return nil, err
 	}
-	m, first, err := native.NewObjectPut(bucket, key, fence.Epoch, fence.Count, s.metadata)
+	var out *s3.PutObjectOutput
+	err := guardio.Checked(ctx, "s3guard.Put", under, bucket+"/"+key, "s3", func(fence locks.Fence) error {
+		m, first, err := native.NewObjectPut(bucket, key, fence.Epoch, fence.Count, s.metadata)
+		if err != nil {
+			return err
+		}
+		out, err = write(ctx, client, bucket, m, first, body, s.contentType)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return write(ctx, client, bucket, m, first, body, s.contentType)
+	return out, nil
 }
 
 // Delete is the guarded delete of bucket/key with fence: the put of an
 // empty tombstone under its fence, which keeps the fence, so that a late
 // holder's put is still refused; Get reads it as no object. Deleting
-// again is fine. Its errors are Put's.
-func Delete(ctx context.Context, client Client, bucket, key string, fence locks.Fence) (*s3.PutObjectOutput, error) {
+// again is fine. Its errors and its under are Put's.
+func Delete(ctx context.Context, client Client, bucket, key string, under locks.Fenced) (*s3.PutObjectOutput, error) {
 	if err := present(client, bucket, key); err != nil {
 		return nil, err
 	}
-	m, first, err := native.NewObjectDelete(bucket, key, fence.Epoch, fence.Count)
+	var out *s3.PutObjectOutput
+	err := guardio.Checked(ctx, "s3guard.Delete", under, bucket+"/"+key, "s3", func(fence locks.Fence) error {
+		m, first, err := native.NewObjectDelete(bucket, key, fence.Epoch, fence.Count)
+		if err != nil {
+			return err
+		}
+		out, err = write(ctx, client, bucket, m, first, nil, nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return write(ctx, client, bucket, m, first, nil, nil)
+	return out, nil
 }
 
 // An Object is what Get read: the body of the largest fence's object, its

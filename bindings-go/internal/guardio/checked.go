@@ -1,0 +1,28 @@
+package guardio
+
+import (
+	"context"
+
+	"tinystore.dev/go/internal/native"
+	"tinystore.dev/go/locks"
+)
+
+// Checked runs check, a guard's write of resource on backend ("s3",
+// "dynamodb", "gcs", "azure", "redis"), with the fence of under: inside
+// the process's Observer's GuardCheck when one is set (tinystoreotel's
+// span and refused counter), and with a stale refusal told to the lease's
+// store when under is the *locks.Lease (locks.Told). A nil under is
+// invalid, naming call, and nothing is checked.
+func Checked(ctx context.Context, call string, under locks.Fenced, resource, backend string, check func(fence locks.Fence) error) error {
+	if under == nil {
+		return native.Invalid(call + ": the fence is nil: give a locks.Fence or the *locks.Lease")
+	}
+	fence := under.WriteFence()
+	if o := locks.Observed(); o != nil {
+		end := o.GuardCheck(ctx, resource, fence, backend)
+		err := locks.Told(under, resource, check(fence))
+		end(err)
+		return err
+	}
+	return locks.Told(under, resource, check(fence))
+}
