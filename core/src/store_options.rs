@@ -21,8 +21,9 @@ pub struct StoreOptions {
     /// Whether a missing or empty directory is made into a new store (the
     /// default); when false, such a directory is `invalid`.
     pub create: bool,
-    /// A file to append every grant and end of a lease to (see
-    /// [`crate::engine::Audit`]); none by default.
+    /// A file to append every grant, renewal and end of a lease to, one
+    /// JSON line each (`tinystore serve --audit`, docs/cli.md); none by
+    /// default.
     pub audit: Option<std::path::PathBuf>,
     /// Whether the test kit may move this store's time and expire its
     /// leases ([`crate::testing`]); off by default, and reported by

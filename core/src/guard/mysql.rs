@@ -1,6 +1,6 @@
 //! The guard on a `mysql_async` transaction (cargo feature `guard-mysql`),
 //! for MySQL and MariaDB: the check-and-record in the caller's own InnoDB
-//! transaction, driven by [`SqlCheck`](super::SqlCheck); this file runs its
+//! transaction, driven by [`SqlCheck`]; this file runs its
 //! statements.
 //!
 //! Two writers of one resource are serialized by the register row's lock

@@ -1,6 +1,6 @@
 //! The guard on a `tokio-postgres` transaction (cargo feature
 //! `guard-postgres`): the check-and-record in the caller's own
-//! transaction, driven by [`SqlCheck`](super::SqlCheck); this file runs its
+//! transaction, driven by [`SqlCheck`]; this file runs its
 //! statements.
 //!
 //! At READ COMMITTED two writers of one resource are serialized by the

@@ -51,7 +51,9 @@ end
 }
 const CHECK: &str = check!();
 
-/// The guard's script for its own writes: [`CHECK`], then the write.
+/// The guard's script for its own writes: the check every guard script
+/// begins with (`KEYS[1]` the register, `ARGV[1]` the fence's 40 digits;
+/// a refusal answers `{"refused", recorded}`), then the write.
 /// `KEYS[2]` is the data key, `ARGV[2]` the write (`set`, `del`, `hset`),
 /// `ARGV[3..]` its arguments. It answers `{"accepted"}`. The write comes
 /// before the record: a write Redis refuses (a key of another type) ends

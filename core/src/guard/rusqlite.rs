@@ -1,6 +1,6 @@
 //! The guard on a `rusqlite` connection (cargo feature `guard-sqlite`):
 //! the check-and-record in the caller's own transaction, driven by
-//! [`SqlCheck`](super::SqlCheck); this file runs its statements.
+//! [`SqlCheck`]; this file runs its statements.
 //!
 //! ```
 //! # fn main() -> Result<(), tinystore::Error> {

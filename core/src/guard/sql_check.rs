@@ -7,7 +7,7 @@
 //! accepted: [`Statements::accepted_changes`] rows, 2 on MySQL, where a
 //! row left as it was may count 1); when it changed fewer, the read of
 //! [`Statements::read`], whose
-//! row [`refused`](super::refused) decides (equal: accepted, larger:
+//! row [`refused`] decides (equal: accepted, larger:
 //! `stale`, malformed: `corrupt`). A statement's failure is classified by
 //! [`DriverFailure::class`].
 //!
