@@ -17,9 +17,11 @@ package guard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
+	"tinystore.dev/go/internal/guardio"
 	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 )
@@ -44,10 +46,21 @@ func SetFence(req *http.Request, fence locks.Fence) {
 // Tinystore-Fence header of Fence, over Base (http.DefaultTransport when
 // nil):
 //
-//	client := &http.Client{Transport: &guard.Transport{Fence: lease.Fence}}
+//	client := &http.Client{Transport: &guard.Transport{Fence: lease}}
+//
+// Fence is the lease's Fence, or the *locks.Lease itself. Either way each
+// request is a guard's check seen from the client (backend "http", the
+// resource the URL's host and path): the Observer's GuardCheck (a
+// tinystoreotel span and counter) sees it accepted, refused (a 409
+// Conflict carrying Tinystore-Fence-Largest: a guard in the service
+// refused the request's write as stale) or failed (no answer, or another
+// 4xx or 5xx). Given the lease, a refusal is also told to its store
+// (Lease.ReportRefused), which counts it. The answer is returned as it
+// came either way: read its status as ever. A nil Fence sends the zero
+// fence and is seen by nobody.
 type Transport struct {
 	Base  http.RoundTripper
-	Fence locks.Fence
+	Fence locks.Fenced
 }
 
 // RoundTrip sends a copy of req that carries the fence; req is left as it
@@ -58,8 +71,43 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		base = http.DefaultTransport
 	}
 	out := req.Clone(req.Context())
-	SetFence(out, t.Fence)
-	return base.RoundTrip(out)
+	if t.Fence == nil {
+		SetFence(out, locks.Fence{})
+		return base.RoundTrip(out)
+	}
+	SetFence(out, t.Fence.WriteFence())
+	resource := req.URL.Host + req.URL.Path
+	var resp *http.Response
+	var sent error
+	_ = guardio.Checked(req.Context(), "guard.Transport", t.Fence, resource, "http", func(fence locks.Fence) error {
+		resp, sent = base.RoundTrip(out)
+		if sent != nil {
+			return sent
+		}
+		return answered(resp, resource, fence)
+	})
+	return resp, sent
+}
+
+// answered is what resp says of a guarded request's write: nil when
+// accepted; a *locks.StaleError for a 409 that carries the largest fence;
+// an error naming the status for another 4xx or 5xx.
+func answered(resp *http.Response, resource string, fence locks.Fence) error {
+	if resp.StatusCode == names.Conflict {
+		values := resp.Header.Values(LargestHeader)
+		if len(values) == 1 {
+			present, epoch, count, err := native.FenceHeaderParse(&values[0])
+			if err == nil && present {
+				largest := locks.Fence{Epoch: epoch, Count: count}
+				return &locks.StaleError{Resource: resource, Fence: fence, Largest: largest, Message: fmt.Sprintf(
+					"the service refused the write to %s under fence %s: fence %s is recorded", resource, fence, largest)}
+			}
+		}
+	}
+	if resp.StatusCode >= 400 {
+		return &locks.Error{Code: locks.CodeIO, Message: fmt.Sprintf("the service answered %s to the write to %s", resp.Status, resource)}
+	}
+	return nil
 }
 
 // ReadFence reads the request's Tinystore-Fence header with the core's
