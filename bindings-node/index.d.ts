@@ -1070,8 +1070,14 @@ export declare namespace http {
   const BAD_REQUEST: number
   /** The header that carries `fence`. */
   function fenceHeaders(fence: bigint): Record<string, string>
-  /** `globalThis.fetch` with `fence` in the request's Tinystore-Fence header. */
-  function fetch(input: string | URL | Request, fence: bigint, init?: RequestInit): Promise<Response>
+  /**
+   * `globalThis.fetch` with `fence` in the request's Tinystore-Fence
+   * header. Each request is a guard's check seen from the client (an
+   * OpenTelemetry span, backend `http`): a 409 carrying
+   * Tinystore-Fence-Largest is a refusal, which, given the Lease itself, is
+   * also told to its store. The response is given as it came.
+   */
+  function fetch(input: string | URL | Request, fence: bigint | Lease, init?: RequestInit): Promise<Response>
   /**
    * The fence a request carries: undefined without the header; throws
    * InvalidError naming the header when it is malformed (a sign, spaces,

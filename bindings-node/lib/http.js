@@ -11,6 +11,9 @@
 const native = require('./native')
 const { describe } = require('./convert')
 const { InvalidError, StaleError, TinystoreError, fromNativeValue, mappedSync } = require('./errors')
+const { underOf } = require('./guard_input')
+const { Lease } = require('./lease')
+const otel = require('./otel')
 
 const {
   fenceHeader: FENCE_HEADER,
@@ -31,16 +34,63 @@ function fenceHeaders(fence) {
 
 /**
  * `globalThis.fetch` with `fence` in the request's Tinystore-Fence header
- * (replacing one already there).
+ * (replacing one already there). `fence` is a bigint or the Lease itself.
+ * Either way the request is a guard's check seen from the client (backend
+ * `http`, the resource the URL's host and path): OpenTelemetry's
+ * tinystore.guard.check span (lib/otel.js) sees it accepted, refused (a
+ * 409 carrying Tinystore-Fence-Largest: a guard in the service refused the
+ * request's write as stale) or failed (no answer, or another 4xx or 5xx).
+ * Given the lease, a refusal is also told to its store. The response is
+ * returned as it came either way.
  * @param {string | URL | Request} input
  * @param {unknown} fence
  * @param {RequestInit} [init]
  * @returns {Promise<Response>}
  */
 async function fencedFetch(input, fence, init) {
+  const under = fence instanceof Lease ? underOf(fence, 'http.fetch') : null
   const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined))
-  for (const [name, value] of Object.entries(fenceHeaders(fence))) headers.set(name, value)
-  return globalThis.fetch(input, { ...init, headers })
+  for (const [name, value] of Object.entries(fenceHeaders(under ? under.fence : fence))) headers.set(name, value)
+  const bigint = /** @type {bigint} */ (under ? under.fence : fence)
+  const url = new URL(input instanceof Request ? input.url : String(input))
+  const resource = url.host + url.pathname
+  /** @type {Response | undefined} */
+  let response
+  const send = async () => {
+    response = await globalThis.fetch(input, { ...init, headers })
+    const refused = refusalOf(response, resource, bigint)
+    if (refused) throw refused
+  }
+  try {
+    await (under ? under.checked(resource, 'http', send) : otel.checked(resource, bigint, () => 'http', send))
+  } catch (err) {
+    if (response === undefined) throw err
+  }
+  return /** @type {Response} */ (response)
+}
+
+/**
+ * What a guarded request's response says of its write: undefined when it
+ * was accepted; a StaleError for a 409 carrying the largest fence; an
+ * error naming the status for another 4xx or 5xx.
+ * @param {Response} response
+ * @param {string} resource
+ * @param {bigint} fence
+ */
+function refusalOf(response, resource, fence) {
+  if (response.status === CONFLICT) {
+    const read = native.guardHttpParse(response.headers.get(LARGEST_HEADER))
+    if (!read.error && typeof read.fence === 'bigint') {
+      const largest = read.fence
+      return new StaleError(`the service refused the write to ${resource} under fence ${fence}: fence ${largest} is recorded`, {
+        resource,
+        fence,
+        largest,
+      })
+    }
+  }
+  if (response.status >= 400) return new TinystoreError('io', `the service answered ${response.status} to the write to ${resource}`)
+  return undefined
 }
 
 /**

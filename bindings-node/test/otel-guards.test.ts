@@ -6,9 +6,14 @@
 // accepted or stale, with the fence, the resource and the backend, read
 // back from the SDK's in-memory exporter, the refusal counted on its
 // backend. A store whose variable is unset skips, unless its
-// TINYSTORE_REQUIRE_* is 1, when the file fails.
+// TINYSTORE_REQUIRE_* is 1, when the file fails. And http.fetch given the
+// lease, whose request a real SQLite guard in a node:http service refuses
+// with 409: told and traced the same, on the backend http.
 import assert from 'node:assert/strict'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
+import Database from 'better-sqlite3'
 import { metrics, trace } from '@opentelemetry/api'
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
@@ -16,7 +21,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3'
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { Storage } from '@google-cloud/storage'
 import { BlobServiceClient } from '@azure/storage-blob'
-import { type Lease, StaleError, type Store, guard } from 'tinystore'
+import { type FencedRequest, type Lease, StaleError, type Store, guard, http } from 'tinystore'
 import { TestStore } from 'tinystore/testing'
 
 const s3Url = process.env.TINYSTORE_S3_URL
@@ -161,5 +166,37 @@ for (const served of [false, true]) {
     const name = `otel/${unique()}`
     const blob = container.getBlockBlobClient(name)
     await toldAndTraced(served, 'azure', `tinystore/${name}`, lease => guard.azure.upload(blob, 'the summary', lease))
+  })
+}
+
+for (const served of [false, true]) {
+  test(`${served ? 'served' : 'embedded'}: http.fetch given the lease tells and traces a 409`, async () => {
+    const db = new Database(':memory:')
+    guard.ensure(db)
+    const save = db.transaction((fence: bigint) => guard.check(db, 'chats/42', fence))
+    const server = createServer(
+      http.fenced((req: FencedRequest & IncomingMessage, res: ServerResponse) => {
+        save(req.tinystoreFence ?? 0n)
+        res.end('saved')
+      }),
+    )
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      await toldAndTraced(served, 'http', `${host}/chats/42`, async lease => {
+        const res = await http.fetch(`http://${host}/chats/42`, lease, { method: 'POST' })
+        await res.text()
+        // The response comes back as it came; the test turns a 409 into
+        // the refusal toldAndTraced expects.
+        if (res.status === http.CONFLICT) {
+          throw new StaleError('refused', { resource: `${host}/chats/42`, fence: lease.fence, largest: 0n })
+        }
+        assert.equal(res.status, 200)
+      })
+    } finally {
+      server.closeAllConnections()
+      await new Promise(resolve => server.close(resolve))
+      db.close()
+    }
   })
 }
