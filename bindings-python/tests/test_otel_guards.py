@@ -159,3 +159,61 @@ def test_the_azure_guard_given_the_lease(kit: TestStore) -> None:
     name = f"otel/{uuid.uuid4().hex[:8]}"
     blob = service.get_blob_client("tinystore", name)
     told_and_traced(kit, "azure", f"tinystore/{name}", lambda lease: azure.upload_blob(blob, "the summary", lease))
+
+
+def test_http_answers_given_the_lease(kit: TestStore, tmp_path: Any) -> None:
+    """A request through ``FenceAuth(lease)`` (requests) whose write a
+    real SQLite guard in a WSGI service refuses with 409: told and traced
+    on the backend http; with httpx, :func:`tinystore.http.answered` does
+    the same on the response."""
+    import sqlite3
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+    import httpx
+    import requests
+
+    import tinystore.http as th
+
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as made:
+        tinystore.guard.ensure(made)
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        db = sqlite3.connect(path)
+        try:
+            with db:
+                tinystore.guard.check(db, "chats/42", environ[th.ENVIRON_KEY])
+        finally:
+            db.close()
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"saved"]
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = make_server("127.0.0.1", 0, th.WSGIMiddleware(app), WSGIServer, Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host = f"127.0.0.1:{server.server_port}"
+    calls = iter(["httpx", "requests"])
+
+    def write(lease: tinystore.Lease) -> None:
+        url = f"http://{host}/chats/42"
+        if next(calls) == "httpx":  # the later lease: answered() reads the 200
+            answer = httpx.post(url, headers=th.headers(lease.fence), timeout=30)
+            refused = th.answered(answer, lease)
+            if refused is not None:
+                raise refused
+            assert answer.status_code == 200
+        else:  # the late lease: FenceAuth's hook tells and traces the 409
+            response = requests.post(url, auth=th.FenceAuth(lease), timeout=30)
+            assert response.status_code == th.CONFLICT, response.text
+            raise tinystore.Stale("refused", f"{host}/chats/42", lease.fence, 0)
+
+    try:
+        told_and_traced(kit, "http", f"{host}/chats/42", write)
+    finally:
+        server.shutdown()
+        server.server_close()

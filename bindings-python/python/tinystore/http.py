@@ -11,6 +11,13 @@ Client side, with any HTTP client:
 >>> requests.post(url, data=summary, auth=tinystore.http.FenceAuth(lease.fence))   # requests or httpx
 >>> urllib.request.Request(url, data, headers=tinystore.http.headers(lease.fence))
 
+Given the ``Lease`` itself, ``FenceAuth(lease)`` (on ``requests``) reads
+each answer with :func:`answered`: a ``409`` carrying
+``Tinystore-Fence-Largest`` is a write a guard in the service refused, and
+it is told to the lease's store, which counts it, and traced (an
+OpenTelemetry ``tinystore.guard.check`` span on the backend ``http``). With
+``httpx`` or another client, call :func:`answered` on the response.
+
 Service side, WSGI (:class:`WSGIMiddleware`; the fence in
 ``environ["tinystore.fence"]``) or ASGI (:class:`ASGIMiddleware`; the fence
 in ``scope["tinystore.fence"]``), an ``int`` or ``None`` when the request
@@ -31,9 +38,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from . import _native
 from ._errors import Error, Stale
+from ._native import Lease
+from .guard._under import told
 
 __all__ = [
     "BAD_REQUEST",
@@ -44,6 +54,7 @@ __all__ = [
     "ASGIMiddleware",
     "FenceAuth",
     "WSGIMiddleware",
+    "answered",
     "header_value",
     "headers",
     "parse_header",
@@ -98,14 +109,70 @@ _R = TypeVar("_R")
 class FenceAuth:
     """Attaches a fence to every request: ``auth=FenceAuth(lease.fence)``
     for ``requests`` (an ``AuthBase``-style callable) and ``httpx`` (which
-    takes any callable that takes and returns its request)."""
+    takes any callable that takes and returns its request). Given the
+    ``Lease`` itself, each answer ``requests`` gets is read by
+    :func:`answered` (told to the lease's store when refused, and traced);
+    the response is returned as it came."""
 
-    def __init__(self, fence: int) -> None:
-        self.value = header_value(fence)
+    def __init__(self, fence: int | Lease) -> None:
+        self.under = fence
+        self.value = header_value(fence.fence if isinstance(fence, Lease) else fence)
 
     def __call__(self, request: _R) -> _R:
         request.headers[FENCE_HEADER] = self.value  # type: ignore[attr-defined]
+        register = getattr(request, "register_hook", None)
+        if isinstance(self.under, Lease) and callable(register):
+            register("response", self._answered)
         return request
+
+    def _answered(self, response: Any, *args: object, **kwargs: object) -> Any:
+        answered(response, self.under)
+        return response
+
+
+class _Failed(Exception):
+    """An answer that is neither accepted nor a refusal (another 4xx or
+    5xx), for the span's outcome; never raised to the caller."""
+
+
+def answered(response: Any, fence: int | Lease) -> Stale | None:
+    """Reads the answer to a request that carried ``fence`` (an int, or the
+    ``Lease`` itself), as a guard's check seen from the client: returns the
+    :class:`tinystore.Stale` of a ``409`` carrying
+    ``Tinystore-Fence-Largest`` (a guard in the service refused the
+    request's write; its resource is the URL's host and path), else
+    ``None``. Given the lease, a refusal is also told to its store. With a
+    tracer provider set, the answer is a ``tinystore.guard.check`` span on
+    the backend ``http``: accepted, stale (counted in
+    ``tinystore.guard.refused``) or error (another 4xx or 5xx). Works on
+    ``requests``' and ``httpx``'s responses (``status_code``, ``headers``,
+    ``url``); never raises for the answer itself."""
+    url = urlsplit(str(getattr(response, "url", "")))
+    resource = url.netloc + url.path
+    try:
+        with told(fence, resource, "http") as given:
+            _refusal(response, resource, given)
+    except Stale as refused:
+        return refused
+    except _Failed:
+        return None
+    return None
+
+
+def _refusal(response: Any, resource: str, fence: int) -> None:
+    status = getattr(response, "status_code", None)
+    if status == CONFLICT:
+        try:
+            largest = parse_header(response.headers.get(LARGEST_HEADER))
+        except Error:
+            largest = None
+        if largest is not None:
+            raise Stale(
+                f"the service refused the write to {resource} under fence {fence}: fence {largest} is recorded",
+                resource, fence, largest,
+            )
+    if isinstance(status, int) and status >= 400:
+        raise _Failed(f"the service answered {status} to the write to {resource}")
 
 
 # WSGI ------------------------------------------------------------------------
