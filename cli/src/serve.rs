@@ -55,6 +55,11 @@ pub struct Args {
     /// token (open http://ADDR/#token=TOKEN).
     #[arg(long, requires_all = ["metrics", "token_file"])]
     page: bool,
+    /// Speak HTTPS on the --metrics address (metrics and live page), with
+    /// --tls-cert, --tls-key and, when given, --tls-client-ca: the same TLS
+    /// rules as the lock port.
+    #[arg(long, requires_all = ["metrics", "tls_cert"])]
+    metrics_tls: bool,
     /// How log lines are written on stderr.
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -120,6 +125,7 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
         store,
         metrics: args.metrics.clone(),
         page: args.page,
+        metrics_tls: args.metrics_tls,
     };
     crate::target::runtime()?.block_on(async {
         let mut stops = crate::stop_signals::StopSignals::new()?;
@@ -157,9 +163,10 @@ pub fn run(args: Args) -> Result<u8, Box<dyn std::error::Error>> {
             serving += ", a test store (--testing)";
         }
         if let Some(addr) = server.metrics_addr() {
-            serving += &format!("; metrics on http://{addr}/metrics");
+            let scheme = if args.metrics_tls { "https" } else { "http" };
+            serving += &format!("; metrics on {scheme}://{addr}/metrics");
             if args.page {
-                serving += &format!(", the live page on http://{addr}/");
+                serving += &format!(", the live page on {scheme}://{addr}/");
             }
         }
         announce(json, &serving);

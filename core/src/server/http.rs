@@ -2,8 +2,7 @@
 //! request's head read and parsed, one reply written, the connection
 //! closed after it. Bodies of requests are never read.
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// The longest request head read; a longer one gets `431`.
 pub(super) const MAX_REQUEST_BYTES: usize = 8 * 1024;
@@ -79,7 +78,7 @@ impl Reply {
     }
 
     /// Writes the reply and closes the stream's sending half.
-    pub(super) async fn send(&self, stream: &mut TcpStream) -> std::io::Result<()> {
+    pub(super) async fn send<S: AsyncWrite + Unpin>(&self, stream: &mut S) -> std::io::Result<()> {
         let mut head = format!(
             "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
             self.status,
@@ -97,7 +96,9 @@ impl Reply {
 }
 
 /// The request's head (up to the blank line); `None` when it is too long.
-pub(super) async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<String>> {
+pub(super) async fn read_head<S: AsyncRead + Unpin>(
+    stream: &mut S,
+) -> std::io::Result<Option<String>> {
     let mut head = Vec::new();
     let mut buf = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") && !head.windows(2).any(|w| w == b"\n\n") {

@@ -102,6 +102,10 @@ pub struct ServeOptions {
     /// `GET /page.json`, which needs the TCP token): needs `metrics` and
     /// a TCP token.
     pub page: bool,
+    /// Speak TLS (HTTPS) on the metrics listener too, with the TCP
+    /// listener's certificate, key and client CA: needs `metrics` and TLS
+    /// on TCP.
+    pub metrics_tls: bool,
 }
 
 /// A running server. Dropping it without [`Server::shutdown`] stops
@@ -121,6 +125,7 @@ impl Server {
     pub async fn start(dir: impl AsRef<Path>, options: ServeOptions) -> Result<Server> {
         let dir = dir.as_ref();
         let page_token = page_token(&options)?;
+        let metrics_tls = metrics_tls(&options)?;
         crate::os::local_socket::servable(dir)?;
         let mut store_options = options.store.clone();
         store_options.grace = options.grace;
@@ -133,6 +138,7 @@ impl Server {
             Some(tls) => Some(tls::Tls::new(tls)?),
             None => None,
         };
+        let scrape_tls = tls.as_ref().filter(|_| metrics_tls).map(tls::Tls::acceptor);
         let tcp = match &options.tcp {
             Some(tcp) => Some(listener::bind_tcp(&tcp.addr).await?),
             None => None,
@@ -161,7 +167,7 @@ impl Server {
             listener::Shared::new(embedded.clone(), shutdown.clone(), done_tx, metrics.clone());
         if let Some(scrape) = scrape {
             let engine = embedded.engine().clone();
-            scrape::spawn(scrape, metrics, engine, page, shared.shutdown());
+            scrape::spawn(scrape, scrape_tls, metrics, engine, page, shared.shutdown());
         }
         trim::spawn(shared.trim.clone(), shared.shutdown());
         listener::spawn_unix(unix, shared.clone());
@@ -219,6 +225,26 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.shutdown.send(true);
+    }
+}
+
+/// Whether the metrics listener speaks TLS; fails with `invalid` when it
+/// is asked without metrics or without TLS on TCP, whose certificate it
+/// takes.
+fn metrics_tls(options: &ServeOptions) -> Result<bool> {
+    if !options.metrics_tls {
+        return Ok(false);
+    }
+    if options.metrics.is_none() {
+        return Err(Error::invalid(
+            "TLS on the metrics listener needs a metrics address",
+        ));
+    }
+    match options.tcp.as_ref().and_then(|tcp| tcp.tls.as_ref()) {
+        Some(_) => Ok(true),
+        None => Err(Error::invalid(
+            "TLS on the metrics listener takes the TCP listener's certificate: serve TCP with TLS too",
+        )),
     }
 }
 

@@ -1,7 +1,9 @@
 //! `serve --metrics ADDR`: the metrics as Prometheus text on a listener of
 //! their own (never on the lock ports), over a small HTTP/1.1 ([`super::http`])
 //! that answers `GET /metrics` (and, with `--page`, the live page's paths,
-//! [`super::page`]) and closes each connection after its answer.
+//! [`super::page`]) and closes each connection after its answer. With
+//! `--metrics-tls` it speaks HTTPS, with the TCP listener's certificate,
+//! key and client CA (the same TLS rules as the lock port).
 
 use super::http::{read_head, Reply, Request, MAX_REQUEST_BYTES};
 use super::metrics::Metrics;
@@ -11,8 +13,10 @@ use crate::engine::Engine;
 use crate::error::{Code, Error, Result};
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tokio_rustls::TlsAcceptor;
 
 /// Scrapes answered at once; more wait to be accepted.
 const MAX_SCRAPES: usize = 16;
@@ -31,9 +35,10 @@ pub(super) async fn bind(addr: &str) -> Result<TcpListener> {
     })
 }
 
-/// Answers scrapes until shutdown.
+/// Answers scrapes until shutdown, over TLS when `tls` is given.
 pub(super) fn spawn(
     listener: TcpListener,
+    tls: Option<TlsAcceptor>,
     metrics: Arc<Metrics>,
     engine: Arc<Engine>,
     page: Option<Arc<Page>>,
@@ -51,9 +56,9 @@ pub(super) fn spawn(
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
                         let (metrics, engine) = (metrics.clone(), engine.clone());
-                        let page = page.clone();
+                        let (page, tls) = (page.clone(), tls.clone());
                         tokio::spawn(async move {
-                            let _ = answer(stream, &metrics, &engine, page.as_deref()).await;
+                            let _ = serve(stream, tls, &metrics, &engine, page.as_deref()).await;
                             drop(permit);
                         });
                     }
@@ -65,9 +70,28 @@ pub(super) fn spawn(
     });
 }
 
+/// Makes the TLS handshake when asked (within the request's deadline),
+/// then answers one request.
+async fn serve(
+    stream: TcpStream,
+    tls: Option<TlsAcceptor>,
+    metrics: &Metrics,
+    engine: &Engine,
+    page: Option<&Page>,
+) -> std::io::Result<()> {
+    match tls {
+        None => answer(stream, metrics, engine, page).await,
+        Some(tls) => match tokio::time::timeout(REQUEST_TIMEOUT, tls.accept(stream)).await {
+            Ok(Ok(stream)) => answer(stream, metrics, engine, page).await,
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(std::io::ErrorKind::TimedOut.into()),
+        },
+    }
+}
+
 /// Reads one request and answers it.
-async fn answer(
-    mut stream: TcpStream,
+async fn answer<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
     metrics: &Metrics,
     engine: &Engine,
     page: Option<&Page>,

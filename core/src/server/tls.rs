@@ -84,6 +84,12 @@ impl Tls {
             certified: options.client_ca.is_some(),
         })
     }
+
+    /// The same certificate, key and client CA, for another listener (the
+    /// metrics' with `--metrics-tls`).
+    pub(super) fn acceptor(&self) -> TlsAcceptor {
+        self.acceptor.clone()
+    }
 }
 
 /// Accepts TLS connections until shutdown. Without a client CA each must

@@ -10,6 +10,7 @@ mod crash;
 mod crowds;
 mod logs;
 mod metrics;
+mod metrics_tls;
 mod page;
 mod refusals;
 mod reliability_edges;

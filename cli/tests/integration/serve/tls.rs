@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use tinystore::blocking::Store;
 use tinystore::{Code, ConnectOptions};
 
-const TOKEN: &str = "tls-test-token-0123456789";
+pub(super) const TOKEN: &str = "tls-test-token-0123456789";
 
 /// A CA that signs certificates, kept as PEM files in a directory.
-struct Ca {
+pub(super) struct Ca {
     cert: rcgen::Certificate,
     key: KeyPair,
     dir: PathBuf,
@@ -24,7 +24,7 @@ struct Ca {
 }
 
 impl Ca {
-    fn new(dir: &Path, name: &str) -> Ca {
+    pub(super) fn new(dir: &Path, name: &str) -> Ca {
         let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params.distinguished_name.push(DnType::CommonName, name);
@@ -41,13 +41,13 @@ impl Ca {
     }
 
     /// The CA's certificate file.
-    fn pem(&self) -> PathBuf {
+    pub(super) fn pem(&self) -> PathBuf {
         self.dir.join(format!("{}.pem", self.name))
     }
 
     /// A certificate for `names` (DNS names), valid from `from` to `until`
     /// (years), for a server or a client; its (certificate, key) files.
-    fn sign(
+    pub(super) fn sign(
         &self,
         file: &str,
         names: &[&str],
@@ -77,10 +77,10 @@ impl Ca {
 }
 
 /// Years a certificate valid now spans.
-const VALID: (i32, i32) = (2020, 2090);
+pub(super) const VALID: (i32, i32) = (2020, 2090);
 
 /// A TLS server with the certificate and key `server`, and `extra` arguments.
-fn serve_tls(tmp: &Path, server: (PathBuf, PathBuf), extra: &[&str]) -> Served {
+pub(super) fn serve_tls(tmp: &Path, server: (PathBuf, PathBuf), extra: &[&str]) -> Served {
     let token = tmp.join("token");
     std::fs::write(&token, TOKEN).unwrap();
     let mut args = vec![
