@@ -49,7 +49,7 @@ func isNil(h Holding) bool {
 func options(opts groups.Options) []Option {
 	out := make([]Option, len(opts))
 	for i, o := range opts {
-		out[i] = o
+		out[i], _ = o.(Option)
 	}
 	return out
 }

@@ -7,9 +7,9 @@ package groups
 
 import "tinystore.dev/go/internal/native"
 
-// Options are a call's options as package locks takes them (locks.Option
-// is a func(*native.Options)).
-type Options = []func(*native.Options)
+// Options are a call's options, each a locks.Option, which only package
+// locks can read.
+type Options = []any
 
 // The makers, set by package locks's init.
 var (
