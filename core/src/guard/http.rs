@@ -53,8 +53,9 @@ pub use self::layer::*;
 #[cfg(feature = "guard-http")]
 mod layer {
     use super::{fence_header_value, parse_fence_header, FENCE_HEADER, LARGEST_HEADER};
-    use crate::error::{Code, Error, Result};
+    use crate::error::{Code, Error, Result, Stale};
     use crate::fence::Fence;
+    use crate::guard::Under;
     use http::header::{HeaderValue, CONTENT_TYPE};
     use http::{Request, Response, StatusCode};
     use std::future::Future;
@@ -108,6 +109,52 @@ mod layer {
             .headers_mut()
             .insert(LARGEST_HEADER, header_value(largest));
         Some(response)
+    }
+
+    /// Reads the answer to a request that carried the fence of `under`
+    /// (a [`Fence`] or the lease itself), as a guard's check seen from the
+    /// client, on `resource` (your name for what the request writes): a
+    /// `409 Conflict` carrying [`LARGEST_HEADER`] is `stale` (a guard in
+    /// the service refused the write), another 4xx or 5xx is `io` naming
+    /// the status, anything else is accepted. Given the lease, a `stale`
+    /// answer is also told to its store; with the feature `otel` the
+    /// answer is a `tinystore.guard.check` span on the backend `http`
+    /// ([`Under`]).
+    pub fn answered<'a, B>(
+        response: &Response<B>,
+        resource: &str,
+        under: impl Into<Under<'a>>,
+    ) -> Result<()> {
+        under
+            .into()
+            .check("http", resource, |fence| refusal(response, resource, fence))
+    }
+
+    fn refusal<B>(response: &Response<B>, resource: &str, fence: Fence) -> Result<()> {
+        let status = response.status();
+        if status == StatusCode::CONFLICT {
+            let mut values = response.headers().get_all(LARGEST_HEADER).iter();
+            if let (Some(value), None) = (values.next(), values.next()) {
+                let parsed = value
+                    .to_str()
+                    .ok()
+                    .map(|text| parse_fence_header(Some(text)));
+                if let Some(Ok(Some(largest))) = parsed {
+                    return Err(Error::stale(Stale {
+                        resource: resource.to_string(),
+                        fence: fence.get(),
+                        largest: largest.get(),
+                    }));
+                }
+            }
+        }
+        if status.is_client_error() || status.is_server_error() {
+            return Err(Error::new(
+                Code::Io,
+                format!("the service answered {status} to the write to {resource:?}"),
+            ));
+        }
+        Ok(())
     }
 
     /// The `400 Bad Request` answer to a malformed fence header, the

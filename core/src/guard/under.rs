@@ -33,7 +33,10 @@ impl Under<'_> {
     /// tells the lease's store of a `stale` refusal ([`Under::told`]); with
     /// the cargo feature `otel`, inside a `tinystore.guard.check` span.
     // Used by the guards behind cargo features: none may be on.
-    #[cfg_attr(not(feature = "guard-sqlite"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "guard-sqlite", feature = "guard-http")),
+        allow(dead_code)
+    )]
     pub(crate) fn check<T>(
         &self,
         backend: &'static str,

@@ -56,7 +56,7 @@ async fn handle(
 }
 
 /// A hyper server on loopback; its address and the handler's call count.
-async fn serve() -> (String, Arc<AtomicUsize>) {
+pub(crate) async fn serve() -> (String, Arc<AtomicUsize>) {
     let db = rusqlite::Connection::open_in_memory().unwrap();
     tinystore::guard::rusqlite::ensure(&db).unwrap();
     db.execute_batch("create table summaries(text)").unwrap();

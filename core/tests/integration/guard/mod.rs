@@ -4,7 +4,7 @@
 
 mod conformance;
 pub(crate) mod dynamodb;
-mod http;
+pub(crate) mod http;
 mod model;
 mod mysql;
 mod postgres;

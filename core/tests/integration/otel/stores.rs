@@ -172,3 +172,33 @@ async fn the_gcs_and_azure_guards_given_the_lease_tell_and_trace_their_checks() 
         .await;
     }
 }
+
+/// A request that carried the lease's fence, whose write the service's
+/// SQLite guard refuses with 409 (a real hyper server behind FenceLayer):
+/// `guard::http::answered` given the lease tells and traces it.
+#[cfg(feature = "guard-http")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_answer_read_given_the_lease_tells_and_traces() {
+    use http_body_util::{BodyExt, Full};
+    use hyper_util::rt::TokioIo;
+    let (address, _) = crate::guard::http::serve().await;
+    let resource = format!("{address}/save");
+    told_and_traced("otel-http", "http", &resource, async |lease: &Lease| {
+        let request = tinystore::guard::http::with_fence(
+            http::Request::post("/save").header("host", "127.0.0.1"),
+            lease.fence(),
+        )
+        .body(Full::new(bytes::Bytes::from("the summary")))
+        .unwrap();
+        let stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let response = sender.send_request(request).await.unwrap();
+        let answer = tinystore::guard::http::answered(&response, &resource, lease);
+        response.into_body().collect().await.unwrap();
+        answer
+    })
+    .await;
+}
