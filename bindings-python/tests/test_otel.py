@@ -214,3 +214,36 @@ def test_a_read_write_hold_and_a_semaphore_hold(kit: TestStore) -> None:
     assert attrs(permit)["tinystore.kind"] == "semaphore"
     assert "tinystore.fence" not in attrs(permit)
     assert attrs(permit)["tinystore.ended"] == "released"
+
+
+def test_a_bare_acquire_of_a_semaphore_and_a_read_write_lock_waits_in_a_span(kit: TestStore) -> None:
+    rw = kit.store.rw_locks("rw-bare")
+    sem = kit.store.semaphore("sem-bare", 1)
+    write = rw.acquire_write_sync("w")
+    write.release_sync()
+    read = rw.acquire_read_sync("r")
+    read.release_sync()
+    permit = sem.acquire_sync("s")
+    with pytest.raises(tinystore.Timeout):
+        sem.acquire_sync("s", wait=0.02)
+    permit.release_sync()
+
+    async def bare() -> int:
+        lease = await rw.acquire_write("aw")
+        await lease.release()
+        await (await rw.acquire_read("ar")).release()
+        await (await sem.acquire("as")).release()
+        return lease.fence
+
+    fence = asyncio.run(bare())
+    [w] = spans("tinystore.wait", "w")
+    assert attrs(w)["tinystore.kind"] == "rwlock"
+    assert attrs(w)["tinystore.fence"] == tinystore.fence_text(write.fence)
+    [r] = spans("tinystore.wait", "r")
+    assert "tinystore.fence" not in attrs(r)
+    granted, timed_out = spans("tinystore.wait", "s")
+    assert attrs(granted)["tinystore.kind"] == "semaphore"
+    assert attrs(timed_out)["tinystore.error.code"] == "timeout"
+    [aw] = spans("tinystore.wait", "aw")
+    assert attrs(aw)["tinystore.fence"] == tinystore.fence_text(fence)
+    assert len(spans("tinystore.wait", "ar")) == len(spans("tinystore.wait", "as")) == 1

@@ -156,7 +156,7 @@ class Semaphore(_Keys[Permit]):
     async def acquire(self, key: Key, **options: Unpack[WeightedOptions]) -> Permit:
         """Waits first come first served until ``weight`` places of ``key``
         are free and takes them all at once."""
-        return await self._native.acquire(key, **options)
+        return await _otel.waited(self._kind, self._native.name, key, self._native.acquire(key, **options))
 
     async def try_acquire(self, key: Key, **options: Unpack[WeightedOptions]) -> Permit | None:
         """Takes ``weight`` places of ``key`` if they are free now and nobody
@@ -165,7 +165,8 @@ class Semaphore(_Keys[Permit]):
 
     def acquire_sync(self, key: Key, **options: Unpack[WeightedOptions]) -> Permit:
         """:meth:`acquire` for sync code."""
-        return self._native.acquire_sync(key, **options)
+        native = self._native
+        return _otel.waited_sync(self._kind, native.name, key, lambda: native.acquire_sync(key, **options))
 
     def try_acquire_sync(self, key: Key, **options: Unpack[WeightedOptions]) -> Permit | None:
         """:meth:`try_acquire` for sync code."""

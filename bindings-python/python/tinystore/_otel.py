@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from . import _native
 from ._errors import Stale
@@ -136,6 +136,39 @@ def wait(kind: str, name: str, key: object) -> Wait | None:
     if _tracer is None and _off():
         return None
     return Wait(kind, name, key)
+
+
+_T = TypeVar("_T")
+
+
+async def waited(kind: str, name: str, key: object, acquiring: Awaitable[_T]) -> _T:
+    """Awaits ``acquiring``, an acquire of ``key``, in a wait span (none
+    while nothing records): for the acquires that do not go through a
+    group's own ``acquire`` (semaphores', read-write locks')."""
+    wait = None if _tracer is None and _off() else Wait(kind, name, key)
+    if wait is None:
+        return await acquiring
+    try:
+        held = await acquiring
+    except BaseException as err:
+        wait.failed(err)
+        raise
+    wait.granted(held)
+    return held
+
+
+def waited_sync(kind: str, name: str, key: object, acquire: Callable[[], _T]) -> _T:
+    """:func:`waited` for a blocking acquire."""
+    wait = None if _tracer is None and _off() else Wait(kind, name, key)
+    if wait is None:
+        return acquire()
+    try:
+        held = acquire()
+    except BaseException as err:
+        wait.failed(err)
+        raise
+    wait.granted(held)
+    return held
 
 
 class Holding:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from . import _native
+from . import _native, _otel
 from ._groups import Key
 from ._hold import Hold
 from ._native import Lease, Permit
@@ -69,13 +69,13 @@ class RwLocks:
         readers, after every writer that came first. Raises
         :class:`Timeout` when ``wait`` runs out; cancelling the waiting task
         gives up the wait and leaks nothing."""
-        return await self._native.acquire_read(key, **options)
+        return await _otel.waited("rwlock", self._native.name, key, self._native.acquire_read(key, **options))
 
     async def acquire_write(self, key: Key, **options: Unpack[Options]) -> Lease:
         """Waits first come first served to write ``key``: alone, with a
         fence. Raises :class:`Timeout` when ``wait`` runs out; cancelling
         the waiting task gives up the wait and leaks nothing."""
-        return await self._native.acquire_write(key, **options)
+        return await _otel.waited("rwlock", self._native.name, key, self._native.acquire_write(key, **options))
 
     async def try_acquire_read(self, key: Key, **options: Unpack[Options]) -> Permit | None:
         """Reads ``key`` if no writer holds it or waits for it now; else
@@ -89,11 +89,13 @@ class RwLocks:
 
     def acquire_read_sync(self, key: Key, **options: Unpack[Options]) -> Permit:
         """:meth:`acquire_read` for sync code: blocks this thread only."""
-        return self._native.acquire_read_sync(key, **options)
+        native = self._native
+        return _otel.waited_sync("rwlock", native.name, key, lambda: native.acquire_read_sync(key, **options))
 
     def acquire_write_sync(self, key: Key, **options: Unpack[Options]) -> Lease:
         """:meth:`acquire_write` for sync code: blocks this thread only."""
-        return self._native.acquire_write_sync(key, **options)
+        native = self._native
+        return _otel.waited_sync("rwlock", native.name, key, lambda: native.acquire_write_sync(key, **options))
 
     def try_acquire_read_sync(self, key: Key, **options: Unpack[Options]) -> Permit | None:
         """:meth:`try_acquire_read` for sync code."""
