@@ -6,13 +6,18 @@ use super::queue::Queue;
 use crate::vocab::KeyId;
 use hashbrown::HashTable;
 use std::hash::{BuildHasher, RandomState};
+use std::sync::Arc;
+
+/// A key as the engine keeps it: shared with the request that made it and
+/// with what watchers are sent, never copied.
+pub(super) type SharedKey = Arc<KeyId>;
 
 /// Where a key's state lives, stable while the key is held or waited for.
 pub(super) type KeySlot = u32;
 
 /// A key's holders and queue; removed when both are empty.
 pub(super) struct KeyState {
-    pub id: KeyId,
+    pub id: SharedKey,
     /// The places the key has (1 for a lock).
     pub limit: u32,
     /// The places its holders take now (each lease its weight).
@@ -43,13 +48,13 @@ impl Keys {
         let slots = &self.slots;
         self.index
             .find(hash, |&slot| {
-                state(slots, slot).is_some_and(|k| &k.id == id)
+                state(slots, slot).is_some_and(|k| *k.id == *id)
             })
             .copied()
     }
 
     /// The slot of `id`, made with `limit` places and none used if it is new.
-    pub(super) fn find_or_insert(&mut self, id: &KeyId, limit: u32) -> KeySlot {
+    pub(super) fn find_or_insert(&mut self, id: &SharedKey, limit: u32) -> KeySlot {
         if let Some(slot) = self.find(id) {
             return slot;
         }
@@ -75,9 +80,9 @@ impl Keys {
             hasher,
             ..
         } = self;
-        let hash = hasher.hash_one(id);
+        let hash = hasher.hash_one(&**id);
         index.insert_unique(hash, slot, |&s| {
-            state(slots, s).map_or(0, |k| hasher.hash_one(&k.id))
+            state(slots, s).map_or(0, |k| hasher.hash_one(&*k.id))
         });
         slot
     }
@@ -94,7 +99,7 @@ impl Keys {
 
     /// Forgets the key in `slot`; its slot may then name another key.
     pub(super) fn remove(&mut self, slot: KeySlot) -> Option<KeyState> {
-        let hash = self.hasher.hash_one(&self.get(slot)?.id);
+        let hash = self.hasher.hash_one(&*self.get(slot)?.id);
         if let Ok(entry) = self.index.find_entry(hash, |&s| s == slot) {
             entry.remove();
         }
@@ -137,8 +142,8 @@ mod tests {
     #[test]
     fn keys_are_found_by_id_and_slots_are_reused() {
         let mut keys = Keys::default();
-        let a = KeyId::new(crate::vocab::GroupKind::Lock, "n", "a").unwrap();
-        let b = KeyId::new(crate::vocab::GroupKind::Lock, "n", "b").unwrap();
+        let a = Arc::new(KeyId::new(crate::vocab::GroupKind::Lock, "n", "a").unwrap());
+        let b = Arc::new(KeyId::new(crate::vocab::GroupKind::Lock, "n", "b").unwrap());
         let sa = keys.find_or_insert(&a, 1);
         let sb = keys.find_or_insert(&b, 1);
         assert_ne!(sa, sb);
@@ -150,7 +155,7 @@ mod tests {
         );
         assert_eq!(keys.remove(sa).map(|k| k.id), Some(a.clone()));
         assert_eq!(keys.find(&a), None);
-        let c = KeyId::new(crate::vocab::GroupKind::Lock, "n", "c").unwrap();
+        let c = Arc::new(KeyId::new(crate::vocab::GroupKind::Lock, "n", "c").unwrap());
         let sc = keys.find_or_insert(&c, 1);
         assert_eq!(sc, sa, "the freed slot is used again");
         assert_eq!(keys.find(&b), Some(sb));
@@ -164,7 +169,9 @@ mod tests {
     fn many_keys_survive_the_table_growing() {
         let mut keys = Keys::default();
         let ids: Vec<_> = (0..5_000)
-            .map(|n| KeyId::new(crate::vocab::GroupKind::Lock, "g", &n.to_string()).unwrap())
+            .map(|n| {
+                Arc::new(KeyId::new(crate::vocab::GroupKind::Lock, "g", &n.to_string()).unwrap())
+            })
             .collect();
         let slots: Vec<_> = ids.iter().map(|id| keys.find_or_insert(id, 1)).collect();
         for (id, slot) in ids.iter().zip(&slots) {

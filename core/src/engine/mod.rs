@@ -393,8 +393,11 @@ impl Engine {
             let waited = granted_at.saturating_sub(queued_at.unwrap_or(granted_at));
             tally.granted(request.key(), Duration::from_nanos(waited));
         }
-        st.watchers
-            .granted(request.key(), fence.map_or(0, Fence::count), request.data());
+        st.watchers.granted(
+            request.key(),
+            fence.map_or(0, Fence::count),
+            request.data_shared().as_ref(),
+        );
         self.granted_holder(request, fence);
         Ok(EngineGrant {
             id,
@@ -440,7 +443,7 @@ impl Engine {
         &self,
         st: &mut State,
         id: LeaseId,
-        why: &str,
+        why: &'static str,
         reason: Option<Error>,
         now: Instant,
     ) {

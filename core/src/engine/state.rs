@@ -97,7 +97,7 @@ impl State {
     /// Removes a lease from every table, recording `why` in the audit log,
     /// without telling its holder or serving its key's queue; the caller does what
     /// follows.
-    pub(super) fn detach(&mut self, id: LeaseId, why: &str) -> Option<LeaseRecord> {
+    pub(super) fn detach(&mut self, id: LeaseId, why: &'static str) -> Option<LeaseRecord> {
         let held = self.leases.remove(id)?;
         // Read only when a tally is told: an embedded store has none.
         let now = self.tally.is_some().then(|| self.nanos(Instant::now()));

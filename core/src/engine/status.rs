@@ -23,7 +23,7 @@ impl Engine {
         let mut all_held: Vec<(&LeaseRecord, &KeyId)> = st
             .leases
             .iter()
-            .filter_map(|(_, h)| Some((h, &st.keys.get(h.key)?.id)))
+            .filter_map(|(_, h)| Some((h, &*st.keys.get(h.key)?.id)))
             .collect();
         let held_total = all_held.len();
         let order = |a: &(&LeaseRecord, &KeyId), b: &(&LeaseRecord, &KeyId)| {

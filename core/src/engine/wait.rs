@@ -142,7 +142,7 @@ fn leave<E: Queues>(engine: &E, st: &mut State, places: impl IntoIterator<Item =
         let ours = st
             .keys
             .get_mut(place.slot)
-            .filter(|entry| entry.id == *place.key);
+            .filter(|entry| *entry.id == *place.key);
         if let Some(entry) = ours {
             if entry.waiters.remove(place.waiter_id).is_some() {
                 st.watchers.queue(&entry.id, entry.waiters.len());
