@@ -5,6 +5,10 @@
 //! and meter providers the application set (none set: OpenTelemetry's
 //! no-op ones). Without the feature none of this is compiled in.
 //! Attribute names are listed in docs/observe.md, "OpenTelemetry".
+//!
+//! A span that does not record (no provider set, or one that samples it
+//! out) is given no attributes: its texts (the key, the fence in decimal)
+//! are never made, so the feature built in costs little when unused.
 
 use crate::error::{Code, Error};
 use crate::fence::Fence;
@@ -34,45 +38,64 @@ fn error_attributes(span: &mut BoxedSpan, err: &Error) {
     span.set_status(Status::error(err.message().to_string()));
 }
 
+/// A span named `name` on the global tracer, if it records: `None` when
+/// it does not (OpenTelemetry's no-op provider, or sampled out), so that
+/// nothing more is made for it.
+fn recording(name: &'static str) -> Option<BoxedSpan> {
+    let span = global::tracer(SCOPE).start(name);
+    span.is_recording().then_some(span)
+}
+
 /// The span of one acquire's wait, from its ask to its grant or failure.
-pub(crate) struct Waiting(BoxedSpan);
+pub(crate) struct Waiting(Option<BoxedSpan>);
 
 impl Waiting {
     /// Starts the wait for `key`.
     pub(crate) fn start(key: &KeyId) -> Waiting {
-        let mut span = global::tracer(SCOPE).start("tinystore.wait");
-        span.set_attributes(key_attributes(key));
+        let mut span = recording("tinystore.wait");
+        if let Some(span) = span.as_mut() {
+            span.set_attributes(key_attributes(key));
+        }
         Waiting(span)
     }
 
     /// Ends it: granted with `fence` (none for a permit), or failed.
-    pub(crate) fn end(mut self, outcome: std::result::Result<Option<Fence>, &Error>) {
+    pub(crate) fn end(self, outcome: std::result::Result<Option<Fence>, &Error>) {
+        let Some(mut span) = self.0 else {
+            return;
+        };
         match outcome {
-            Ok(Some(fence)) => self.0.set_attribute(fence_attribute(fence)),
+            Ok(Some(fence)) => span.set_attribute(fence_attribute(fence)),
             Ok(None) => {}
-            Err(err) => error_attributes(&mut self.0, err),
+            Err(err) => error_attributes(&mut span, err),
         }
-        self.0.end();
+        span.end();
     }
 }
 
-/// The span of one hold, from its grant to its release or loss.
-pub(crate) struct Holding(std::sync::Mutex<Option<BoxedSpan>>);
+/// The span of one hold, from its grant to its release or loss; `None`
+/// when it does not record.
+pub(crate) struct Holding(Option<std::sync::Mutex<Option<BoxedSpan>>>);
 
 impl Holding {
     /// Starts the hold of `key`, granted with `fence` (none for a permit).
     pub(crate) fn start(key: &KeyId, fence: Option<Fence>) -> Holding {
-        let mut span = global::tracer(SCOPE).start("tinystore.hold");
+        let Some(mut span) = recording("tinystore.hold") else {
+            return Holding(None);
+        };
         span.set_attributes(key_attributes(key));
         if let Some(fence) = fence {
             span.set_attribute(fence_attribute(fence));
         }
-        Holding(std::sync::Mutex::new(Some(span)))
+        Holding(Some(std::sync::Mutex::new(Some(span))))
     }
 
     /// Ends it (once): `released`, or `lost` with the loss's code.
     pub(crate) fn end(&self, lost: Option<&Error>) {
-        let taken = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let Some(slot) = &self.0 else {
+            return;
+        };
+        let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
         let Some(mut span) = taken else {
             return;
         };
