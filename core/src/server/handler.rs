@@ -33,6 +33,9 @@ const LAST_WORDS_WITHIN: Duration = Duration::from_secs(1);
 /// How long a closing connection waits for its last lines to be written.
 const FINISH_WITHIN: Duration = Duration::from_secs(2);
 
+/// The most changes of observers and watches told in one write.
+const CHANGES_PER_WRITE: usize = 64;
+
 /// What woke a connection's task.
 enum Wake {
     /// The client sent a frame, or left.
@@ -181,6 +184,14 @@ impl<S: AsyncRead + AsyncWrite + Send + 'static> Handler<S> {
             }
             Wake::Changed((id, change)) => {
                 tell_seen(&self.conn, id, change);
+                // The changes ready now go out in the same write: a busy
+                // watch is told in batches, not with a write per event.
+                for _ in 1..CHANGES_PER_WRITE {
+                    let Some((id, change)) = self.conn.observers().ready() else {
+                        break;
+                    };
+                    tell_seen(&self.conn, id, change);
+                }
                 Next::Serve
             }
             Wake::Shutdown => Next::TellTheClose,

@@ -63,4 +63,14 @@ impl Observers {
             Poll::Ready(None) | Poll::Pending => Poll::Pending,
         }
     }
+
+    /// The next change if one is ready now, without waiting (the waker the
+    /// connection's task waits with is given again when it next waits).
+    pub(super) fn ready(&mut self) -> Option<Change> {
+        let mut cx = Context::from_waker(futures_util::task::noop_waker_ref());
+        match self.poll_next(&mut cx) {
+            Poll::Ready(change) => Some(change),
+            Poll::Pending => None,
+        }
+    }
 }
