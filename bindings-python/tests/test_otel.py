@@ -247,3 +247,25 @@ def test_a_bare_acquire_of_a_semaphore_and_a_read_write_lock_waits_in_a_span(kit
     [aw] = spans("tinystore.wait", "aw")
     assert attrs(aw)["tinystore.fence"] == tinystore.fence_text(fence)
     assert len(spans("tinystore.wait", "ar")) == len(spans("tinystore.wait", "as")) == 1
+
+
+def test_the_hold_span_is_the_current_one_while_the_block_runs(kit: TestStore) -> None:
+    tracer = trace.get_tracer("test")
+    locks = kit.store.locks("current")
+    with locks.hold("sync"):
+        with tracer.start_as_current_span("inside sync"):
+            pass
+    assert not trace.get_current_span().get_span_context().is_valid
+
+    async def held() -> None:
+        async with locks.hold("async"):
+            with tracer.start_as_current_span("inside async"):
+                await asyncio.sleep(0)
+        assert not trace.get_current_span().get_span_context().is_valid
+
+    asyncio.run(held())
+    for key, inner in (("sync", "inside sync"), ("async", "inside async")):
+        [hold] = spans("tinystore.hold", key)
+        [child] = spans(inner)
+        assert child.parent is not None and hold.context is not None
+        assert child.parent.span_id == hold.context.span_id, key

@@ -76,6 +76,7 @@ class _Block(Generic[G]):
         "_watch_start",
         "_about",
         "_spans",
+        "_current",
     )
 
     def __init__(
@@ -99,6 +100,8 @@ class _Block(Generic[G]):
         self._watch_start: asyncio.Handle | None = None
         self._about = about
         self._spans: list[_otel.Holding] | None = None
+        # The token of the hold span made current for the block (one key).
+        self._current: object = None
 
     def _parts(self, got: G) -> Sequence[Held]:
         """The held things ``got`` is made of."""
@@ -129,6 +132,13 @@ class _Block(Generic[G]):
         if about is not None:
             spans = [_otel.holding(about[0], about[1], about[2], part) for part in self._parts(held)]
             self._spans = [span for span in spans if span is not None]
+            if len(self._spans) == 1:
+                self._current = self._spans[0].current()
+
+    def _uncurrent(self) -> None:
+        token, self._current = self._current, None
+        if token is not None:
+            _otel.uncurrent(token)
 
     def _end_spans(self, index: int, part: Held, err: BaseException | None, was_held: bool) -> None:
         if self._spans is not None and index < len(self._spans):
@@ -142,6 +152,7 @@ class _Block(Generic[G]):
         tb: TracebackType | None,
     ) -> None:
         # Nothing cancels a plain `with` block: its exception is its own.
+        self._uncurrent()
         first: Exception | None = None
         for index, part in enumerate(self._parts(self._taken())):
             was_held = self._spans is None or part.held  # asked only for a span
@@ -206,6 +217,7 @@ class _Block(Generic[G]):
         self._in_body = False
         if self._watch_start is not None:
             self._watch_start.cancel()
+        self._uncurrent()
         held = self._taken()
         lost = self._cancelled_for_loss
         # Only asyncio knows whose a CancelledError is; that is all this

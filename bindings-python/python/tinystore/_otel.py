@@ -183,6 +183,15 @@ class Holding:
             attributes["tinystore.fence"] = _native.fence_text(fence)
         self._span = _tracer.start_span("tinystore.hold", attributes=attributes)
 
+    def current(self) -> object:
+        """Makes the span the current one (of this thread, or of this
+        asyncio task) until :func:`uncurrent` is given what this returns,
+        so that the spans the block makes are its children."""
+        from opentelemetry import context
+
+        assert _trace is not None
+        return context.attach(_trace.set_span_in_context(self._span))
+
     def ended(self, lost: BaseException | None) -> None:
         """Ends the span: released, or lost with ``lost``'s code."""
         span = self._span
@@ -194,6 +203,13 @@ class Holding:
             span.set_attribute("tinystore.error.code", _code(lost))
             span.set_status(_trace.Status(_trace.StatusCode.ERROR, str(lost)))
         span.end()
+
+
+def uncurrent(token: object) -> None:
+    """Gives back the current span :meth:`Holding.current` replaced."""
+    from opentelemetry import context
+
+    context.detach(token)  # type: ignore[arg-type]  # the token attach gave
 
 
 def holding(kind: str, name: str, key: object, held: object) -> Holding | None:
