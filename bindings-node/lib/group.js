@@ -152,7 +152,7 @@ class Group {
     if (!span) return holding(held, fn)
     let value
     try {
-      value = await holding(held, fn)
+      value = await span.run(() => holding(held, fn))
     } catch (err) {
       // lost: the core's LeaseLostError or ClosedError; fn's own error: released
       const code = /** @type {{ code?: unknown }} */ (err)?.code

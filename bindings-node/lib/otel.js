@@ -139,7 +139,16 @@ function holdingSpan(kind, name, key, held) {
   const attributes = { 'tinystore.kind': kind, 'tinystore.group': name, 'tinystore.key': key }
   if (typeof held.fence === 'bigint') attributes['tinystore.fence'] = fenceText(held.fence)
   const span = t.startSpan('tinystore.hold', { attributes })
+  const a = /** @type {typeof import('@opentelemetry/api')} */ (api)
   return {
+    /**
+     * Runs `fn` with the hold span as the active span (the context
+     * manager the application registered carries it across awaits).
+     * @template T @param {() => T} fn @returns {T}
+     */
+    run(fn) {
+      return a.context.with(a.trace.setSpan(a.context.active(), span), fn)
+    },
     /** @param {unknown} [lost] */
     end(lost) {
       if (lost === undefined) span.setAttribute('tinystore.ended', 'released')
