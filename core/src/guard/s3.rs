@@ -1,7 +1,7 @@
 //! The guard on S3 and S3-compatible stores (cargo feature `guard-s3`), on
 //! the AWS SDK's client the caller already made: a guarded put, a guarded
 //! delete and the guarded read, driven by
-//! [`ObjectWrite`](super::ObjectWrite) and [`ObjectRead`](super::ObjectRead);
+//! [`ObjectWrite`] and [`ObjectRead`];
 //! this file makes their requests.
 //!
 //! A guarded object is one object per fence under its key

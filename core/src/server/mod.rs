@@ -1,21 +1,23 @@
 //! `tinystore serve`: owns a store and serves it to other processes on
 //! `DIR/tinystore.sock` (mode 0600) and, when asked, on TCP with a token.
 //!
-//! - [`listener`] accepts connections as [`gate`] allows: capped per
+//! Inside, one private module each:
+//!
+//! - `listener` accepts connections as `gate` allows: capped per
 //!   socket, with TCP strangers (not yet authenticated) capped apart; a
-//!   failed accept is logged and retried later ([`accept_errors`]).
-//! - [`handler`] is one connection's task: it speaks the wire (the
-//!   [`greeting`] first, everything it tells through [`outgoing`]) and
-//!   hands each request to [`ops`], which does the operation on the
-//!   [`connection`] (its shared half); [`leases`] keeps the leases of one
-//!   connection and [`waits`] its acquires waiting in their keys' queues.
-//! - [`tls`] wraps the TCP listener in TLS (mutual TLS with a client CA).
-//! - [`metrics`] counts (and [`process`] reads the process's figures);
-//!   [`scrape`] serves them as Prometheus text on a listener of their own,
-//!   over a small [`http`]; beside them, with `--page`, the live [`page`]
-//!   shows the holders, queues and [`recent`] grants and losses. The engine
-//!   tells both through one [`tallies`].
-//! - [`trim`] gives the memory closed connections freed back to the system.
+//!   failed accept is logged and retried later (`accept_errors`).
+//! - `handler` is one connection's task: it speaks the wire (the
+//!   `greeting` first, everything it tells through `outgoing`) and
+//!   hands each request to `ops`, which does the operation on the
+//!   `connection` (its shared half); `leases` keeps the leases of one
+//!   connection and `waits` its acquires waiting in their keys' queues.
+//! - `tls` wraps the TCP listener in TLS (mutual TLS with a client CA).
+//! - `metrics` counts (and `process` reads the process's figures);
+//!   `scrape` serves them as Prometheus text on a listener of their own,
+//!   over a small `http`; beside them, with `--page`, the live `page`
+//!   shows the holders, queues and `recent` grants and losses. The engine
+//!   tells both through one `tallies`.
+//! - `trim` gives the memory closed connections freed back to the system.
 //! - Shutdown is one idea, as in mini-redis: one signal every task watches.
 
 mod accept_errors;
