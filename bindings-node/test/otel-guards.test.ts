@@ -5,7 +5,8 @@
 // (embedded and served), and each check is a tinystore.guard.check span,
 // accepted or stale, with the fence, the resource and the backend, read
 // back from the SDK's in-memory exporter, the refusal counted on its
-// backend. A store whose variable is unset skips, unless its
+// backend; the Redis guard (redis-server, $TINYSTORE_REDIS_URL) too. A
+// store whose variable is unset skips, unless its
 // TINYSTORE_REQUIRE_* is 1, when the file fails. And http.fetch given the
 // lease, whose request a real SQLite guard in a node:http service refuses
 // with 409: told and traced the same, on the backend http.
@@ -21,13 +22,16 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3'
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { Storage } from '@google-cloud/storage'
 import { BlobServiceClient } from '@azure/storage-blob'
+import { Redis } from 'ioredis'
 import { type FencedRequest, type Lease, StaleError, type Store, guard, http } from 'tinystore'
 import { TestStore } from 'tinystore/testing'
 
 const s3Url = process.env.TINYSTORE_S3_URL
 const gcsUrl = process.env.TINYSTORE_GCS_URL
 const azureConnection = process.env.TINYSTORE_AZURE_CONNECTION_STRING
+const redisUrl = process.env.TINYSTORE_REDIS_URL
 for (const [value, required, script] of [
+  [redisUrl, 'TINYSTORE_REQUIRE_REDIS', 'with-redis.sh'],
   [s3Url, 'TINYSTORE_REQUIRE_S3', 'with-s3.sh'],
   [gcsUrl, 'TINYSTORE_REQUIRE_GCS', 'with-gcs.sh'],
   [azureConnection, 'TINYSTORE_REQUIRE_AZURE', 'with-azurite.sh'],
@@ -158,6 +162,16 @@ for (const served of [false, true]) {
     const name = `otel/${unique()}`
     const file = storage.bucket('tinystore').file(name)
     await toldAndTraced(served, 'gcs', `tinystore/${name}`, lease => guard.gcs.save(file, 'the summary', lease))
+  })
+
+  ;(redisUrl ? test : test.skip)(`${where}: the Redis guard given the lease tells and traces`, async () => {
+    const client = new Redis(redisUrl ?? '')
+    try {
+      const key = `otel:${unique()}`
+      await toldAndTraced(served, 'redis', key, lease => guard.redis.set(client, key, 'the summary', lease))
+    } finally {
+      client.disconnect()
+    }
   })
 
   ;(azureConnection ? test : test.skip)(`${where}: the Azure guard given the lease tells and traces`, async () => {

@@ -1,6 +1,7 @@
 """The guards on S3 and DynamoDB (moto, $TINYSTORE_S3_URL), Google Cloud
 Storage (fake-gcs-server, $TINYSTORE_GCS_URL) and Azure Blob (Azurite,
-$TINYSTORE_AZURE_CONNECTION_STRING) given the lease itself: a late write
+$TINYSTORE_AZURE_CONNECTION_STRING) and Redis (redis-server,
+$TINYSTORE_REDIS_URL) given the lease itself: a late write
 refused is told to the lease's store, whose status counts it per group
 (embedded and served), and each check is a ``tinystore.guard.check`` span,
 accepted or stale, with the fence, the resource and the backend, read back
@@ -34,6 +35,7 @@ def _required(var: str, require: str) -> str | None:
 S3_URL = _required("TINYSTORE_S3_URL", "TINYSTORE_REQUIRE_S3")
 GCS_URL = _required("TINYSTORE_GCS_URL", "TINYSTORE_REQUIRE_GCS")
 AZURE = _required("TINYSTORE_AZURE_CONNECTION_STRING", "TINYSTORE_REQUIRE_AZURE")
+REDIS_URL = _required("TINYSTORE_REDIS_URL", "TINYSTORE_REQUIRE_REDIS")
 
 
 @pytest.fixture(params=["open", "served"])
@@ -159,6 +161,17 @@ def test_the_azure_guard_given_the_lease(kit: TestStore) -> None:
     name = f"otel/{uuid.uuid4().hex[:8]}"
     blob = service.get_blob_client("tinystore", name)
     told_and_traced(kit, "azure", f"tinystore/{name}", lambda lease: azure.upload_blob(blob, "the summary", lease))
+
+
+@pytest.mark.skipif(not REDIS_URL, reason="TINYSTORE_REDIS_URL is unset (run under tests/guards/with-redis.sh)")
+def test_the_redis_guard_given_the_lease(kit: TestStore) -> None:
+    from tinystore.guard import redis as guard_redis
+
+    redis: Any = pytest.importorskip("redis")
+    client = redis.Redis.from_url(str(REDIS_URL))
+    key = f"otel:{uuid.uuid4().hex[:8]}"
+    told_and_traced(kit, "redis", key, lambda lease: guard_redis.set(client, key, "the summary", lease))
+    client.close()
 
 
 def test_http_answers_given_the_lease(kit: TestStore, tmp_path: Any) -> None:
