@@ -3,6 +3,8 @@ package redisguard_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,10 +13,40 @@ import (
 	"tinystore.dev/go/tinystore"
 )
 
+// checks records the guard checks an Observer is told of, on redis.
+type checks struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (c *checks) Wait(context.Context, locks.Place) func(locks.Fence, error) {
+	return func(locks.Fence, error) {}
+}
+
+func (c *checks) Hold(ctx context.Context, _ locks.Place, _ locks.Fence) (context.Context, func(error)) {
+	return ctx, func(error) {}
+}
+
+func (c *checks) GuardCheck(_ context.Context, resource string, fence locks.Fence, backend string) func(error) {
+	return func(err error) {
+		outcome := "accepted"
+		if errors.Is(err, locks.ErrStale) {
+			outcome = "stale"
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.seen = append(c.seen, backend+" "+resource+" "+fence.String()+" "+outcome)
+	}
+}
+
 // Given the lease itself, a refusal is told to its store, which counts it
-// per group; given the fence alone, it is told to nobody.
+// per group; given the fence alone, it is told to nobody. Either way the
+// process's Observer (tinystoreotel's spans) sees each check on redis.
 func TestGivenTheLeaseARefusalIsToldToItsStore(t *testing.T) {
 	ctx := context.Background()
+	seen := &checks{}
+	locks.SetObserver(seen)
+	t.Cleanup(func() { locks.SetObserver(nil) })
 	rdb, k := client(t), key(t)
 	store, err := tinystore.Open(t.TempDir())
 	if err != nil {
@@ -48,5 +80,15 @@ func TestGivenTheLeaseARefusalIsToldToItsStore(t *testing.T) {
 	want := []tinystore.RefusedStatus{{Name: "chats", Kind: "lock", Refused: 1}}
 	if len(status.LateWritesRefused) != 1 || status.LateWritesRefused[0] != want[0] {
 		t.Fatalf("late writes refused: %v; want %v", status.LateWritesRefused, want)
+	}
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	wantSeen := []string{
+		"redis " + k + " " + fresh.Fence.String() + " accepted",
+		"redis " + k + " " + old.Fence.String() + " stale",
+		"redis " + k + " " + old.Fence.String() + " stale",
+	}
+	if !slices.Equal(seen.seen, wantSeen) {
+		t.Fatalf("checks seen: %q; want %q", seen.seen, wantSeen)
 	}
 }
