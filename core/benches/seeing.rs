@@ -1,28 +1,35 @@
 //! Does seeing the locks slow holding them? Hold round trips per second
 //! (acquire, empty body, release) of 8 tasks on 1,000 keys, embedded and
 //! through an in-process server, with nobody watching, with a watcher of
-//! the whole group that reads every event, with one that never reads (it
-//! falls behind and is told `lagged`), and, when built with the feature
-//! `otel`, with an OpenTelemetry SDK recording every span (batched to an
-//! exporter that drops them). The kinds take turns sample by sample, so a
-//! noisy machine touches them alike; medians and ratios to "nobody
-//! watching" are printed.
+//! one other key (never held: it is told nothing), with a watcher of the
+//! whole group that reads every event, with one that never reads (it falls
+//! behind and is told `lagged`), and, when built with the feature `otel`,
+//! with an OpenTelemetry SDK recording every span (batched to an exporter
+//! that drops them); without an SDK, "nobody watching" of that build is
+//! the feature built in and unused. Served, the watchers have a connection
+//! of their own, as a dashboard would. The kinds take turns sample by
+//! sample, so a noisy machine touches them alike; medians and ratios to
+//! "nobody watching" are printed.
 //!
 //! `cargo bench -p tinystore --bench seeing` (and `--features otel` for
-//! the OpenTelemetry row); `make bench-seeing` runs both.
+//! the OpenTelemetry row); `make bench-seeing` runs both. With
+//! `SEEING_KINDS=nobody` only "nobody watching" runs: a fixed amount of
+//! work, to time a build with `otel` against one without, whole process
+//! against whole process.
 
 use futures_util::StreamExt;
 use std::time::Instant;
 use tinystore::server::{ServeOptions, Server};
 use tinystore::{Error, Store};
 
-const SAMPLES: usize = 9;
+const SAMPLES: usize = 21;
 const TASKS: usize = 8;
 const KEYS: usize = 1000;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Plain,
+    OtherKey,
     Reading,
     Idle,
     #[cfg(feature = "otel")]
@@ -31,8 +38,12 @@ enum Kind {
 
 impl Kind {
     fn all() -> Vec<Kind> {
+        if std::env::var("SEEING_KINDS").is_ok_and(|k| k == "nobody") {
+            return vec![Kind::Plain];
+        }
         vec![
             Kind::Plain,
+            Kind::OtherKey,
             Kind::Reading,
             Kind::Idle,
             #[cfg(feature = "otel")]
@@ -43,6 +54,7 @@ impl Kind {
     fn name(self) -> &'static str {
         match self {
             Kind::Plain => "nobody watching",
+            Kind::OtherKey => "a watcher of one other key",
             Kind::Reading => "a watcher reading every event",
             Kind::Idle => "a watcher that never reads",
             #[cfg(feature = "otel")]
@@ -51,18 +63,27 @@ impl Kind {
     }
 }
 
-async fn sample(store: &Store, per_task: usize, kind: Kind) -> f64 {
+/// One sample: holds by `store`, watched (if `kind` watches) through
+/// `watching`.
+async fn sample(store: &Store, watching: &Store, per_task: usize, kind: Kind) -> f64 {
     let group = store.locks("seeing");
+    let watched = watching.locks("seeing");
     let mut watcher = None;
     match kind {
+        Kind::OtherKey => {
+            let mut watch = watched.watch("not-held").await.unwrap();
+            watcher = Some(tokio::spawn(async move {
+                while let Some(Ok(_)) = watch.next().await {}
+            }));
+        }
         Kind::Reading => {
-            let mut watch = group.watch_all().await.unwrap();
+            let mut watch = watched.watch_all().await.unwrap();
             watcher = Some(tokio::spawn(async move {
                 while let Some(Ok(_)) = watch.next().await {}
             }));
         }
         Kind::Idle => {
-            let watch = group.watch_all().await.unwrap();
+            let watch = watched.watch_all().await.unwrap();
             watcher = Some(tokio::spawn(async move {
                 let _kept = watch;
                 std::future::pending::<()>().await;
@@ -97,14 +118,14 @@ async fn sample(store: &Store, per_task: usize, kind: Kind) -> f64 {
     rate
 }
 
-async fn run(what: &str, store: &Store, per_task: usize) {
+async fn run(what: &str, store: &Store, watching: &Store, per_task: usize) {
     let kinds = Kind::all();
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
     for s in 0..SAMPLES {
         // Each sample starts with another kind: none is always first.
         for i in 0..kinds.len() {
             let k = (s + i) % kinds.len();
-            rates[k].push(sample(store, per_task, kinds[k]).await);
+            rates[k].push(sample(store, watching, per_task, kinds[k]).await);
         }
     }
     let medians: Vec<f64> = rates
@@ -162,13 +183,14 @@ fn main() {
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path().join("embedded")).await.unwrap();
-        run("embedded", &store, 20_000).await;
+        run("embedded", &store, &store, 10_000).await;
         let server = Server::start(dir.path().join("served"), ServeOptions::default())
             .await
             .unwrap();
         let address = format!("unix:{}", server.socket_path().display());
         let client = Store::connect(&address).await.unwrap();
-        run("served", &client, 1_000).await;
+        let watching = Store::connect(&address).await.unwrap();
+        run("served", &client, &watching, 1_000).await;
         server.shutdown().await.unwrap();
     });
 }
