@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use tinystore::testing::TestStore;
 use tinystore::Code;
 
-mod stores;
+mod guard;
 
 struct Telemetry {
     spans: InMemorySpanExporter,

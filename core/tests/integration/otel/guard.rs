@@ -5,7 +5,9 @@
 //! group, and each check is a `tinystore.guard.check` span, accepted or
 //! stale, with the fence and the resource, the refusal counted on the
 //! store's backend. A store whose server is absent skips, as its own
-//! guard tests do.
+//! guard tests do. The module is named `guard` so that the test names hold
+//! `guard::`: `make test-guards-rust` runs them under every server, and
+//! `make test-rust`, which has none, leaves them out.
 
 use super::{refused_on, spans, telemetry, text};
 use tinystore::testing::TestStore;
