@@ -154,16 +154,10 @@ func Ensure(ctx context.Context, db Execer, dialect Dialect) error {
 // The statements, their order and every decision are the core's (its
 // SqlCheck machine); Check runs them on tx and reports what they did.
 func Check(ctx context.Context, tx *sql.Tx, dialect Dialect, resource string, under locks.Fenced) error {
-	if under == nil {
-		return native.Invalid("guard.Check: the fence is nil: give a locks.Fence or the *locks.Lease")
-	}
-	if o := locks.Observed(); o != nil { // tinystoreotel's span and counter
-		end := o.GuardCheck(ctx, resource, under.WriteFence(), dialect.name)
-		err := locks.Told(under, resource, check(ctx, tx, dialect, resource, under.WriteFence()))
-		end(err)
-		return err
-	}
-	return locks.Told(under, resource, check(ctx, tx, dialect, resource, under.WriteFence()))
+	// tinystoreotel's span and counter, and a refusal told to the lease's store
+	return guardio.Checked(ctx, "guard.Check", under, resource, dialect.name, func(fence locks.Fence) error {
+		return check(ctx, tx, dialect, resource, fence)
+	})
 }
 
 func check(ctx context.Context, tx *sql.Tx, dialect Dialect, resource string, fence locks.Fence) error {
