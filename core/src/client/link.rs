@@ -1,7 +1,7 @@
-//! One connection to a server: the greeting, a writer task, a reader task
-//! that routes replies to their callers, `lost` events to the lease table
-//! and `leader` events to observers, and the map of requests waiting for
-//! replies.
+//! One connection to a server: the greeting, the outbox of lines to write
+//! and its writer task, a reader task that routes replies to their callers,
+//! `lost` events to the lease table and `leader` events to observers, and
+//! the map of requests waiting for replies.
 
 use super::address::Address;
 use super::connect_options::ConnectOptions;
@@ -14,11 +14,11 @@ use crate::wire::{Event, FrameRead, FrameReader, Op, Reply, RequestFrame, Server
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll};
-use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::{mpsc, oneshot};
+use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{oneshot, Notify};
 use tokio::task::AbortHandle;
 
 /// The longest frame the client reads: status replies may be long.
@@ -58,9 +58,64 @@ impl Routed {
     }
 }
 
-/// How many lines may wait to be written before a one-way message is
+/// How many bytes may wait to be written before a one-way message is
 /// dropped rather than queued ([`Link::send_oneway`]).
-const MAX_ONEWAY_QUEUED: usize = 1024;
+const MAX_ONEWAY_QUEUED: usize = 1024 * 1024;
+
+/// The lines waiting to be written, and the socket's writing half. A line
+/// goes in whole, under the lock, and leaves only as the socket takes its
+/// bytes: whoever writes (a caller at once, or the writer task) writes from
+/// here, so no caller's future, dropped at any point, can cut a line.
+struct Outbox {
+    writer: Writer,
+    pending: Vec<u8>,
+    /// How many bytes of `pending` the socket took.
+    written: usize,
+    /// Written but not flushed yet.
+    unflushed: bool,
+    /// Writing failed: the connection is broken; lines are dropped.
+    failed: bool,
+}
+
+impl Outbox {
+    /// Nothing waits to be written or flushed.
+    fn idle(&self) -> bool {
+        self.pending.len() == self.written && !self.unflushed
+    }
+
+    /// Writes what waits as far as the socket takes it; ready once all is
+    /// written and flushed. When pending, `cx` is woken when the socket has
+    /// room again.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while self.written < self.pending.len() {
+            match Pin::new(&mut self.writer).poll_write(cx, &self.pending[self.written..]) {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()))
+                }
+                Poll::Ready(Ok(n)) => {
+                    self.written += n;
+                    self.unflushed = true;
+                }
+                Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => {
+                    if self.written > self.pending.len() / 2 {
+                        self.pending.drain(..self.written);
+                        self.written = 0;
+                    }
+                    return Poll::Pending;
+                }
+            }
+        }
+        self.pending.clear();
+        self.written = 0;
+        if self.unflushed {
+            std::task::ready!(Pin::new(&mut self.writer).poll_flush(cx))?;
+            self.unflushed = false;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
 
 #[derive(Default)]
 struct Calls {
@@ -76,15 +131,12 @@ pub(crate) struct Link {
     pub generation: u64,
     pub address: Address,
     pub table: Arc<RemoteLeases<Link>>,
-    /// Callers write their requests themselves, under this lock.
-    writer: tokio::sync::Mutex<BufWriter<Writer>>,
-    /// Lines written by a task: from places that cannot wait (drops), and
-    /// from callers that found another caller writing or lines queued.
-    out: mpsc::UnboundedSender<String>,
-    /// Lines sent to `out` and not yet written. A caller writes its own
-    /// line only when this is 0, so that lines go out in the order they
-    /// were issued (a give-up is never overtaken by a later request).
-    queued: AtomicUsize,
+    /// Every line goes out through it, in the order it was put in (a
+    /// give-up is never overtaken by a later request).
+    outbox: Mutex<Outbox>,
+    /// Wakes the writer task: lines wait that the socket did not take at
+    /// once.
+    more: Notify,
     next_id: AtomicU64,
     calls: Mutex<Calls>,
 }
@@ -162,18 +214,22 @@ impl OpenLink {
                     ),
                 )
             })??;
-        let (out, rx) = mpsc::unbounded_channel();
         let link = Arc::new(Link {
             generation,
             address: address.clone(),
             table,
-            writer: tokio::sync::Mutex::new(BufWriter::new(writer)),
-            out,
-            queued: AtomicUsize::new(0),
+            outbox: Mutex::new(Outbox {
+                writer,
+                pending: Vec::new(),
+                written: 0,
+                unflushed: false,
+                failed: false,
+            }),
+            more: Notify::new(),
             next_id: AtomicU64::new(1),
             calls: Mutex::new(Calls::default()),
         });
-        let writing = tokio::spawn(write_lines(link.clone(), rx)).abort_handle();
+        let writing = tokio::spawn(write_lines(link.clone())).abort_handle();
         let reading = tokio::spawn(read_replies(reader, link.clone())).abort_handle();
         Ok(OpenLink {
             link,
@@ -234,23 +290,13 @@ async fn next_frame<R: AsyncBufRead + Unpin>(
     }
 }
 
-/// Writes the lines of `send_nowait`.
-async fn write_lines(link: Arc<Link>, mut rx: mpsc::UnboundedReceiver<String>) {
-    while let Some(line) = rx.recv().await {
-        let mut write = link.writer.lock().await;
-        let written = write.write_all(line.as_bytes()).await;
-        link.queued.fetch_sub(1, Ordering::AcqRel);
-        if written.is_err() {
-            return;
-        }
-        while let Ok(line) = rx.try_recv() {
-            let written = write.write_all(line.as_bytes()).await;
-            link.queued.fetch_sub(1, Ordering::AcqRel);
-            if written.is_err() {
-                return;
-            }
-        }
-        if write.flush().await.is_err() {
+/// Writes the lines the socket did not take at once, as it has room.
+async fn write_lines(link: Arc<Link>) {
+    loop {
+        link.more.notified().await;
+        let drained = std::future::poll_fn(|cx| link.outbox().poll_drain(cx)).await;
+        if let Err(e) = drained {
+            link.write_failed(e);
             return;
         }
     }
@@ -275,6 +321,53 @@ async fn read_replies<R: AsyncBufRead + Unpin>(mut reader: R, link: Arc<Link>) {
 impl Link {
     fn calls(&self) -> MutexGuard<'_, Calls> {
         self.calls.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn outbox(&self) -> MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts `line` in the outbox behind every line before it, whole, and
+    /// writes what the socket takes now when nothing waited before it
+    /// (never waits); the writer task writes the rest. Dropped when
+    /// `oneway` and [`MAX_ONEWAY_QUEUED`] bytes already wait.
+    fn put(&self, line: &str, oneway: bool) {
+        let mut outbox = self.outbox();
+        let waiting = outbox.pending.len() - outbox.written;
+        if outbox.failed || (oneway && waiting >= MAX_ONEWAY_QUEUED) {
+            return;
+        }
+        let idle = outbox.idle();
+        outbox.pending.extend_from_slice(line.as_bytes());
+        if !idle {
+            // The writer task has the rest in hand.
+            return;
+        }
+        match outbox.poll_drain(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Ok(())) => {}
+            Poll::Pending => {
+                drop(outbox);
+                self.more.notify_one();
+            }
+            Poll::Ready(Err(e)) => {
+                drop(outbox);
+                self.write_failed(e);
+            }
+        }
+    }
+
+    /// Writing failed: the connection is broken.
+    fn write_failed(&self, e: std::io::Error) {
+        {
+            let mut outbox = self.outbox();
+            outbox.failed = true;
+            outbox.pending = Vec::new();
+            outbox.written = 0;
+        }
+        self.broke(Error::new(
+            Code::Unavailable,
+            format!("the connection to {} broke: {e}", self.address),
+        ));
     }
 
     /// Whether the connection still works.
@@ -436,26 +529,18 @@ impl Link {
     pub(crate) fn send_nowait(&self, op: Op) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let frame = RequestFrame { id: Some(id), op };
-        self.queue_line(frame.encode() + "\n");
+        self.put(&(frame.encode() + "\n"), false);
     }
 
     /// Sends a one-way message: no id, no reply. Dropped when the
-    /// connection is broken or [`MAX_ONEWAY_QUEUED`] lines already wait to
+    /// connection is broken or [`MAX_ONEWAY_QUEUED`] bytes already wait to
     /// be written (a server that stopped reading); never waits.
     pub(crate) fn send_oneway(&self, op: Op) {
-        if !self.is_alive() || self.queued.load(Ordering::Acquire) >= MAX_ONEWAY_QUEUED {
+        if !self.is_alive() {
             return;
         }
         let frame = RequestFrame { id: None, op };
-        self.queue_line(frame.encode() + "\n");
-    }
-
-    /// Hands `line` to the writer task, behind every line queued before.
-    fn queue_line(&self, line: String) {
-        self.queued.fetch_add(1, Ordering::AcqRel);
-        if self.out.send(line).is_err() {
-            self.queued.fetch_sub(1, Ordering::AcqRel);
-        }
+        self.put(&(frame.encode() + "\n"), true);
     }
 
     /// Releases a lease by its wire id, not waiting for the reply.
@@ -508,7 +593,12 @@ impl Link {
             }
             calls.waiting.insert(id, Pending { tx, terms, route });
         }
-        let cancels = matches!(op, Op::Acquire { .. } | Op::Campaign { .. });
+        // A dropped call that waits on the server, or that would start an
+        // observer or a watch there, is called off.
+        let cancels = matches!(
+            op,
+            Op::Acquire { .. } | Op::Campaign { .. } | Op::Observe { .. } | Op::Watch { .. }
+        );
         let line = RequestFrame { id: Some(id), op }.encode() + "\n";
         let call = Call {
             link: self.clone(),
@@ -517,30 +607,10 @@ impl Link {
             cancels,
             done: false,
         };
-        // Write it now when nobody else is writing and nothing queued waits
-        // to be written; otherwise the writer task sends it after the lines
-        // queued before it, with the others queued meanwhile, in one write.
-        let free = self
-            .writer
-            .try_lock()
-            .ok()
-            .filter(|_| self.queued.load(Ordering::Acquire) == 0);
-        match free {
-            Some(mut write) => {
-                let sent = match write.write_all(line.as_bytes()).await {
-                    Ok(()) => write.flush().await,
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = sent {
-                    drop(write);
-                    self.broke(Error::new(
-                        Code::Unavailable,
-                        format!("the connection to {} broke: {e}", self.address),
-                    ));
-                }
-            }
-            None => self.queue_line(line),
-        }
+        // Whole or not at all: the line is in the outbox before this
+        // future can be dropped, and a dropped call's reply is read and
+        // thrown away by its id.
+        self.put(&line, false);
         call.await
     }
 }
