@@ -4,52 +4,9 @@
 //! the stream. Spoken on the raw wire, so nothing in a client can stand in
 //! for a missing line.
 
+use crate::support::raw::Raw;
 use crate::support::served::served;
-use serde_json::Value;
 use std::collections::HashMap;
-use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::UnixStream;
-
-/// A connection speaking the wire by hand.
-struct Raw {
-    reader: BufReader<tokio::net::unix::OwnedReadHalf>,
-    writer: tokio::net::unix::OwnedWriteHalf,
-}
-
-impl Raw {
-    async fn greeted(socket: &std::path::Path) -> Raw {
-        let (read, writer) = UnixStream::connect(socket).await.unwrap().into_split();
-        let mut raw = Raw {
-            reader: BufReader::new(read),
-            writer,
-        };
-        let hello = raw.ask(r#"{"op":"hello","version":1}"#).await;
-        assert_eq!(hello["ok"], true, "{hello}");
-        raw
-    }
-
-    async fn send(&mut self, line: &str) {
-        self.writer.write_all(line.as_bytes()).await.unwrap();
-        self.writer.write_all(b"\n").await.unwrap();
-    }
-
-    /// The next line, or `None` at the end of the stream (within 10 s).
-    async fn next(&mut self) -> Option<Value> {
-        let mut line = String::new();
-        let read = tokio::time::timeout(Duration::from_secs(10), self.reader.read_line(&mut line));
-        match read.await.expect("the server said nothing for 10 s") {
-            Ok(0) => None,
-            Ok(_) => Some(serde_json::from_str(&line).unwrap()),
-            Err(e) => panic!("reading from the server: {e}"),
-        }
-    }
-
-    async fn ask(&mut self, line: &str) -> Value {
-        self.send(line).await;
-        self.next().await.expect("a reply")
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shutdown_tells_each_lease_wait_and_observer_closed_before_the_end() {

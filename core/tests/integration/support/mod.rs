@@ -1,3 +1,4 @@
 //! Helpers shared by the modules above.
 
+pub mod raw;
 pub mod served;

@@ -4,51 +4,11 @@
 //! ends the watch.
 
 use super::next;
+use crate::support::raw::Raw;
 use crate::support::served::served;
 use futures_util::StreamExt;
-use serde_json::Value;
 use std::time::Duration;
 use tinystore::{Code, Fence, Store, WatchEvent};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::UnixStream;
-
-/// A connection speaking the wire by hand.
-struct Raw {
-    reader: BufReader<tokio::net::unix::OwnedReadHalf>,
-    writer: tokio::net::unix::OwnedWriteHalf,
-}
-
-impl Raw {
-    async fn greeted(socket: &std::path::Path) -> Raw {
-        let (read, writer) = UnixStream::connect(socket).await.unwrap().into_split();
-        let mut raw = Raw {
-            reader: BufReader::new(read),
-            writer,
-        };
-        let hello = raw.ask(r#"{"op":"hello","version":1}"#).await;
-        assert_eq!(hello["ok"], true, "{hello}");
-        raw
-    }
-
-    async fn send(&mut self, line: &str) {
-        self.writer.write_all(line.as_bytes()).await.unwrap();
-        self.writer.write_all(b"\n").await.unwrap();
-    }
-
-    async fn next(&mut self) -> Value {
-        let mut line = String::new();
-        let read = tokio::time::timeout(Duration::from_secs(10), self.reader.read_line(&mut line));
-        read.await
-            .expect("the server said nothing for 10 s")
-            .unwrap();
-        serde_json::from_str(&line).unwrap()
-    }
-
-    async fn ask(&mut self, line: &str) -> Value {
-        self.send(line).await;
-        self.next().await
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watch_over_a_connection_sees_what_other_clients_do() {
@@ -140,7 +100,7 @@ async fn a_client_that_never_reads_its_socket_slows_nobody_and_is_told_lagged() 
     let mut missed = 0;
     let mut told = 0;
     while told + missed < 2 * holds {
-        let line = idle.next().await;
+        let line = idle.line().await;
         assert_eq!(line["event"], "watch", "{line}");
         assert_eq!(line["watch"], 7, "{line}");
         match line["what"].as_str().unwrap() {
@@ -153,7 +113,7 @@ async fn a_client_that_never_reads_its_socket_slows_nobody_and_is_told_lagged() 
     assert_eq!(told + missed, 2 * holds, "every event told or counted");
     // The watch goes on with the events of now.
     let last = locks.acquire("k").await.unwrap();
-    let line = idle.next().await;
+    let line = idle.line().await;
     assert_eq!(line["what"], "granted", "{line}");
     assert_eq!(line["fence"], last.fence().to_string(), "{line}");
 }
