@@ -1,7 +1,5 @@
 package locks
 
-import "errors"
-
 // Fenced is what a guarded write is made under: a Fence alone, or the
 // *Lease itself. Given the lease, a guard (packages guard, redisguard,
 // s3guard and the others) takes its fence and, when it refuses the write
@@ -32,13 +30,3 @@ func (*Lease) fenced() {}
 // Release it tells nothing: the lease's handle is freed with it (a lease
 // that ran out or was lost still tells).
 func (l *Lease) ReportRefused(resource string) { l.h.ReportRefused(resource) }
-
-// Told returns err, a guard's verdict on a write to resource made under
-// under, after telling the lease's store when err is a stale refusal and
-// under is a *Lease. For the guards.
-func Told(under Fenced, resource string, err error) error {
-	if lease, ok := under.(*Lease); ok && lease != nil && errors.Is(err, ErrStale) {
-		lease.ReportRefused(resource)
-	}
-	return err
-}

@@ -45,7 +45,7 @@ func (g group) acquire(ctx context.Context, key any, opts []Option) (*native.Hel
 	if err != nil {
 		return nil, err
 	}
-	if o := Observed(); o != nil {
+	if o := currentObserver(); o != nil {
 		end := o.Wait(ctx, Place{Kind: g.kind, Name: g.name, Key: text})
 		h, err := g.g.Acquire(ctx, text, gather(opts...))
 		end(heldFence(h), err)

@@ -80,7 +80,7 @@ func (h holding) Release(ctx context.Context) error {
 // With an Observer set, the hold is its Hold, for kind's group.
 func hold[T any](ctx context.Context, kind string, h holding, v T, fn func(context.Context, T) error) (err error) {
 	var observed func(lost error)
-	if o := Observed(); o != nil {
+	if o := currentObserver(); o != nil {
 		ctx, observed = o.Hold(ctx, Place{Kind: kind, Name: h.h.Name, Key: h.h.Key}, heldFence(h.h))
 	}
 	fnCtx, cancel := context.WithCancelCause(ctx)

@@ -47,9 +47,9 @@ func SetObserver(o Observer) {
 	observer.Store(&observerBox{o})
 }
 
-// Observed is the process's Observer, nil when none is set; for the
-// guards of other packages.
-func Observed() Observer {
+// currentObserver is the process's Observer, nil when none is set; the
+// guards of other packages read it through internal/handles.
+func currentObserver() Observer {
 	if box := observer.Load(); box != nil {
 		return box.o
 	}

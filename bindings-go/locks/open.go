@@ -31,6 +31,13 @@ func init() {
 		return nil
 	}
 	handles.KeyText = keyText
+	// What the guards reach through (internal/handles, internal/guardio).
+	handles.Observer = func() any {
+		if o := currentObserver(); o != nil {
+			return o
+		}
+		return nil
+	}
 }
 
 // isNil reports whether h is a nil *Lease, *Permit or *Leadership.

@@ -2,7 +2,9 @@ package guardio
 
 import (
 	"context"
+	"errors"
 
+	"tinystore.dev/go/internal/handles"
 	"tinystore.dev/go/internal/native"
 	"tinystore.dev/go/locks"
 )
@@ -11,18 +13,28 @@ import (
 // "dynamodb", "gcs", "azure", "redis"), with the fence of under: inside
 // the process's Observer's GuardCheck when one is set (tinystoreotel's
 // span and refused counter), and with a stale refusal told to the lease's
-// store when under is the *locks.Lease (locks.Told). A nil under is
+// store when under is the *locks.Lease (told). A nil under is
 // invalid, naming call, and nothing is checked.
 func Checked(ctx context.Context, call string, under locks.Fenced, resource, backend string, check func(fence locks.Fence) error) error {
 	if under == nil {
 		return native.Invalid(call + ": the fence is nil: give a locks.Fence or the *locks.Lease")
 	}
 	fence := under.WriteFence()
-	if o := locks.Observed(); o != nil {
+	if o, _ := handles.Observer().(locks.Observer); o != nil {
 		end := o.GuardCheck(ctx, resource, fence, backend)
-		err := locks.Told(under, resource, check(fence))
+		err := told(under, resource, check(fence))
 		end(err)
 		return err
 	}
-	return locks.Told(under, resource, check(fence))
+	return told(under, resource, check(fence))
+}
+
+// told returns err, a guard's verdict on a write to resource made under
+// under, after telling the lease's store (Lease.ReportRefused) when err
+// is a stale refusal and under is a *locks.Lease.
+func told(under locks.Fenced, resource string, err error) error {
+	if lease, ok := under.(*locks.Lease); ok && lease != nil && errors.Is(err, locks.ErrStale) {
+		lease.ReportRefused(resource)
+	}
+	return err
 }

@@ -1,9 +1,11 @@
 // Package handles lets package tinystoretest reach the native handles
 // behind package tinystore's Store and package locks's leases, permits and
-// leaderships, and make a Store of a native one, without either package
-// exporting a function that takes or gives an internal type (as
-// internal/groups does for the groups): tinystore and locks set these when
-// they are loaded, and tinystoretest, which imports both, calls them.
+// leaderships, and make a Store of a native one, and lets the guards
+// (through internal/guardio) read the process's locks.Observer, without
+// either package exporting a function that takes or gives an internal
+// type or exists only for another package (as internal/groups does for
+// the groups): tinystore and locks set these when they are loaded, and
+// tinystoretest and guardio, which import them, call them.
 package handles
 
 import "tinystore.dev/go/internal/native"
@@ -25,4 +27,7 @@ var (
 	// string, an integer, []byte or a fmt.Stringer), or its ErrInvalid
 	// error.
 	KeyText func(key any) (string, error)
+	// Observer is the process's locks.Observer (locks.SetObserver), nil
+	// when none is set.
+	Observer func() any
 )
