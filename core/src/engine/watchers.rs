@@ -49,6 +49,12 @@ struct Group {
 }
 
 impl Group {
+    /// Whether nobody watches the group any more (the keys nobody watches
+    /// are forgotten as they are met).
+    fn is_unwatched(&self) -> bool {
+        Arc::strong_count(&self.all) == 1 && self.keys.is_empty()
+    }
+
     /// Whether an event of `key` is wanted by anyone: forgets the keys
     /// nobody watches any more as it meets them.
     fn wants(&mut self, key: &str) -> bool {
@@ -72,8 +78,21 @@ impl Group {
 /// The broadcasts of the watched groups.
 pub(super) struct Watchers {
     epoch: u64,
-    /// By kind, then by group name.
-    groups: HashMap<GroupKind, HashMap<Box<str>, Group>>,
+    /// By kind (in [`slot`]'s order), then by group name.
+    groups: [HashMap<Box<str>, Group>; 3],
+    /// How many groups are watched, of every kind.
+    watched: usize,
+}
+
+/// Where a kind's groups are in [`Watchers::groups`]; `None` for an
+/// election (observed, never watched).
+fn slot(kind: GroupKind) -> Option<usize> {
+    match kind {
+        GroupKind::Lock => Some(0),
+        GroupKind::Semaphore => Some(1),
+        GroupKind::RwLock => Some(2),
+        GroupKind::Election => None,
+    }
 }
 
 impl Watchers {
@@ -81,23 +100,27 @@ impl Watchers {
     pub(super) fn new(epoch: u64) -> Watchers {
         Watchers {
             epoch,
-            groups: HashMap::new(),
+            groups: Default::default(),
+            watched: 0,
         }
     }
 
     /// A watch of the group `name` of `kind`: of its key `key`, or of every
     /// key when `None`.
     pub(super) fn watch(&mut self, kind: GroupKind, name: &str, key: Option<String>) -> Watch {
-        let group = self
-            .groups
-            .entry(kind)
-            .or_default()
-            .entry(name.into())
-            .or_insert_with(|| Group {
-                sender: broadcast::channel(WATCH_BUFFER).0,
-                all: Arc::new(()),
-                keys: HashMap::new(),
-            });
+        let Some(slot) = slot(kind) else {
+            let reason = Error::invalid("an election is observed (observe), not watched");
+            return Watch::from_stream(futures_util::stream::iter([Err(reason)]));
+        };
+        let groups = &mut self.groups[slot];
+        if !groups.contains_key(name) {
+            self.watched += 1;
+        }
+        let group = groups.entry(name.into()).or_insert_with(|| Group {
+            sender: broadcast::channel(WATCH_BUFFER).0,
+            all: Arc::new(()),
+            keys: HashMap::new(),
+        });
         // The keys whose watchers all left since: forgotten now.
         group.keys.retain(|_, token| Arc::strong_count(token) > 1);
         let token = match &key {
@@ -155,34 +178,32 @@ impl Watchers {
 
     /// Ends every watch with `reason`.
     pub(super) fn close(&mut self, reason: &Error) {
-        for (_, names) in self.groups.drain() {
-            for (_, group) in names {
+        for names in &mut self.groups {
+            for (_, group) in names.drain() {
                 let _ = group.sender.send(Pushed::Closed(reason.clone()));
             }
         }
+        self.watched = 0;
     }
 
     /// Sends the change `make` builds to the watchers of `key`'s group if
     /// one of them wants it; forgets a group whose watchers are all gone.
     fn send(&mut self, key: &SharedKey, make: impl FnOnce() -> Change) {
-        if self.groups.is_empty() {
+        if self.watched == 0 {
             return;
         }
-        let Some(names) = self.groups.get_mut(&key.group_kind()) else {
+        let Some(slot) = slot(key.group_kind()) else {
             return;
         };
+        let names = &mut self.groups[slot];
         let Some(group) = names.get_mut(key.name()) else {
             return;
         };
-        if group.sender.receiver_count() == 0 {
-            names.remove(key.name());
-            if names.is_empty() {
-                self.groups.remove(&key.group_kind());
-            }
-            return;
-        }
         if group.wants(key.key()) {
             let _ = group.sender.send(Pushed::Event(key.clone(), make()));
+        } else if group.is_unwatched() {
+            names.remove(key.name());
+            self.watched -= 1;
         }
     }
 }
@@ -266,6 +287,7 @@ mod tests {
         let mut watchers = Watchers::new(1);
         drop(watchers.watch(GroupKind::Lock, "g", Some("a".into())));
         watchers.granted(&key("g", "a"), 1, None);
-        assert!(watchers.groups.is_empty());
+        assert_eq!(watchers.watched, 0);
+        assert!(watchers.groups.iter().all(HashMap::is_empty));
     }
 }
