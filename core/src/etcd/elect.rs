@@ -13,15 +13,15 @@
 
 use super::call::retry;
 use super::epoch;
+use super::resume::{resume, Feed};
 use super::shared::Inner;
 use crate::election::pushed::{self, Route, Told};
 use crate::election::{Leader, Observer};
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
-use etcd_client::{EventType, GetOptions, KeyValue, Txn, TxnOp, TxnOpResponse, WatchOptions};
+use etcd_client::{EventType, GetOptions, KeyValue, Txn, TxnOp, TxnOpResponse};
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The leader of election `name` now, or `None`.
 pub(crate) async fn leader(inner: &Inner, name: &str) -> Result<Option<Leader>> {
@@ -146,79 +146,15 @@ struct Watching {
 }
 
 impl Watching {
-    async fn run(mut self, mut from: i64) {
-        let mut closed = self.inner.closed.subscribe();
-        let end = loop {
-            let member = self.inner.client.current();
-            let mut stream = match self.open(from).await {
-                Ok(stream) => stream,
-                Err(err) => break err,
-            };
-            loop {
-                tokio::select! {
-                    message = stream.message() => match message {
-                        Ok(Some(reply)) if reply.canceled() => {
-                            if reply.compact_revision() > 0 {
-                                let err = Error::new(Code::Unavailable, format!(
-                                    "the observer of election {} fell behind etcd's \
-                                     compaction (revision {}); observe again",
-                                    self.name, reply.compact_revision()
-                                ));
-                                self.route.end(err);
-                                return;
-                            }
-                            break;
-                        }
-                        Ok(Some(reply)) => {
-                            match self.apply(reply.events()).await {
-                                Ok(Some(last)) => from = last + 1,
-                                Ok(None) => {}
-                                Err(Stop) => return,
-                            }
-                        }
-                        // The watch broke (its member died, or lost the
-                        // cluster): open it again, on the next member,
-                        // from where it was.
-                        Ok(None) | Err(_) => {
-                            self.inner.client.failed(member);
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            break;
-                        }
-                    },
-                    _ = closed.changed() => {
-                        let err = self.inner.check_open().err().unwrap_or_else(|| {
-                            Error::store_closed(&self.inner.address)
-                        });
-                        self.route.end(err);
-                        return;
-                    }
-                }
-            }
-        };
-        self.route.end(end);
-    }
-
-    async fn open(&self, from: i64) -> Result<etcd_client::WatchStream> {
-        self.inner.check_open()?;
-        let client = &self.inner.client;
-        let options = WatchOptions::new().with_prefix().with_start_revision(from);
+    async fn run(mut self, from: i64) {
+        let inner = self.inner.clone();
         let what = format!("watching election {} on etcd", self.name);
-        let stream = retry(client, &what, || {
-            let (mut watch, dir, options) = (
-                client.watch_client(),
-                self.directory.clone(),
-                options.clone(),
-            );
-            async move { watch.watch(dir, Some(options)).await }
-        })
-        .await?;
-        Ok(stream)
+        let directory = self.directory.clone();
+        resume(&inner, &directory, &what, from, &mut self).await;
     }
 
-    /// Applies `events`, a revision at a time, telling each settled change;
-    /// the last revision seen.
-    async fn apply(&mut self, events: &[etcd_client::Event]) -> Result<Option<i64>, Stop> {
-        let mut last = None;
+    /// Applies `events`, a revision at a time, telling each settled change.
+    async fn apply(&mut self, events: &[etcd_client::Event]) -> Result<(), Stop> {
         for (n, event) in events.iter().enumerate() {
             let Some(kv) = event.kv() else { continue };
             match event.event_type() {
@@ -226,7 +162,6 @@ impl Watching {
                 EventType::Delete => self.state.delete(kv),
             }
             let revision = kv.mod_revision();
-            last = Some(revision);
             let revision_ends = events
                 .get(n + 1)
                 .and_then(|e| e.kv())
@@ -235,7 +170,7 @@ impl Watching {
                 self.tell(revision).await?;
             }
         }
-        Ok(last)
+        Ok(())
     }
 
     /// Tells the leader as of `revision` if it changed.
@@ -279,6 +214,27 @@ impl Watching {
             }
         }
         Err(last.unwrap_or_else(|| Error::internal(what)))
+    }
+}
+
+impl Feed for Watching {
+    async fn take(&mut self, events: &[etcd_client::Event]) -> bool {
+        self.apply(events).await.is_ok()
+    }
+
+    fn behind(&self, compacted: i64) -> Error {
+        Error::new(
+            Code::Unavailable,
+            format!(
+                "the observer of election {} fell behind etcd's compaction (revision \
+                 {compacted}); observe again",
+                self.name
+            ),
+        )
+    }
+
+    fn end(&mut self, err: Error) {
+        self.route.end(err);
     }
 }
 

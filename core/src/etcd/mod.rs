@@ -29,6 +29,7 @@ mod error_map;
 mod layout;
 mod lease_watch;
 mod members;
+mod resume;
 mod session;
 mod sessions;
 mod shared;

@@ -17,16 +17,16 @@
 use super::call::retry;
 use super::epoch;
 use super::layout::{entry_data, parse_places};
+use super::resume::{resume, Feed};
 use super::shared::Inner;
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
 use crate::vocab::{GroupKind, KeyId};
 use crate::watch::{buffer, Sink, Watch, WatchEvent};
+use etcd_client::TxnOpResponse;
 use etcd_client::{EventType, GetOptions, KeyValue, SortOrder, SortTarget, Txn, TxnOp};
-use etcd_client::{TxnOpResponse, WatchOptions};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Every grant, end and change of queue length from now on in the group
 /// `name` of `kind`, on its key `key` or on every key.
@@ -227,77 +227,38 @@ struct Watching {
 }
 
 impl Watching {
-    async fn run(mut self, mut from: i64) {
-        let mut closed = self.inner.closed.subscribe();
-        let end = loop {
-            let member = self.inner.client.current();
-            let mut stream = match self.open(from).await {
-                Ok(stream) => stream,
-                Err(err) => break err,
-            };
-            loop {
-                tokio::select! {
-                    message = stream.message() => match message {
-                        Ok(Some(reply)) if reply.canceled() => {
-                            if reply.compact_revision() > 0 {
-                                return self.sink.end(Error::new(Code::Unavailable, format!(
-                                    "the watch of {} fell behind etcd's compaction \
-                                     (revision {}); watch again",
-                                    self.directory, reply.compact_revision()
-                                )));
-                            }
-                            break;
-                        }
-                        Ok(Some(reply)) => {
-                            let mut out = Vec::new();
-                            for event in reply.events() {
-                                let Some(kv) = event.kv() else { continue };
-                                match event.event_type() {
-                                    EventType::Put => self.state.put(&self.inner, kv, &mut out),
-                                    EventType::Delete => self.state.delete(&self.inner, kv, &mut out),
-                                }
-                                from = kv.mod_revision() + 1;
-                            }
-                            for event in out {
-                                if !self.sink.push(event) {
-                                    return;
-                                }
-                            }
-                        }
-                        // The watch broke (its member died, or lost the
-                        // cluster): open it again, on the next member,
-                        // from where it was.
-                        Ok(None) | Err(_) => {
-                            self.inner.client.failed(member);
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            break;
-                        }
-                    },
-                    _ = closed.changed() => {
-                        let err = self.inner.check_open().err().unwrap_or_else(|| {
-                            Error::store_closed(&self.inner.address)
-                        });
-                        return self.sink.end(err);
-                    }
-                }
+    async fn run(mut self, from: i64) {
+        let inner = self.inner.clone();
+        let what = format!("watching {} on etcd", self.directory);
+        let directory = self.directory.clone();
+        resume(&inner, &directory, &what, from, &mut self).await;
+    }
+}
+
+impl Feed for Watching {
+    async fn take(&mut self, events: &[etcd_client::Event]) -> bool {
+        let mut out = Vec::new();
+        for event in events {
+            let Some(kv) = event.kv() else { continue };
+            match event.event_type() {
+                EventType::Put => self.state.put(&self.inner, kv, &mut out),
+                EventType::Delete => self.state.delete(&self.inner, kv, &mut out),
             }
-        };
-        self.sink.end(end);
+        }
+        out.into_iter().all(|event| self.sink.push(event))
     }
 
-    async fn open(&self, from: i64) -> Result<etcd_client::WatchStream> {
-        self.inner.check_open()?;
-        let client = &self.inner.client;
-        let options = WatchOptions::new().with_prefix().with_start_revision(from);
-        let what = format!("watching {} on etcd", self.directory);
-        retry(client, &what, || {
-            let (mut watch, dir, options) = (
-                client.watch_client(),
-                self.directory.clone(),
-                options.clone(),
-            );
-            async move { watch.watch(dir, Some(options)).await }
-        })
-        .await
+    fn behind(&self, compacted: i64) -> Error {
+        Error::new(
+            Code::Unavailable,
+            format!(
+                "the watch of {} fell behind etcd's compaction (revision {compacted}); watch again",
+                self.directory
+            ),
+        )
+    }
+
+    fn end(&mut self, err: Error) {
+        self.sink.end(err);
     }
 }
