@@ -19,18 +19,22 @@ DIST_ARM64_TRIPLE := aarch64-unknown-linux-gnu
 DIST_GLIBC := 2.17
 # The Rust targets the artifacts need beside the host's (rustup adds them).
 DIST_RUST_TARGETS := $(DIST_ARM64_TRIPLE) x86_64-unknown-linux-musl aarch64-unknown-linux-musl
-# Runs a command with the venv's tools (maturin, cargo-zigbuild, zig) first.
-DIST_RUN := PATH="$(DIST_VENV)/bin:$$PATH"
-# Each zig build has its own target folder: zig links the build scripts and
-# proc macros too, through a wrapper named after the tool that runs it, so
-# sharing a folder with another build would rebuild everything each time.
+# Runs a command with the venv's tools (maturin, cargo-zigbuild, zig)
+# first. maturin 1.16.0 drives zig through the cargo-zigbuild 0.24.0 it
+# embeds; both are pinned, and CARGO_BIN_EXE_cargo-zigbuild names the
+# venv's cargo-zigbuild to both, so that they write the same compiler
+# wrappers (cargo-zigbuild keeps them per version and per executable) and
+# cargo sees the same compilers: a maturin build and a cargo zigbuild can
+# then share a target folder.
+DIST_RUN := env PATH="$(DIST_VENV)/bin:$$PATH" CARGO_BIN_EXE_cargo-zigbuild=$(DIST_VENV)/bin/cargo-zigbuild
 DIST_TARGET := $(CARGO_TARGET_DIR)/zig
-# The cargo-zigbuild builds of the Node addon and of the Go library for
-# arm64 run the same tool with the same dependencies (core with etcd, the
-# command; all but napi) and one profile, whole-program LTO in one codegen
-# unit: they share one target folder, so a triple's dependencies are
-# compiled once for both (the Go library for arm64 had cost a cold build of
-# its own, about 5 minutes here).
+# The glibc builds of the artifacts (the Python wheels, the Node addons,
+# the Go libraries; x86_64 and arm64) run zig with the same dependencies
+# (core with etcd, the command: bindings-python and bindings-go/capi name
+# the features napi turns on) and one profile, whole-program LTO in one
+# codegen unit: they share one target folder, so each triple's
+# dependencies are compiled once for all three (apart, they had cost five
+# cold builds, about 3.5 minutes each here).
 DIST_ZIGBUILD_TARGET := $(DIST_TARGET)-zigbuild
 DIST_ZIGBUILD_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 TESTS += test-dist
@@ -47,7 +51,7 @@ dist-rust-targets:
 
 $(DIST_TOOLS): | deps
 	python3 -m venv $(DIST_VENV)
-	$(DIST_VENV)/bin/python -m pip install -q --disable-pip-version-check ziglang 'maturin>=1.9,<2' cargo-zigbuild
+	$(DIST_VENV)/bin/python -m pip install -q --disable-pip-version-check ziglang maturin==1.16.0 cargo-zigbuild==0.24.0
 	touch $@
 
 # The crate as `cargo package` makes it for crates.io (tests/dist/rust.sh

@@ -85,23 +85,43 @@ go-tools: deps
 	  $(CARGO) install cbindgen --version $(GO_CBINDGEN_VERSION) --locked --root $(GO_CBINDGEN_ROOT)
 
 # The one command a checkout needs before `go build` (docs/go.md): builds
-# the library and puts it in the module, without debug info.
-go-lib: deps-rust
+# the library and puts it in the module, without debug info. Under `make
+# test`, `make dist` and `make test-dist` on linux/amd64 (GO_LIB_ZIG), it is
+# built as the module ships it: by zig for glibc 2.17, in the target folder
+# of the other glibc builds (mk/dist.mk), which compiled its dependencies
+# already; a checkout's `make go-lib` needs cargo only. Only the static
+# library is asked for (`rustc --crate-type staticlib`): with the crate's
+# rlib too, its dependencies would be compiled for LTO and for linking
+# both, unlike the wheels' and the addon's, and could not be shared.
+ifneq ($(filter test dist test-dist dist-go,$(MAKECMDGOALS)),)
+ifeq ($(shell uname -sm),Linux x86_64)
+export GO_LIB_ZIG := 1
+endif
+endif
+GO_BUILT_ZIG := $(DIST_ZIGBUILD_TARGET)/$(DIST_TRIPLE)/release/libtinystore_capi.a
+go-lib: deps-rust $(if $(GO_LIB_ZIG),$(DIST_TOOLS) dist-rust-targets)
+ifdef GO_LIB_ZIG
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) $(DIST_ZIGBUILD_PROFILE) cargo-zigbuild rustc --release -p tinystore-capi \
+	  --crate-type staticlib --target $(DIST_TRIPLE).$(DIST_GLIBC)
+	@mkdir -p $(dir $(GO_LIB))
+	strip --strip-debug -o $(GO_LIB) $(GO_BUILT_ZIG)
+else
 	$(CARGO) build --release -p tinystore-capi
 	@mkdir -p $(dir $(GO_LIB))
 	strip --strip-debug -o $(GO_LIB) $(CARGO_TARGET_DIR)/release/libtinystore_capi.a
+endif
 	@ls -l $(GO_LIB)
 
 # The library for linux/arm64, built by zig for glibc 2.17 on this machine
 # (a cross build; debug info stripped by binutils for aarch64), in the
-# Node addon's target folder and profile (mk/dist.mk), whose dependencies
-# it shares.
+# target folder and profile of the other glibc builds (mk/dist.mk), whose
+# dependencies it shares.
 GO_LIB_ARM64 := $(GO_DIR)/build/linux-arm64/libtinystore_capi.a
 GO_BUILT_ARM64 := $(DIST_ZIGBUILD_TARGET)/$(DIST_ARM64_TRIPLE)/release/libtinystore_capi.a
 .PHONY: go-lib-arm64
 go-lib-arm64: $(DIST_TOOLS) deps-rust deps dist-rust-targets
-	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) $(DIST_ZIGBUILD_PROFILE) $(CARGO) zigbuild --release -p tinystore-capi \
-	  --target $(DIST_ARM64_TRIPLE).$(DIST_GLIBC)
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) $(DIST_ZIGBUILD_PROFILE) cargo-zigbuild rustc --release -p tinystore-capi \
+	  --crate-type staticlib --target $(DIST_ARM64_TRIPLE).$(DIST_GLIBC)
 	@mkdir -p $(dir $(GO_LIB_ARM64))
 	aarch64-linux-gnu-strip --strip-debug -o $(GO_LIB_ARM64) $(GO_BUILT_ARM64)
 	@ls -l $(GO_LIB_ARM64)

@@ -32,8 +32,8 @@ BENCHES += bench-node
 
 # The published addon is built with whole-program LTO in one codegen unit:
 # smaller (tests/dist/node.sh keeps it under 12 MB) and no slower; the
-# profile and the target folder are shared with the Go library's arm64
-# build (mk/dist.mk).
+# profile and the target folder are shared with the Python wheels' and the
+# Go libraries' builds (mk/dist.mk).
 NODE_DIST_PROFILE := $(DIST_ZIGBUILD_PROFILE)
 
 # Both addons, x86_64 and aarch64, in one target folder (the build scripts

@@ -30,12 +30,13 @@ python-env: $(PY)
 	  requests httpx uvicorn 'opentelemetry-api>=1.20' 'opentelemetry-sdk>=1.20'
 
 # The wheels, x86_64 and aarch64, are built by zig for glibc 2.17 and
-# stripped (one target folder: the build scripts and macros, built for this
-# machine, serve both); the console script `tinystore` comes with them.
+# stripped, in the target folder and profile of the other glibc builds
+# (mk/dist.mk), whose dependencies they share; the console script
+# `tinystore` comes with them.
 dist-python: $(DIST_TOOLS) deps-rust dist-rust-targets
 	mkdir -p $(DIST) && rm -f $(DIST)/tinystore-*.whl $(DIST)/tinystore-*.tar.gz
 	for triple in $(DIST_TRIPLE) $(DIST_ARM64_TRIPLE); do \
-	  $(DIST_RUN) CARGO_TARGET_DIR=$(DIST_TARGET)-python maturin build --release --strip --zig \
+	  $(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) $(DIST_ZIGBUILD_PROFILE) maturin build --release --strip --zig \
 	    --compatibility manylinux2014 --target $$triple -m bindings-python/Cargo.toml --out $(DIST) || exit 1; \
 	done
 	$(DIST_RUN) maturin sdist -m bindings-python/Cargo.toml --out $(DIST)
