@@ -1099,7 +1099,7 @@ bool ts_held_release(struct TsHeld *held, uint64_t token, bool *pending, struct 
 // Releases the lease at the end of a hold whose body succeeded
 // (`body_ok`) or failed (`cancelled_by_loss`: with only the cancellation
 // of its context that the loss caused), and stops its loss report: the
-// core's `end_hold` (a leadership's `end_lead`). When the body succeeded,
+// core's `EndHold::end_hold`. When the body succeeded,
 // or failed only by the loss's cancellation, it fails as the hold must:
 // with `TS_CODE_CLOSED` when the store closed during the body, with
 // `TS_CODE_LEASE_LOST` when the lease ran out or its connection broke.
