@@ -2,32 +2,51 @@ package locks
 
 import "tinystore.dev/go/internal/native"
 
-// Error is a tinystore error, a struct { Code Code; Message string } whose
-// Message names what it is about (the directory, the name and key, the limit
-// and the value). Its Error() is "code: message" and its Unwrap() is its
-// Code, so errors.Is(err, ErrTimeout) and the like match it by its code,
-// and errors.As(err, &e) with e of type *Error gives the fields.
-type Error = native.Error
-
-// Code is an error code of tinystore (docs/locks.md), spelled as on the wire. Each code is
-// also the sentinel error of that code (ErrTimeout is CodeTimeout).
-type Code = native.Code
+// Code is an error code of tinystore (docs/locks.md), spelled as on the
+// wire. A Code is itself an error: the sentinel of its code, which
+// errors.Is matches every *Error of that code against (ErrTimeout is
+// CodeTimeout).
+type Code string
 
 // The error codes, the same on the wire and in every language.
 const (
-	CodeTimeout      = native.CodeTimeout
-	CodeLeaseLost    = native.CodeLeaseLost
-	CodeInUse        = native.CodeInUse
-	CodeClosed       = native.CodeClosed
-	CodeInvalid      = native.CodeInvalid
-	CodeLimit        = native.CodeLimit
-	CodeUnauthorized = native.CodeUnauthorized
-	CodeCorrupt      = native.CodeCorrupt
-	CodeIO           = native.CodeIO
-	CodeUnavailable  = native.CodeUnavailable
-	CodeInternal     = native.CodeInternal
-	CodeStale        = native.CodeStale
+	CodeTimeout      Code = "timeout"
+	CodeLeaseLost    Code = "lease_lost"
+	CodeInUse        Code = "in_use"
+	CodeClosed       Code = "closed"
+	CodeInvalid      Code = "invalid"
+	CodeLimit        Code = "limit"
+	CodeUnauthorized Code = "unauthorized"
+	CodeCorrupt      Code = "corrupt"
+	CodeIO           Code = "io"
+	CodeUnavailable  Code = "unavailable"
+	CodeInternal     Code = "internal"
+	CodeStale        Code = "stale"
 )
+
+// Error makes a Code the sentinel of its errors: "tinystore: code".
+func (c Code) Error() string { return "tinystore: " + string(c) }
+
+// Error is a tinystore error: its Code and a Message that names what it is
+// about (the directory, the name and key, the limit and the value).
+// errors.Is(err, ErrTimeout) and the like match it by its code, and
+// errors.As(err, &e) with e of type *Error gives the fields.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+// Error is "code: message".
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap gives the code, so errors.Is(err, ErrTimeout) holds for a timeout.
+func (e *Error) Unwrap() error { return e.Code }
+
+// Every error the Rust library gives reaches Go as an *Error. A code this
+// package has no constant for keeps the core's name for it.
+func init() {
+	native.NewError = func(code, message string) error { return &Error{Code: Code(code), Message: message} }
+}
 
 // The sentinels, one per code, for errors.Is.
 var (

@@ -80,12 +80,12 @@ func TestDescribeReadsWhatTheDriverReportsAndTheCoreClassifies(t *testing.T) {
 // code, the stale error with its three.
 func TestOutcomeWrapsTheDriversErrorAndBuildsStale(t *testing.T) {
 	cause := stateErr("40001")
-	err := Outcome(native.Verdict{Kind: native.VerdictDriver, Err: &locks.Error{Code: locks.CodeIO, Message: "m"}}, cause)
+	err := Outcome(native.Verdict{Kind: native.VerdictDriver, Err: &native.CoreError{Code: "io", Message: "m"}}, cause)
 	var state stateErr
 	if !errors.Is(err, locks.ErrIO) || !errors.As(err, &state) || !IsSerializationFailure(err) {
 		t.Fatalf("%v", err)
 	}
-	stale := Outcome(native.Verdict{Kind: native.VerdictRefused, Err: &locks.Error{Code: locks.CodeStale, Message: "s"},
+	stale := Outcome(native.Verdict{Kind: native.VerdictRefused, Err: &native.CoreError{Code: "stale", Message: "s"},
 		Stale: &native.Stale{Resource: "r", FenceCount: 7, LargestCount: 9}}, nil)
 	var s *locks.StaleError
 	if !errors.As(stale, &s) || s.Resource != "r" || s.Fence.Count != 7 || s.Largest.Count != 9 || !errors.Is(stale, locks.ErrStale) {

@@ -24,9 +24,9 @@ func Outcome(v native.Verdict, cause error) error {
 			Message:  v.Err.Message,
 		}
 	case cause != nil:
-		return &Error{Tinystore: v.Err, Driver: cause}
+		return &Error{Tinystore: errorOf(v.Err), Driver: cause}
 	default:
-		return v.Err
+		return errorOf(v.Err)
 	}
 }
 
@@ -56,7 +56,12 @@ func DriverError(doing string, err error) error {
 	if failed != nil {
 		return failed
 	}
-	return &Error{Tinystore: made, Driver: err}
+	return &Error{Tinystore: errorOf(made), Driver: err}
+}
+
+// errorOf is the *locks.Error of the core's error e.
+func errorOf(e *native.CoreError) *locks.Error {
+	return &locks.Error{Code: locks.Code(e.Code), Message: e.Message}
 }
 
 // IsSerializationFailure reports whether err is, or wraps, a driver's

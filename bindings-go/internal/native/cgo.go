@@ -29,7 +29,7 @@ func text(s string) (*C.uint8_t, C.size_t) {
 }
 
 // failure turns a filled TsError into a Go error and frees its message.
-func failure(e *C.TsError) error { return fromC(e) }
+func failure(e *C.TsError) error { return fromC(e).Err() }
 
 // Options are a group's or a call's options as the C ABI takes them: one
 // name=value line each, named as the core names them, a duration in

@@ -6,80 +6,68 @@ package native
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 )
 
-// Code is one of tinystore's error codes, spelled as on the wire. A Code
-// is itself an error: the sentinel that errors.Is matches every *Error of
-// that code against.
-type Code string
+// NewError makes the Go error of a tinystore code (as the core and the
+// wire spell it) and its message: every error this package gives is made
+// by it. Package locks, which declares the Error and Code users match,
+// sets it when it is initialized, to make a *locks.Error; every package
+// that calls this one imports locks, so its initialization comes first.
+// The default, for this package's own tests, is a plain error.
+var NewError = func(code, message string) error { return errors.New(code + ": " + message) }
 
-// The error codes, the same on the wire and in every language.
-const (
-	CodeTimeout      Code = "timeout"
-	CodeLeaseLost    Code = "lease_lost"
-	CodeInUse        Code = "in_use"
-	CodeClosed       Code = "closed"
-	CodeInvalid      Code = "invalid"
-	CodeLimit        Code = "limit"
-	CodeUnauthorized Code = "unauthorized"
-	CodeCorrupt      Code = "corrupt"
-	CodeIO           Code = "io"
-	CodeUnavailable  Code = "unavailable"
-	CodeInternal     Code = "internal"
-	CodeStale        Code = "stale"
-)
-
-// Error makes a Code the sentinel of its errors.
-func (c Code) Error() string { return "tinystore: " + string(c) }
-
-// Error is a tinystore error: a code and a message that names what it is
-// about (the directory, the name and key, the limit and the value).
-type Error struct {
-	Code    Code
+// CoreError is an error as the core gave it, before NewError made it Go's:
+// for the callers that wrap it in an error of their own.
+type CoreError struct {
+	Code    string
 	Message string
 }
 
-// Error is "code: message".
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+// Err is the error NewError makes of e.
+func (e *CoreError) Err() error { return NewError(e.Code, e.Message) }
 
-// Unwrap gives the code, so errors.Is(err, ErrTimeout) holds for a timeout.
-func (e *Error) Unwrap() error { return e.Code }
+// The codes this package gives errors of itself.
+const (
+	codeInvalid  = "invalid"
+	codeInternal = "internal"
+)
 
 // Invalid is an `invalid` error with this message.
-func Invalid(message string) error { return &Error{Code: CodeInvalid, Message: message} }
+func Invalid(message string) error { return NewError(codeInvalid, message) }
 
-// codeName is the Code the core names number (ts_code_name); ok is false
+// codeName is the code the core names number (ts_code_name); ok is false
 // for a number that is no code of the library's.
-func codeName(number C.uint32_t) (c Code, ok bool) {
+func codeName(number C.uint32_t) (c string, ok bool) {
 	var n C.size_t
 	p := C.ts_code_name(number, &n)
 	if p == nil {
-		return CodeInternal, false
+		return codeInternal, false
 	}
-	return Code(C.GoStringN((*C.char)(unsafe.Pointer(p)), C.int(n))), true
+	return C.GoStringN((*C.char)(unsafe.Pointer(p)), C.int(n)), true
 }
 
-// errorOf is the Error of a C code and message: the code by the core's
-// name for its number, so a code this package has no constant for still
+// coreErrorOf is the CoreError of a C code and message: the code by the
+// core's name for its number, so a code Go has no constant for still
 // keeps its own name; a number the library does not know is an internal
 // error that names it.
-func errorOf(code C.TsCode, message string) *Error {
+func coreErrorOf(code C.TsCode, message string) *CoreError {
 	c, ok := codeName(C.uint32_t(code))
 	if !ok {
 		message = fmt.Sprintf("error code %d is not known to the tinystore library: %s", int(code), message)
 	}
-	return &Error{Code: c, Message: message}
+	return &CoreError{Code: c, Message: message}
 }
 
 // CodeName is codeName for a number, for the tests.
-func CodeName(number uint32) (Code, bool) { return codeName(C.uint32_t(number)) }
+func CodeName(number uint32) (string, bool) { return codeName(C.uint32_t(number)) }
 
-// CoreCode is one code of the core's table: its Code, its number in the
+// CoreCode is one code of the core's table: its name, its number in the
 // C ABI, and the name Go gives it (CodeX and ErrX for X).
 type CoreCode struct {
-	Code   Code
+	Code   string
 	Number uint32
 	GoName string
 }
@@ -101,13 +89,13 @@ func CoreCodes() []CoreCode {
 	}
 }
 
-// fromC turns an error a C call filled into a Go error, freeing its
+// fromC turns an error a C call filled into a CoreError, freeing its
 // message.
-func fromC(e *C.TsError) *Error {
+func fromC(e *C.TsError) *CoreError {
 	code := e.code
 	message := C.GoString(e.message)
 	C.ts_error_clear(e)
-	return errorOf(C.TsCode(code), message)
+	return coreErrorOf(C.TsCode(code), message)
 }
 
 // StoreClosed is the core's closed error of a call on a store handle,
@@ -136,5 +124,5 @@ func Released(name, key string) error {
 func filled(fill func(e *C.TsError)) error {
 	var e C.TsError
 	fill(&e)
-	return fromC(&e)
+	return fromC(&e).Err()
 }

@@ -14,7 +14,7 @@ func TestTheCoresCodesCrossByNumber(t *testing.T) {
 	if len(all) == 0 {
 		t.Fatal("the library gave no codes")
 	}
-	seen := map[native.Code]uint32{}
+	seen := map[string]uint32{}
 	for _, c := range all {
 		code, ok := native.CodeName(c.Number)
 		if !ok || code != c.Code {

@@ -83,7 +83,7 @@ type Step struct {
 // driver (Err: the code core classified the driver's error as).
 type Verdict struct {
 	Kind  VerdictKind
-	Err   *Error
+	Err   *CoreError
 	Stale *Stale
 }
 
@@ -236,7 +236,7 @@ func stepOf(s *C.TsGuardStep) Step {
 	v := &s.verdict
 	step.Verdict.Kind = VerdictKind(v.kind)
 	if v.kind == C.TS_VERDICT_KIND_REFUSED || v.kind == C.TS_VERDICT_KIND_DRIVER {
-		step.Verdict.Err = errorOf(C.TsCode(v.code), goText(v.message))
+		step.Verdict.Err = coreErrorOf(C.TsCode(v.code), goText(v.message))
 	}
 	if bool(v.stale) {
 		step.Verdict.Stale = &Stale{

@@ -87,7 +87,7 @@ const (
 // Classify is the core's class of f, and the core's error of it while
 // doing (such as "making tinystore_fences"): the class's code and a
 // message naming what was done and the driver's text.
-func Classify(f DriverFailure, doing string) (DriverClass, *Error, error) {
+func Classify(f DriverFailure, doing string) (DriverClass, *CoreError, error) {
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	c := f.c(&pin)

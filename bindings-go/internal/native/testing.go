@@ -143,7 +143,7 @@ func (h *Held) Expire(stop <-chan struct{}, stopErr func() error) error {
 	case <-stop:
 		return stopErr()
 	case <-timer.C:
-		return &Error{Code: CodeInternal, Message: fmt.Sprintf(
-			"the lease on %s/%s was expired but its holder in Go was not told within %v", h.Name, h.Key, ExpireToldWithin)}
+		return NewError(codeInternal, fmt.Sprintf(
+			"the lease on %s/%s was expired but its holder in Go was not told within %v", h.Name, h.Key, ExpireToldWithin))
 	}
 }
