@@ -19,3 +19,4 @@ mod sqlite;
 ))]
 pub mod support;
 pub(crate) mod versioned;
+mod versioned_paused;

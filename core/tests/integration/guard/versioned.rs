@@ -123,6 +123,17 @@ impl Store {
         metadata: &[(&str, &str)],
     ) -> tinystore::Result<()> {
         let fence = Fence::from_u128(fence);
+        self.guarded_under(name, body, fence, metadata).await
+    }
+
+    /// [`Store::guarded`] under a fence or a lease (told of a refusal).
+    pub(crate) async fn guarded_under(
+        &self,
+        name: &str,
+        body: &str,
+        fence: impl Into<tinystore::guard::Under<'_>>,
+        metadata: &[(&str, &str)],
+    ) -> tinystore::Result<()> {
         match self {
             Store::Gcs(client) => {
                 let object = Object {
@@ -316,7 +327,7 @@ async fn the_guards_own_metadata_key_and_an_empty_name_are_invalid() {
 /// When `between` gives `false` the server is gone from then on: that
 /// request and every later one with `trigger` is dropped with its
 /// connection, unanswered.
-async fn racing_proxy<F>(upstream: String, trigger: &'static [u8], between: F) -> String
+pub(crate) async fn racing_proxy<F>(upstream: String, trigger: &'static [u8], between: F) -> String
 where
     F: std::future::Future<Output = bool> + Send + 'static,
 {
