@@ -884,6 +884,16 @@ export declare function guardHttpConstants(): NativeHttpGuardConstants
 export declare function guardHttpParse(value?: string | undefined | null): NativeFenceHeader
 
 /**
+ * Reads the answer to a request that carried `fence`, as a guard's check
+ * on `resource` seen from the client (the core's `read_answer`): its
+ * status and its `Tinystore-Fence-Largest` header (`null`: absent; sent
+ * twice, joined by commas). `null` when accepted; else the `stale` error
+ * (a guard in the service refused the write) or the `io` error saying
+ * what the answer was.
+ */
+export declare function guardHttpReadAnswer(status: number, largest: string | undefined | null, resource: string, fence: bigint): NativeError | null
+
+/**
  * The status a service answers for an error of code `code` (409 for
  * `stale`, 400 for `invalid`), or `null` for any other.
  */

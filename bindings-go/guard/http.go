@@ -17,7 +17,6 @@ package guard
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -89,25 +88,23 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, sent
 }
 
-// answered is what resp says of a guarded request's write: nil when
-// accepted; a *locks.StaleError for a 409 that carries the largest fence;
-// an error naming the status for another 4xx or 5xx.
+// answered is what resp says of a guarded request's write, as the core
+// reads it (the same in every language): nil when accepted; a
+// *locks.StaleError for a 409 that carries one fence in
+// Tinystore-Fence-Largest; an io error saying what the answer was for
+// another 4xx or 5xx, or a 409 without that header or with one that is
+// not a fence.
 func answered(resp *http.Response, resource string, fence locks.Fence) error {
-	if resp.StatusCode == names.Conflict {
-		values := resp.Header.Values(LargestHeader)
-		if len(values) == 1 {
-			present, epoch, count, err := native.FenceHeaderParse(&values[0])
-			if err == nil && present {
-				largest := locks.Fence{Epoch: epoch, Count: count}
-				return &locks.StaleError{Resource: resource, Fence: fence, Largest: largest, Message: fmt.Sprintf(
-					"the service refused the write to %s under fence %s: fence %s is recorded", resource, fence, largest)}
-			}
-		}
+	var largest *string
+	if values := resp.Header.Values(LargestHeader); len(values) > 0 {
+		joined := strings.Join(values, ", ")
+		largest = &joined
 	}
-	if resp.StatusCode >= 400 {
-		return &locks.Error{Code: locks.CodeIO, Message: fmt.Sprintf("the service answered %s to the write to %s", resp.Status, resource)}
+	stale, message, epoch, count, err := native.HTTPReadAnswer(resp.StatusCode, largest, resource, fence.Epoch, fence.Count)
+	if stale {
+		return &locks.StaleError{Resource: resource, Fence: fence, Largest: locks.Fence{Epoch: epoch, Count: count}, Message: message}
 	}
-	return nil
+	return err
 }
 
 // ReadFence reads the request's Tinystore-Fence header with the core's

@@ -811,6 +811,29 @@ bool ts_fence_header_parse(bool has_value,
                            struct TsFence *out,
                            struct TsError *err);
 
+// Reads the answer to a request that carried `fence`, as a guard's check
+// on `resource` seen from the client (the core's `read_answer`): its
+// status and its `Tinystore-Fence-Largest` header (`has_largest` false:
+// none; a header sent twice is given joined by commas). True: accepted.
+// Otherwise `*err` is `TS_CODE_STALE` (a guard in the service refused
+// the write: `*stale` is true and `*stale_largest` the largest recorded
+// fence) or `TS_CODE_IO` saying what the answer was.
+//
+// # Safety
+// `largest` points to `largest_len` readable bytes, `resource` to
+// `resource_len` (UTF-8; a byte that is not is read as U+FFFD);
+// `stale`, `stale_largest` and `err` are writable.
+bool ts_http_read_answer(uint16_t status,
+                         bool has_largest,
+                         const uint8_t *largest,
+                         size_t largest_len,
+                         const uint8_t *resource,
+                         size_t resource_len,
+                         struct TsFence fence,
+                         bool *stale,
+                         struct TsFence *stale_largest,
+                         struct TsError *err);
+
 // Makes the guard of `fence` for `resource` in the register table
 // `table`, with `items` items of the caller's in the same transaction.
 // A table or resource that is not UTF-8 is `TS_CODE_INVALID`, naming it;

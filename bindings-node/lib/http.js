@@ -70,27 +70,20 @@ async function fencedFetch(input, fence, init) {
 }
 
 /**
- * What a guarded request's response says of its write: undefined when it
- * was accepted; a StaleError for a 409 carrying the largest fence; an
- * error naming the status for another 4xx or 5xx.
+ * What a guarded request's response says of its write, as the core reads
+ * it (the same in every language): undefined when it was accepted; a
+ * StaleError for a 409 carrying one fence in Tinystore-Fence-Largest; an
+ * `io` TinystoreError saying what the answer was for another 4xx or 5xx,
+ * or a 409 without that header or with one that is not a fence.
  * @param {Response} response
  * @param {string} resource
  * @param {bigint} fence
+ * @returns {TinystoreError | undefined}
  */
 function refusalOf(response, resource, fence) {
-  if (response.status === CONFLICT) {
-    const read = native.guardHttpParse(response.headers.get(LARGEST_HEADER))
-    if (!read.error && typeof read.fence === 'bigint') {
-      const largest = read.fence
-      return new StaleError(`the service refused the write to ${resource} under fence ${fence}: fence ${largest} is recorded`, {
-        resource,
-        fence,
-        largest,
-      })
-    }
-  }
-  if (response.status >= 400) return new TinystoreError('io', `the service answered ${response.status} to the write to ${resource}`)
-  return undefined
+  const largest = response.headers.get(LARGEST_HEADER)
+  const read = mappedSync(() => native.guardHttpReadAnswer(response.status, largest, resource, fence))
+  return read ? fromNativeValue(read) : undefined
 }
 
 /**

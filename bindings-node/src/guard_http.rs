@@ -1,5 +1,6 @@
-//! Fences over HTTP for lib/http.js: the header's names, the core's parser
-//! and the statuses of the guard's errors (`tinystore::guard::http`).
+//! Fences over HTTP for lib/http.js: the header's names, the core's parser,
+//! the statuses of the guard's errors and the reading of a service's answer
+//! (`tinystore::guard::http`).
 
 use crate::fence::to_fence;
 use crate::guard::{error_value, NativeError};
@@ -68,4 +69,22 @@ pub fn guard_http_value(fence: BigInt) -> napi::Result<String> {
 pub fn guard_http_status(code: String) -> Option<u16> {
     let code = tinystore::Code::parse(&code)?;
     guard::http::status_of(&tinystore::Error::new(code, String::new()))
+}
+
+/// Reads the answer to a request that carried `fence`, as a guard's check
+/// on `resource` seen from the client (the core's `read_answer`): its
+/// status and its `Tinystore-Fence-Largest` header (`null`: absent; sent
+/// twice, joined by commas). `null` when accepted; else the `stale` error
+/// (a guard in the service refused the write) or the `io` error saying
+/// what the answer was.
+#[napi]
+pub fn guard_http_read_answer(
+    status: u32,
+    largest: Option<String>,
+    resource: String,
+    fence: BigInt,
+) -> napi::Result<Option<NativeError>> {
+    let status = u16::try_from(status).unwrap_or(u16::MAX);
+    let read = guard::http::read_answer(status, largest.as_deref(), &resource, to_fence(&fence)?);
+    Ok(read.err().map(|err| error_value(&err)))
 }

@@ -214,3 +214,42 @@ for (const served of [false, true]) {
     }
   })
 }
+
+test('http.fetch reads an answer as the core does: a 409 without a fence in Tinystore-Fence-Largest is io, not stale', async () => {
+  const largest: Record<string, string | undefined> = { '/bare': undefined, '/nine': 'nine', '/stale': '12' }
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url ?? ''
+    if (path === '/busy') res.statusCode = 503
+    else {
+      res.statusCode = 409
+      if (largest[path] !== undefined) res.setHeader(http.LARGEST_HEADER, largest[path] as string)
+    }
+    res.end()
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`
+  try {
+    const seen = async (path: string) => {
+      const res = await http.fetch(`http://${host}${path}`, 5n, { method: 'POST' })
+      await res.text()
+      const spans = exporter.getFinishedSpans().filter(s => s.name === 'tinystore.guard.check' && s.attributes['tinystore.resource'] === `${host}${path}`)
+      assert.equal(spans.length, 1, path)
+      return { status: res.status, span: spans[0] }
+    }
+    const stale = await seen('/stale')
+    assert.deepEqual([stale.status, stale.span.attributes['tinystore.outcome'], stale.span.attributes['tinystore.largest']], [409, 'stale', fenceText(12n)])
+    for (const [path, status, says] of [
+      ['/bare', 409, `the service answered 409 to the write to "${host}/bare" without the header Tinystore-Fence-Largest: not a guard's refusal`],
+      ['/nine', 409, `the service answered 409 to the write to "${host}/nine" with a header Tinystore-Fence-Largest that is not a fence: fence text "nine" is not a decimal`],
+      ['/busy', 503, `the service answered 503 to the write to "${host}/busy"`],
+    ] as const) {
+      const { status: got, span } = await seen(path)
+      assert.equal(got, status, path)
+      assert.deepEqual([span.attributes['tinystore.outcome'], span.attributes['tinystore.error.code']], ['error', 'io'], path)
+      assert.ok(span.status.message?.includes(says), `${path}: ${span.status.message}`)
+    }
+  } finally {
+    server.closeAllConnections()
+    await new Promise(resolve => server.close(resolve))
+  }
+})

@@ -1,7 +1,7 @@
 //! The guards' names and the fence header for `tinystore.guard.s3` and
 //! `tinystore.http`: the core's object metadata keys and read bound, and its
-//! reading and writing of the `Tinystore-Fence` header and the statuses of
-//! a refusal. The guards' state machines are in `guard_step`.
+//! reading and writing of the `Tinystore-Fence` header, the statuses of a
+//! refusal and the reading of a service's answer. The guards' state machines are in `guard_step`.
 
 use crate::error::to_py;
 use crate::fence::fence_value;
@@ -35,6 +35,22 @@ pub(crate) fn http_status_of(code: &str) -> Option<u16> {
     http::status_of(&tinystore::Error::new(code, ""))
 }
 
+/// Reads the answer to a request that carried `fence` (an int), as a
+/// guard's check on `resource` seen from the client, as core does: its
+/// status and its `Tinystore-Fence-Largest` value (`None`: absent). Returns
+/// when accepted; raises `Stale` (a guard in the service refused the
+/// write) or `tinystore.Error` of code `io` saying what the answer was.
+#[pyfunction]
+pub(crate) fn http_read_answer(
+    status: u16,
+    largest: Option<&str>,
+    resource: &str,
+    fence: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let fence = Fence::from_u128(fence_value(fence)?);
+    http::read_answer(status, largest, resource, fence).map_err(to_py)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OBJECT_METADATA_KEY", object::METADATA_KEY)?;
     m.add("OBJECT_TOMBSTONE_KEY", object::TOMBSTONE_KEY)?;
@@ -46,5 +62,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(http_parse_fence_header, m)?)?;
     m.add_function(wrap_pyfunction!(http_fence_header_value, m)?)?;
     m.add_function(wrap_pyfunction!(http_status_of, m)?)?;
+    m.add_function(wrap_pyfunction!(http_read_answer, m)?)?;
     Ok(())
 }

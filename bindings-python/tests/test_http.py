@@ -238,3 +238,44 @@ def test_asgi_passes_stale_on_once_the_response_started() -> None:
     with pytest.raises(tinystore.Stale):
         asyncio.run(th.ASGIMiddleware(app)(scope, receive, record))
     assert [m["type"] for m in sent] == ["http.response.start"]
+
+
+def test_a_client_reads_an_answer_as_the_core_does() -> None:
+    """Answers from a real server that no guard made: a 409 without
+    Tinystore-Fence-Largest, or with a value that is not a fence, is no
+    refusal (answered() gives None; the reading raises Io saying so); only a
+    409 carrying a fence is Stale."""
+    largest = {"/bare": None, "/nine": "nine", "/twice": "12, 13", "/stale": "12"}
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        path = environ["PATH_INFO"]
+        headers = [("Content-Length", "0")]
+        if path == "/busy":
+            start_response("503 Service Unavailable", headers)
+            return [b""]
+        if largest[path] is not None:
+            headers += [(th.LARGEST_HEADER, value) for value in str(largest[path]).split(", ")]
+        start_response("409 Conflict", headers)
+        return [b""]
+
+    server = make_server("127.0.0.1", 0, app, WSGIServer, Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        got = requests.post(f"{url}/stale", timeout=10)
+        refused = th.answered(got, 5)
+        assert isinstance(refused, tinystore.Stale)
+        assert (refused.resource, refused.fence, refused.largest) == (f"127.0.0.1:{server.server_address[1]}/stale", 5, 12)
+        for path, says in [
+            ("/bare", "answered 409 to the write to \"chats/1\" without the header Tinystore-Fence-Largest: not a guard's refusal"),
+            ("/nine", "with a header Tinystore-Fence-Largest that is not a fence: fence text \"nine\" is not a decimal"),
+            ("/twice", "that is not a fence: fence text \"12, 13\" is not a decimal"),
+            ("/busy", "the service answered 503 to the write to \"chats/1\""),
+        ]:
+            got = requests.post(f"{url}{path}", timeout=10)
+            assert th.answered(got, 5) is None, path
+            with pytest.raises(tinystore.Io, match=re.escape(says)):
+                th._read_answer(got, "chats/1", 5)
+    finally:
+        server.shutdown()
+        server.server_close()

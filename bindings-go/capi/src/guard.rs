@@ -166,6 +166,57 @@ pub unsafe extern "C" fn ts_fence_header_parse(
     }
 }
 
+/// Reads the answer to a request that carried `fence`, as a guard's check
+/// on `resource` seen from the client (the core's `read_answer`): its
+/// status and its `Tinystore-Fence-Largest` header (`has_largest` false:
+/// none; a header sent twice is given joined by commas). True: accepted.
+/// Otherwise `*err` is `TS_CODE_STALE` (a guard in the service refused
+/// the write: `*stale` is true and `*stale_largest` the largest recorded
+/// fence) or `TS_CODE_IO` saying what the answer was.
+///
+/// # Safety
+/// `largest` points to `largest_len` readable bytes, `resource` to
+/// `resource_len` (UTF-8; a byte that is not is read as U+FFFD);
+/// `stale`, `stale_largest` and `err` are writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn ts_http_read_answer(
+    status: u16,
+    has_largest: bool,
+    largest: *const u8,
+    largest_len: usize,
+    resource: *const u8,
+    resource_len: usize,
+    fence: TsFence,
+    stale: *mut bool,
+    stale_largest: *mut TsFence,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            put(stale, false, "stale")?;
+            let text = String::from_utf8_lossy(bytes(largest, largest_len));
+            let resource = String::from_utf8_lossy(bytes(resource, resource_len));
+            let read = http::read_answer(
+                status,
+                has_largest.then_some(text.as_ref()),
+                &resource,
+                fence.into(),
+            );
+            if let Some(detail) = read.as_ref().err().and_then(|e| e.stale_detail()) {
+                put(stale, true, "stale")?;
+                put(
+                    stale_largest,
+                    Fence::from_u128(detail.largest).into(),
+                    "stale_largest",
+                )?;
+            }
+            Ok(read?)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +298,53 @@ mod tests {
         );
         // SAFETY: filled by this library.
         unsafe { ts_error_clear(&mut err) };
+    }
+
+    fn read_answer(status: u16, largest: Option<&str>) -> (bool, bool, TsFence, TsError) {
+        let (mut stale, mut largest_out, mut err) = (true, TsFence::default(), error());
+        let resource = "host/chats/1";
+        let text = largest.unwrap_or("");
+        // SAFETY: the texts are live slices; the outs are writable.
+        let accepted = unsafe {
+            ts_http_read_answer(
+                status,
+                largest.is_some(),
+                text.as_ptr(),
+                text.len(),
+                resource.as_ptr(),
+                resource.len(),
+                Fence::from_u128(5).into(),
+                &mut stale,
+                &mut largest_out,
+                &mut err,
+            )
+        };
+        (accepted, stale, largest_out, err)
+    }
+
+    #[test]
+    fn an_http_answer_is_the_cores_reading() {
+        let (accepted, stale, _, _) = read_answer(200, None);
+        assert!(accepted && !stale);
+        let (accepted, stale, largest, mut err) = read_answer(409, Some("9"));
+        assert!(!accepted && stale);
+        assert_eq!(
+            (err.code, largest),
+            (TsCode::Stale, TsFence { epoch: 0, count: 9 })
+        );
+        // SAFETY: filled by this library.
+        unsafe { ts_error_clear(&mut err) };
+        for (status, largest, says) in [
+            (409, None, "without the header Tinystore-Fence-Largest"),
+            (409, Some("nine"), "that is not a fence"),
+            (503, Some("9"), "answered 503"),
+        ] {
+            let (accepted, stale, _, mut err) = read_answer(status, largest);
+            assert!(!accepted && !stale, "{status} {largest:?}");
+            assert_eq!(err.code, TsCode::Io);
+            assert!(message(&err).contains(says), "{}", message(&err));
+            // SAFETY: filled by this library.
+            unsafe { ts_error_clear(&mut err) };
+        }
     }
 }

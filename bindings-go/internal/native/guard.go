@@ -57,3 +57,29 @@ func FenceHeaderParse(value *string) (present bool, epoch, count uint64, err err
 	}
 	return bool(p), uint64(f.epoch), uint64(f.count), nil
 }
+
+// HTTPReadAnswer is the core's reading of the answer to a request that
+// carried the fence (epoch, count), its write to resource: its status and
+// its Tinystore-Fence-Largest header (nil: none; a header sent twice
+// joined by commas). All zero when accepted; stale true for a refusal by
+// a guard in the service, with the core's message and the largest
+// recorded fence; otherwise err, the io error saying what the answer was.
+func HTTPReadAnswer(status int, largest *string, resource string, epoch, count uint64) (stale bool, message string, largestEpoch, largestCount uint64, err error) {
+	var e C.TsError
+	var s C.bool
+	var l C.TsFence
+	var lp *C.uint8_t
+	var ln C.size_t
+	if largest != nil {
+		lp, ln = text(*largest)
+	}
+	rp, rn := text(resource)
+	code := C.uint16_t(min(max(status, 0), 0xffff))
+	if C.ts_http_read_answer(code, C.bool(largest != nil), lp, ln, rp, rn, cFence(epoch, count), &s, &l, &e) {
+		return false, "", 0, 0, nil
+	}
+	if bool(s) {
+		return true, fromC(&e).Message, uint64(l.epoch), uint64(l.count), nil
+	}
+	return false, "", 0, 0, failure(&e)
+}

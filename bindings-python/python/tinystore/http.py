@@ -130,49 +130,42 @@ class FenceAuth:
         return response
 
 
-class _Failed(Exception):
-    """An answer that is neither accepted nor a refusal (another 4xx or
-    5xx), for the span's outcome; never raised to the caller."""
-
-
 def answered(response: Any, fence: int | Lease) -> Stale | None:
     """Reads the answer to a request that carried ``fence`` (an int, or the
     ``Lease`` itself), as a guard's check seen from the client: returns the
     :class:`tinystore.Stale` of a ``409`` carrying
     ``Tinystore-Fence-Largest`` (a guard in the service refused the
     request's write; its resource is the URL's host and path), else
-    ``None``. Given the lease, a refusal is also told to its store. With a
-    tracer provider set, the answer is a ``tinystore.guard.check`` span on
-    the backend ``http``: accepted, stale (counted in
-    ``tinystore.guard.refused``) or error (another 4xx or 5xx). Works on
-    ``requests``' and ``httpx``'s responses (``status_code``, ``headers``,
-    ``url``); never raises for the answer itself."""
+    ``None``: accepted, or failed (another 4xx or 5xx; a ``409`` without
+    that header or with one that is not a fence). The reading is the core's,
+    the same in every language. Given the lease, a refusal is also told to
+    its store. With a tracer provider set, the answer is a
+    ``tinystore.guard.check`` span on the backend ``http``: accepted, stale
+    (counted in ``tinystore.guard.refused``) or error (the failure, an
+    ``io`` error saying what the answer was). Works on ``requests``' and
+    ``httpx``'s responses (``status_code``, ``headers``, ``url``); never
+    raises for the answer itself."""
     url = urlsplit(str(getattr(response, "url", "")))
     resource = url.netloc + url.path
     try:
         with told(fence, resource, "http") as given:
-            _refusal(response, resource, given)
+            _read_answer(response, resource, given)
     except Stale as refused:
         return refused
-    except _Failed:
+    except Error:
         return None
     return None
 
 
-def _refusal(response: Any, resource: str, fence: int) -> None:
-    status = getattr(response, "status_code", None)
-    if status == CONFLICT:
-        try:
-            largest = parse_header(response.headers.get(LARGEST_HEADER))
-        except Error:
-            largest = None
-        if largest is not None:
-            raise Stale(
-                f"the service refused the write to {resource} under fence {fence}: fence {largest} is recorded",
-                resource, fence, largest,
-            )
-    if isinstance(status, int) and status >= 400:
-        raise _Failed(f"the service answered {status} to the write to {resource}")
+def _read_answer(response: Any, resource: str, fence: int) -> None:
+    """The core's reading of the answer to a request that carried ``fence``
+    (an int), its write to ``resource``: returns when accepted; raises
+    :class:`tinystore.Stale` for a ``409`` carrying one fence in
+    ``Tinystore-Fence-Largest``, else the ``io`` error saying what the
+    answer was (another 4xx or 5xx; a ``409`` without that header, or with
+    one that is not a fence)."""
+    largest = response.headers.get(LARGEST_HEADER)
+    _native.http_read_answer(response.status_code, largest, resource, fence)
 
 
 # WSGI ------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 //! transaction: a check made before the handler runs would let a request
 //! that pauses in between through.
 
-use crate::error::{Code, Error, Result};
+use crate::error::{Code, Error, Result, Stale};
 use crate::fence::Fence;
 
 /// The request header that carries a fence, as a decimal.
@@ -46,14 +46,61 @@ pub fn status_of(err: &Error) -> Option<u16> {
     }
 }
 
+/// What the answer to a request that carried `fence` says of its write to
+/// `resource`, as a guard's check seen from the client, from the answer's
+/// status and its [`LARGEST_HEADER`] (`None`: absent; a header sent twice
+/// is given joined by commas): a [`CONFLICT`] carrying one fence there is
+/// `stale` (a guard in the service refused the write; the error carries
+/// the largest fence); a `409` without the header, or with one that is
+/// not a fence, and any other status from 400 up are `io` saying so;
+/// anything else is accepted. Every language's client reads its answers
+/// with this.
+pub fn read_answer(status: u16, largest: Option<&str>, resource: &str, fence: Fence) -> Result<()> {
+    if status == CONFLICT {
+        let Some(text) = largest else {
+            return Err(Error::new(
+                Code::Io,
+                format!(
+                    "the service answered {status} to the write to {resource:?} without the header \
+                     {LARGEST_HEADER}: not a guard's refusal"
+                ),
+            ));
+        };
+        return match Fence::parse(text) {
+            Ok(largest) => Err(Error::stale(Stale {
+                resource: resource.to_string(),
+                fence: fence.get(),
+                largest: largest.get(),
+            })),
+            Err(e) => Err(Error::new(
+                Code::Io,
+                format!(
+                    "the service answered {status} to the write to {resource:?} with a header \
+                     {LARGEST_HEADER} that is not a fence: {}",
+                    e.message()
+                ),
+            )),
+        };
+    }
+    if status >= 400 {
+        return Err(Error::new(
+            Code::Io,
+            format!("the service answered {status} to the write to {resource:?}"),
+        ));
+    }
+    Ok(())
+}
+
 /// The `http` types and a tower layer (cargo feature `guard-http`).
 #[cfg(feature = "guard-http")]
 pub use self::layer::*;
 
 #[cfg(feature = "guard-http")]
 mod layer {
-    use super::{fence_header_value, parse_fence_header, FENCE_HEADER, LARGEST_HEADER};
-    use crate::error::{Code, Error, Result, Stale};
+    use super::{
+        fence_header_value, parse_fence_header, read_answer, FENCE_HEADER, LARGEST_HEADER,
+    };
+    use crate::error::{Code, Error, Result};
     use crate::fence::Fence;
     use crate::guard::Under;
     use http::header::{HeaderValue, CONTENT_TYPE};
@@ -131,30 +178,19 @@ mod layer {
     }
 
     fn refusal<B>(response: &Response<B>, resource: &str, fence: Fence) -> Result<()> {
-        let status = response.status();
-        if status == StatusCode::CONFLICT {
-            let mut values = response.headers().get_all(LARGEST_HEADER).iter();
-            if let (Some(value), None) = (values.next(), values.next()) {
-                let parsed = value
-                    .to_str()
-                    .ok()
-                    .map(|text| parse_fence_header(Some(text)));
-                if let Some(Ok(Some(largest))) = parsed {
-                    return Err(Error::stale(Stale {
-                        resource: resource.to_string(),
-                        fence: fence.get(),
-                        largest: largest.get(),
-                    }));
-                }
-            }
-        }
-        if status.is_client_error() || status.is_server_error() {
-            return Err(Error::new(
-                Code::Io,
-                format!("the service answered {status} to the write to {resource:?}"),
-            ));
-        }
-        Ok(())
+        let values: Vec<_> = response
+            .headers()
+            .get_all(LARGEST_HEADER)
+            .iter()
+            .map(|value| String::from_utf8_lossy(value.as_bytes()))
+            .collect();
+        let largest = (!values.is_empty()).then(|| values.join(", "));
+        read_answer(
+            response.status().as_u16(),
+            largest.as_deref(),
+            resource,
+            fence,
+        )
     }
 
     /// The `400 Bad Request` answer to a malformed fence header, the
@@ -264,6 +300,69 @@ mod tests {
                 "{err}"
             );
             assert_eq!(status_of(&err), Some(BAD_REQUEST));
+        }
+    }
+
+    #[test]
+    fn an_answer_is_accepted_stale_or_io() {
+        let (resource, fence) = ("host/chats/1", Fence::from_u128(5));
+        for status in [200, 201, 204, 302, 399] {
+            assert!(
+                read_answer(status, None, resource, fence).is_ok(),
+                "{status}"
+            );
+            assert!(
+                read_answer(status, Some("9"), resource, fence).is_ok(),
+                "{status}"
+            );
+        }
+        let err = read_answer(409, Some("0009"), resource, fence).unwrap_err();
+        assert_eq!(err.code(), Code::Stale);
+        let stale = err.stale_detail().unwrap();
+        assert_eq!(
+            (stale.resource.as_str(), stale.fence, stale.largest),
+            (resource, 5, 9)
+        );
+        for status in [400, 404, 412, 500, 503] {
+            let err = read_answer(status, Some("9"), resource, fence).unwrap_err();
+            assert_eq!(err.code(), Code::Io);
+            assert_eq!(
+                err.message(),
+                format!("the service answered {status} to the write to \"host/chats/1\"")
+            );
+        }
+    }
+
+    #[test]
+    fn a_409_without_the_header_is_io_not_stale() {
+        let err = read_answer(409, None, "chats/1", Fence::from_u128(5)).unwrap_err();
+        assert_eq!(err.code(), Code::Io);
+        assert_eq!(
+            err.message(),
+            "the service answered 409 to the write to \"chats/1\" without the header \
+             Tinystore-Fence-Largest: not a guard's refusal"
+        );
+    }
+
+    #[test]
+    fn a_largest_header_that_is_not_a_fence_is_io_saying_so() {
+        for bad in [
+            "",
+            "abc",
+            "-9",
+            " 9",
+            "9, 10",
+            "340282366920938463463374607431768211456",
+        ] {
+            let err = read_answer(409, Some(bad), "chats/1", Fence::from_u128(5)).unwrap_err();
+            assert_eq!(err.code(), Code::Io, "{bad:?}");
+            assert!(
+                err.message().starts_with(
+                    "the service answered 409 to the write to \"chats/1\" with a header \
+                     Tinystore-Fence-Largest that is not a fence: fence text "
+                ),
+                "{err}"
+            );
         }
     }
 }

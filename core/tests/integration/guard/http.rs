@@ -209,3 +209,75 @@ async fn other_errors_of_the_handler_pass_through_the_layer() {
     // stale_response answers a stale error only.
     assert!(stale_response::<Body>(&Error::new(Code::Io, "disk")).is_none());
 }
+
+/// The client's reading of real answers (`answered`, which every binding
+/// shares through `read_answer`): a 409 carrying one fence in
+/// `Tinystore-Fence-Largest` is `stale`; a 409 without it, with a value
+/// that is not a fence or with two values is `io` saying so.
+#[tokio::test]
+async fn a_client_reads_a_409_without_a_fence_as_io_not_stale() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            // The path names the header's values: `/12+13` sends two.
+            let service = hyper::service::service_fn(|r: Request<Incoming>| async move {
+                let mut answer = Response::new(Body::default());
+                *answer.status_mut() = StatusCode::CONFLICT;
+                let values = r.uri().path().trim_start_matches('/').to_string();
+                for value in values.split('+').filter(|v| !v.is_empty()) {
+                    let value = HeaderValue::from_str(value).unwrap();
+                    answer.headers_mut().append(LARGEST_HEADER, value);
+                }
+                Ok::<_, std::convert::Infallible>(answer)
+            });
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    let answered = |path: &'static str| {
+        let address = address.clone();
+        async move {
+            let stream = TcpStream::connect(&address).await.unwrap();
+            let (mut sender, connection) =
+                hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                    .await
+                    .unwrap();
+            tokio::spawn(connection);
+            let request = with_fence(request(path).method("POST"), Fence::from_u128(5))
+                .body(Body::default())
+                .unwrap();
+            let response = sender.send_request(request).await.unwrap();
+            tinystore::guard::http::answered(&response, "chats/1", Fence::from_u128(5))
+        }
+    };
+    let err = answered("/12").await.unwrap_err();
+    let stale = err.stale_detail().expect("stale");
+    assert_eq!((stale.fence, stale.largest), (5, 12));
+    for (path, says) in [
+        (
+            "/",
+            "without the header Tinystore-Fence-Largest: not a guard's refusal",
+        ),
+        (
+            "/nine",
+            "that is not a fence: fence text \"nine\" is not a decimal",
+        ),
+        (
+            "/12+13",
+            "that is not a fence: fence text \"12, 13\" is not a decimal",
+        ),
+    ] {
+        let err = answered(path).await.unwrap_err();
+        assert_eq!(err.code(), Code::Io, "{path}: {err}");
+        assert!(
+            err.message()
+                .starts_with("the service answered 409 to the write to \"chats/1\" "),
+            "{err}"
+        );
+        assert!(err.message().contains(says), "{err}");
+    }
+}
