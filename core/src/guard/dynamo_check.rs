@@ -14,6 +14,15 @@
 //! `corrupt`. A transaction holds at most 100 items: the caller's at most
 //! 99.
 //!
+//! A transaction whose answer was lost and which was made again (the
+//! SDK's retries) may have been written by the attempt that went
+//! unanswered, and then overtaken by a larger fence before the retry: a
+//! store that does not answer the retry from the first attempt's outcome
+//! (`ClientRequestToken`) cancels it. The binding says so
+//! ([`DynamoCheck::answer_lost`]), and a larger fence found after it ends
+//! in `unavailable`, the outcome unknown, never `stale`, which says nothing
+//! was written (and which a lease's store would count).
+//!
 //! ```
 //! use tinystore::guard::dynamo_check::{DynamoCheck, DynamoObserved, DynamoStep};
 //! use tinystore::guard::Verdict;
@@ -125,6 +134,9 @@ pub struct DynamoCheck {
     /// value of another type); the driver's error unless the read shows a
     /// larger or malformed fence.
     unexplained: Option<DriverFailure>,
+    /// Whether an attempt of the transaction went unanswered and was made
+    /// again ([`DynamoCheck::answer_lost`]).
+    answer_lost: bool,
 }
 
 /// Reasons that say nothing of the register's value: a conflict, a
@@ -149,7 +161,17 @@ impl DynamoCheck {
             items,
             state: State::Start,
             unexplained: None,
+            answer_lost: false,
         }
+    }
+
+    /// Tells the machine that an attempt of the transaction got no answer
+    /// (a lost connection, a timeout) or a 5xx, and was made again: it may
+    /// have been written. Call it before observing the last attempt's
+    /// outcome; a larger fence observed then ends in `unavailable` (the
+    /// outcome unknown) rather than `stale`.
+    pub fn answer_lost(&mut self) {
+        self.answer_lost = true;
     }
 
     /// The first step: the transaction, or the end when the resource is bad,
@@ -262,7 +284,7 @@ impl DynamoCheck {
                     Verdict::Driver(failure.error(&doing))
                 }
             };
-            return self.end(verdict);
+            return self.end(self.in_doubt(verdict));
         }
         let verdict = match refused_in(&register, &self.resource, self.fence, recorded) {
             // The condition failed, yet the fence now read is equal: a
@@ -275,7 +297,26 @@ impl DynamoCheck {
             ))),
             Err(err) => Verdict::Refused(err),
         };
-        self.end(verdict)
+        self.end(self.in_doubt(verdict))
+    }
+
+    /// `verdict`, a `stale` refusal after an answer was lost made
+    /// `unavailable`: the unanswered attempt may have been written before
+    /// the larger fence.
+    fn in_doubt(&self, verdict: Verdict) -> Verdict {
+        let Verdict::Refused(err) = &verdict else {
+            return verdict;
+        };
+        match err.stale_detail() {
+            Some(stale) if self.answer_lost => Verdict::Refused(Error::new(
+                Code::Unavailable,
+                format!(
+                    "the guarded DynamoDB transaction for {:?} with fence {} lost an answer and was made again, which found fence {} recorded: the attempt that went unanswered may have been written before it; whether it was is unknown",
+                    self.resource, self.fence, stale.largest
+                ),
+            )),
+            _ => verdict,
+        }
     }
 
     fn end(&mut self, verdict: Verdict) -> DynamoStep {
@@ -296,6 +337,45 @@ impl DynamoCheck {
 mod tests {
     use super::*;
     use crate::Code;
+
+    #[test]
+    fn a_larger_fence_after_a_lost_answer_is_unavailable_not_stale() {
+        let larger = Fence::from_u128(9).text();
+        for (codes, recorded, read) in [
+            (vec!["None", CONDITION_FAILED], Some(larger.clone()), None),
+            (vec!["None", CONDITION_FAILED], None, Some(larger.clone())),
+        ] {
+            let mut check = started(1);
+            check.answer_lost();
+            let mut step = check.observe(DynamoObserved::Cancelled {
+                codes: codes.iter().map(|c| c.to_string()).collect(),
+                recorded,
+                failure: DriverFailure::new("cancelled"),
+            });
+            if let Some(read) = read {
+                assert!(matches!(step, DynamoStep::Read { .. }), "{step:?}");
+                step = check.observe(DynamoObserved::Read(Some(read)));
+            }
+            let DynamoStep::Done(Verdict::Refused(err)) = step else {
+                panic!("{step:?}")
+            };
+            assert_eq!(err.code(), Code::Unavailable, "{err}");
+            assert!(err.stale_detail().is_none());
+            assert!(err.message().contains("may have been written"), "{err}");
+        }
+        // A malformed register is corrupt all the same.
+        let mut check = started(1);
+        check.answer_lost();
+        let step = check.observe(DynamoObserved::Cancelled {
+            codes: vec!["None".into(), CONDITION_FAILED.into()],
+            recorded: Some("seven".into()),
+            failure: DriverFailure::new("cancelled"),
+        });
+        let DynamoStep::Done(Verdict::Refused(err)) = step else {
+            panic!("{step:?}")
+        };
+        assert_eq!(err.code(), Code::Corrupt, "{err}");
+    }
 
     fn started(items: usize) -> DynamoCheck {
         let mut check = DynamoCheck::new(REGISTER_TABLE, "chats/42", Fence::from_u128(7), items);

@@ -19,6 +19,11 @@
 //! Each call takes the fence or the lease itself ([`Under`]): given the
 //! lease (`lease` rather than `lease.fence()`), a `stale` refusal is also
 //! told to its store, which counts the late writes refused per group.
+//!
+//! The SDK makes a transaction again when an attempt's answer is lost; an
+//! interceptor of the call tells the machine
+//! ([`DynamoCheck::answer_lost`]), so that a larger fence found by the
+//! retry is `unavailable` (the outcome unknown), not `stale`.
 
 use super::driver::DriverFailure;
 use super::dynamo_check::{
@@ -28,6 +33,9 @@ use super::Under;
 use crate::error::{Cause, Error, Result};
 use crate::fence::Fence;
 use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
@@ -36,6 +44,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Makes the register table `table` (key `resource`, a string; on-demand
@@ -157,12 +166,18 @@ async fn transact(
             DynamoStep::Transact(register) => {
                 let mut all = items.clone();
                 all.push(register_put(&register)?);
-                match client
+                let lost = Unanswered::default();
+                let sent = client
                     .transact_write_items()
                     .set_transact_items(Some(all))
+                    .customize()
+                    .interceptor(lost.clone())
                     .send()
-                    .await
-                {
+                    .await;
+                if lost.0.load(Ordering::SeqCst) {
+                    check.answer_lost();
+                }
+                match sent {
                     Ok(_) => DynamoObserved::Written,
                     Err(err) => {
                         let observed = cancelled(&err)
@@ -191,6 +206,32 @@ async fn transact(
             }
         };
         step = check.observe(observed);
+    }
+}
+
+/// Marks a call one of whose attempts got no answer (a lost connection, a
+/// timeout) or a 5xx, which may have been written all the same.
+#[derive(Debug, Clone, Default)]
+struct Unanswered(Arc<AtomicBool>);
+
+impl Intercept for Unanswered {
+    fn name(&self) -> &'static str {
+        "tinystore guard: unanswered attempts"
+    }
+
+    fn read_after_attempt(
+        &self,
+        context: &FinalizerInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> std::result::Result<(), BoxError> {
+        let answered = context
+            .response()
+            .is_some_and(|answer| !answer.status().is_server_error());
+        if !answered {
+            self.0.store(true, Ordering::SeqCst);
+        }
+        Ok(())
     }
 }
 

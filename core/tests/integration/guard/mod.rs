@@ -4,6 +4,7 @@
 
 mod conformance;
 pub(crate) mod dynamodb;
+mod dynamodb_lost;
 pub(crate) mod http;
 mod model;
 mod mysql;
