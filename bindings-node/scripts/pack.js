@@ -3,7 +3,8 @@
 //   node scripts/pack.js OUTDIR PLATFORM=ADDON...
 // PLATFORM is one of napi-rs's platform names below (linux-x64-gnu,
 // linux-arm64-gnu), ADDON that platform's built addon.
-// - `tinystore`: the JS layer, typings (testing.d.ts: `tinystore/testing`),
+// - `tinystore`: the JS layer, typings (testing.d.ts: `tinystore/testing`;
+//   native.d.ts and the typings/ it re-exports: the addon's),
 //   bin, README and LICENSE; no tests, no Rust sources, no install script.
 //   It names each platform package in `optionalDependencies`, so npm
 //   installs the one for the machine.
@@ -15,6 +16,7 @@ const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const typings = require('./typings')
 
 const pkg = path.resolve(__dirname, '..')
 const root = path.resolve(pkg, '..')
@@ -75,7 +77,7 @@ const main = pack(
     types: source.types,
     exports: source.exports,
     bin: source.bin,
-    files: ['lib/', 'bin/', 'index.d.ts', 'testing.d.ts', 'native.d.ts'],
+    files: ['lib/', 'bin/', 'index.d.ts', 'testing.d.ts', 'native.d.ts', `${typings.folder}/`],
     optionalDependencies: Object.fromEntries(platforms.map(platform => [platform.package, source.version])),
     // The guard's drivers, which it never imports: optional.
     peerDependencies: source.peerDependencies,
@@ -83,7 +85,8 @@ const main = pack(
   },
   stage => {
     const lib = fs.readdirSync(path.join(pkg, 'lib')).map(name => path.join('lib', name))
-    copy(pkg, [...lib, ...Object.values(source.bin), 'index.d.ts', 'testing.d.ts', 'native.d.ts', 'README.md'], stage)
+    const typed = fs.readdirSync(path.join(pkg, typings.folder)).map(name => path.join(typings.folder, name))
+    copy(pkg, [...lib, ...Object.values(source.bin), 'index.d.ts', 'testing.d.ts', 'native.d.ts', ...typed, 'README.md'], stage)
     copy(root, ['LICENSE'], stage)
   },
 )

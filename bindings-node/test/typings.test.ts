@@ -1,6 +1,7 @@
-// The committed typings match the Rust side: native.d.ts is what the build
-// of the addon renders, and every class, method and getter the addon and
-// the JS layer export at run time is declared.
+// The committed typings match the Rust side: native.d.ts and the files of
+// typings/ it re-exports are what the build of the addon renders, and
+// every class, method and getter the addon and the JS layer export at run
+// time is declared.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -11,7 +12,9 @@ import * as testing from 'tinystore/testing'
 
 const pkg = path.resolve(__dirname, '..')
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const typings: { rendered(): string; committed: string } = require(path.join(pkg, 'scripts', 'typings.js'))
+const typings: { rendered(): Map<string, string>; committedFiles(): Map<string, string>; folder: string } = require(
+  path.join(pkg, 'scripts', 'typings.js'),
+)
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const native: Record<string, unknown> = require(path.join(pkg, 'tinystore.node'))
 
@@ -84,12 +87,23 @@ function members(made: Function): Set<string> {
   return out
 }
 
-test('native.d.ts is what the Rust side renders', () => {
-  assert.equal(readFileSync(typings.committed, 'utf8'), typings.rendered(), 'run `node scripts/typings.js` after changing the Rust side')
+test('native.d.ts and typings/ are what the Rust side renders', () => {
+  const rendered = typings.rendered()
+  assert.ok(rendered.size > 2, 'the typings are split per Rust source file')
+  assert.deepEqual(typings.committedFiles(), rendered, 'run `node scripts/typings.js` after changing the Rust side')
 })
 
-test('native.d.ts declares exactly what the addon exports', () => {
-  const decl = declared(path.join(pkg, 'native.d.ts'))
+test('native.d.ts re-exports typings/, which declare exactly what the addon exports', () => {
+  const files = [...typings.committedFiles().keys()].filter(file => file !== 'native.d.ts')
+  const reexported = [...readFileSync(path.join(pkg, 'native.d.ts'), 'utf8').matchAll(/^export \* from '\.\/(.+)'$/gm)].map(m => `${m[1]}.d.ts`)
+  assert.deepEqual(reexported.sort(), files.sort())
+  const decl = new Map<string, Set<string>>()
+  for (const file of files) {
+    for (const [name, own] of declared(path.join(pkg, file))) {
+      assert.ok(!decl.has(name), `${name} is declared once`)
+      decl.set(name, own)
+    }
+  }
   const runtime = Object.keys(native).sort()
   const values = [...decl.keys()].sort()
   assert.deepEqual(runtime, values)
