@@ -2,10 +2,11 @@
  * tinystore's C ABI, made for the Go binding.
  *
  * Ownership, for every function below:
- * - A handle (TsStore, TsGroup, TsAcquire, TsHeld, TsObserver, TsWatcher) returned through an
- *   out-parameter belongs to the caller, who frees it exactly once with its
- *   ts_*_free function. Handles are safe to use from several threads at once,
- *   except that a free must not race any other call on the same handle.
+ * - A handle (TsStore, TsGroup, TsAcquire, TsHeld, TsRefusals, TsObserver, TsWatcher)
+ *   returned through an out-parameter or as the result belongs to the
+ *   caller, who frees it exactly once with its ts_*_free function. Handles
+ *   are safe to use from several threads at once, except that a free must
+ *   not race any other call on the same handle.
  * - Text arguments are (pointer, length) pairs that the callee only reads
  *   during the call and never keeps; the pointer may be NULL when the length
  *   is 0. No function keeps any pointer the caller passed after it returns.
@@ -241,6 +242,12 @@ typedef struct TsHeld TsHeld;
 
 // An observer of an election: the core's `Observing`.
 typedef struct TsObserver TsObserver;
+
+// What a lease's refusal reports need once its handle is freed: the
+// lease itself, released or not. A guard given the lease can refuse a
+// write made under it after its release, and its store still counts that
+// refusal, as in every language.
+typedef struct TsRefusals TsRefusals;
 
 // A running server: it serves on the library's runtime until it is shut
 // down (or the program exits).
@@ -1099,6 +1106,32 @@ bool ts_held_check(const struct TsHeld *held, struct TsError *err);
 // `held` is NULL or a live handle; when `len` > 0, `resource` points to
 // `len` readable bytes.
 void ts_held_report_refused(const struct TsHeld *held, const uint8_t *resource, size_t len);
+
+// A handle that tells the store of the lease of `held` of a guard's
+// refusals (`ts_refusals_report`), however long after `held` is released
+// and freed; free it with `ts_refusals_free`. NULL for a permit and a
+// leadership, whose refusals count nowhere, and for a NULL `held`.
+//
+// # Safety
+// `held` is NULL or a live handle.
+struct TsRefusals *ts_held_refusals(const struct TsHeld *held);
+
+// `ts_held_report_refused` through the lease's `TsRefusals`: tells its
+// store that a guard refused a write under it to the resource at
+// (`resource`, `len`) as stale. Never blocks nor fails; nothing happens
+// for a resource that is not UTF-8 or a NULL handle.
+//
+// # Safety
+// `refusals` is NULL or a live handle; when `len` > 0, `resource` points
+// to `len` readable bytes.
+void ts_refusals_report(const struct TsRefusals *refusals, const uint8_t *resource, size_t len);
+
+// Frees the handle. NULL is ignored.
+//
+// # Safety
+// `refusals` is NULL or a live handle that no other call uses now or
+// later.
+void ts_refusals_free(struct TsRefusals *refusals);
 
 // Extends the lease by its TTL from now; fails with `TS_CODE_LEASE_LOST`,
 // changing nothing, when it already ran out or was released.

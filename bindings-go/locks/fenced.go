@@ -26,7 +26,10 @@ func (*Lease) fenced() {}
 // under it to resource as stale, for the store to count per group (its
 // status and metrics show the count). It never blocks nor fails: a served
 // store is sent a message nobody answers, dropped when it cannot go at
-// once; etcd counts none. The guards call it when given the lease. After
-// Release it tells nothing: the lease's handle is freed with it (a lease
-// that ran out or was lost still tells).
+// once; etcd counts none. The guards call it when given the lease. It
+// tells after the lease ran out or was lost, and after Release once a
+// guard was given the lease before it: a guard may refuse a late write
+// made under it then (what telling needs is kept when a guard is first
+// given the lease; a lease no guard was given before its release tells
+// nothing, its handle freed with it).
 func (l *Lease) ReportRefused(resource string) { l.h.ReportRefused(resource) }

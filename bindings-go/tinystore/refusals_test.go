@@ -134,6 +134,44 @@ func TestAnEmbeddedStoreCountsLateWrites(t *testing.T) {
 	refusalsAreCountedPerGroup(t, openStore(t), sqliteDB(t))
 }
 
+// releasedTells: a lease given to a guard (an accepted write), then
+// released, then overtaken by a newer holder that wrote: the guard refuses
+// a late write made under the released lease, and its store counts it, as
+// in every language (the lease's handle is freed at the release; what the
+// report needs was kept when the guard was first given the lease).
+func releasedTells(t *testing.T, store *tinystore.Store, db *sql.DB) {
+	ctx := context.Background()
+	group := store.Locks("released")
+	old, err := group.Acquire(ctx, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := guarded(db, "released/1", old); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := group.Acquire(ctx, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = fresh.Release(ctx) }()
+	if err := guarded(db, "released/1", fresh); err != nil {
+		t.Fatal(err)
+	}
+	lateWrite(t, db, "released/1", old)
+	untilCounts(t, store, []count{{"released", "lock", 1}})
+}
+
+func TestAReleasedLeaseStillTellsItsRefusal_Embedded(t *testing.T) {
+	releasedTells(t, openStore(t), sqliteDB(t))
+}
+
+func TestAReleasedLeaseStillTellsItsRefusal_Served(t *testing.T) {
+	releasedTells(t, connect(t, serve(t)), sqliteDB(t))
+}
+
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

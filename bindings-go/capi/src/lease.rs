@@ -215,6 +215,73 @@ pub unsafe extern "C" fn ts_held_report_refused(
     })
 }
 
+/// What a lease's refusal reports need once its handle is freed: the
+/// lease itself, released or not. A guard given the lease can refuse a
+/// write made under it after its release, and its store still counts that
+/// refusal, as in every language.
+pub struct TsRefusals {
+    lease: Arc<Lease>,
+}
+
+/// A handle that tells the store of the lease of `held` of a guard's
+/// refusals (`ts_refusals_report`), however long after `held` is released
+/// and freed; free it with `ts_refusals_free`. NULL for a permit and a
+/// leadership, whose refusals count nowhere, and for a NULL `held`.
+///
+/// # Safety
+/// `held` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn ts_held_refusals(held: *const TsHeld) -> *mut TsRefusals {
+    quiet(std::ptr::null_mut(), || {
+        // SAFETY: forwarded from the caller.
+        match unsafe { handle(held, "held") } {
+            Ok(TsHeld {
+                held: Held::Lease(lease),
+                ..
+            }) => Box::into_raw(Box::new(TsRefusals {
+                lease: Arc::clone(lease),
+            })),
+            _ => std::ptr::null_mut(),
+        }
+    })
+}
+
+/// `ts_held_report_refused` through the lease's `TsRefusals`: tells its
+/// store that a guard refused a write under it to the resource at
+/// (`resource`, `len`) as stale. Never blocks nor fails; nothing happens
+/// for a resource that is not UTF-8 or a NULL handle.
+///
+/// # Safety
+/// `refusals` is NULL or a live handle; when `len` > 0, `resource` points
+/// to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ts_refusals_report(
+    refusals: *const TsRefusals,
+    resource: *const u8,
+    len: usize,
+) {
+    quiet((), || {
+        // SAFETY: forwarded from the caller.
+        let (Ok(refusals), Ok(resource)) = (unsafe { handle(refusals, "refusals") }, unsafe {
+            utf8(resource, len, "resource")
+        }) else {
+            return;
+        };
+        refusals.lease.report_refused(resource);
+    })
+}
+
+/// Frees the handle. NULL is ignored.
+///
+/// # Safety
+/// `refusals` is NULL or a live handle that no other call uses now or
+/// later.
+#[no_mangle]
+pub unsafe extern "C" fn ts_refusals_free(refusals: *mut TsRefusals) {
+    // SAFETY: forwarded from the caller.
+    quiet((), || unsafe { free_handle(refusals) })
+}
+
 /// Extends the lease by its TTL from now; fails with `TS_CODE_LEASE_LOST`,
 /// changing nothing, when it already ran out or was released.
 ///

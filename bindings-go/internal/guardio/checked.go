@@ -13,13 +13,19 @@ import (
 // "dynamodb", "gcs", "azure", "redis"), with the fence of under: inside
 // the process's Observer's GuardCheck when one is set (tinystoreotel's
 // span and refused counter), and with a stale refusal told to the lease's
-// store when under is the *locks.Lease (told). A nil under is
-// invalid, naming call, and nothing is checked.
+// store when under is the *locks.Lease (told), even once the lease was
+// released (what the report needs is kept when a guard is first given the
+// lease). A nil under is invalid, naming call, and nothing is checked.
 func Checked(ctx context.Context, call string, under locks.Fenced, resource, backend string, check func(fence locks.Fence) error) error {
 	if under == nil {
 		return native.Invalid(call + ": the fence is nil: give a locks.Fence or the *locks.Lease")
 	}
 	fence := under.WriteFence()
+	if lease, ok := under.(*locks.Lease); ok {
+		if h := handles.Held(lease); h != nil {
+			h.KeepRefusals() // for a refusal after its release
+		}
+	}
 	if o, _ := handles.Observer().(locks.Observer); o != nil {
 		end := o.GuardCheck(ctx, resource, fence, backend)
 		err := told(under, resource, check(fence))

@@ -16,6 +16,11 @@ type Held struct {
 	p       *C.TsHeld
 	cleanup runtime.Cleanup
 	watch   *watch
+	// What the reports of a guard's refusals need once p is released and
+	// freed (the lease itself, kept by the C side): made when a guard is
+	// first given the lease (KeepRefusals), freed by a cleanup when the Go
+	// handle goes.
+	refusals *C.TsRefusals
 	// The group's name and the key, for messages.
 	Name, Key string
 	// The lease's fence; HasFence is false for a permit.
@@ -94,17 +99,51 @@ func (h *Held) check() (held bool, reason error) {
 	return held, reason
 }
 
+// KeepRefusals keeps what the reports of a guard's refusals under the
+// lease need once its handle is released and freed (the C side's
+// TsRefusals: the lease itself), so that ReportRefused still tells then;
+// once per lease, and only while its handle is live. A guard given the
+// lease calls it before its check, so that a lease that was released
+// between two writes still tells the second's refusal, as in every
+// language; a lease never given to a guard keeps nothing (a hold pays
+// nothing for it). Nothing for a permit or a leadership.
+func (h *Held) KeepRefusals() {
+	if !h.HasFence {
+		return
+	}
+	h.mu.RLock()
+	kept := h.refusals != nil || h.p == nil
+	h.mu.RUnlock()
+	if kept {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.refusals != nil || h.p == nil {
+		return
+	}
+	r := C.ts_held_refusals(h.p)
+	if r == nil {
+		return
+	}
+	h.refusals = r
+	runtime.AddCleanup(h, func(r *C.TsRefusals) { C.ts_refusals_free(r) }, r)
+}
+
 // ReportRefused tells the lease's store that a guard refused a write under
 // it to resource as stale, for the store to count per group. It never
-// blocks nor fails; after a release it does nothing.
+// blocks nor fails, and tells after a release too once KeepRefusals kept
+// what that needs; a permit tells nothing.
 func (h *Held) ReportRefused(resource string) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	if h.p == nil {
-		return
-	}
 	rp, rn := text(resource)
-	C.ts_held_report_refused(h.p, rp, rn)
+	switch {
+	case h.p != nil:
+		C.ts_held_report_refused(h.p, rp, rn)
+	case h.refusals != nil:
+		C.ts_refusals_report(h.refusals, rp, rn)
+	}
 	runtime.KeepAlive(h)
 }
 
