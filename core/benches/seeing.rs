@@ -63,11 +63,29 @@ impl Kind {
     }
 }
 
-/// One sample: holds by `store`, watched (if `kind` watches) through
-/// `watching`.
-async fn sample(store: &Store, watching: &Store, per_task: usize, kind: Kind) -> f64 {
-    let group = store.locks("seeing");
-    let watched = watching.locks("seeing");
+/// The stores of one path: `plain` holds, `watching` watches; `recording`
+/// (with the feature `otel`) holds too, opened while an SDK was the global
+/// provider, so that its waits and holds are spans (a store takes its
+/// tracer when it is opened).
+struct Stores {
+    plain: Store,
+    watching: Store,
+    #[cfg(feature = "otel")]
+    recording: Store,
+}
+
+/// One sample: holds by the stores' `plain` (or `recording`, for the
+/// OpenTelemetry kind), watched (if `kind` watches) through `watching`.
+async fn sample(stores: &Stores, per_task: usize, kind: Kind) -> f64 {
+    #[cfg(feature = "otel")]
+    let holder = match kind {
+        Kind::Otel => &stores.recording,
+        _ => &stores.plain,
+    };
+    #[cfg(not(feature = "otel"))]
+    let holder = &stores.plain;
+    let group = holder.locks("seeing");
+    let watched = stores.watching.locks("seeing");
     let mut watcher = None;
     match kind {
         Kind::OtherKey => {
@@ -91,7 +109,7 @@ async fn sample(store: &Store, watching: &Store, per_task: usize, kind: Kind) ->
         }
         Kind::Plain => {}
         #[cfg(feature = "otel")]
-        Kind::Otel => otel::record(),
+        Kind::Otel => {}
     }
     let start = Instant::now();
     let mut handles = Vec::new();
@@ -111,21 +129,17 @@ async fn sample(store: &Store, watching: &Store, per_task: usize, kind: Kind) ->
     if let Some(watcher) = watcher {
         watcher.abort();
     }
-    #[cfg(feature = "otel")]
-    if kind == Kind::Otel {
-        otel::stop();
-    }
     rate
 }
 
-async fn run(what: &str, store: &Store, watching: &Store, per_task: usize) {
+async fn run(what: &str, stores: &Stores, per_task: usize) {
     let kinds = Kind::all();
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
     for s in 0..SAMPLES {
         // Each sample starts with another kind: none is always first.
         for i in 0..kinds.len() {
             let k = (s + i) % kinds.len();
-            rates[k].push(sample(store, watching, per_task, kinds[k]).await);
+            rates[k].push(sample(stores, per_task, kinds[k]).await);
         }
     }
     let medians: Vec<f64> = rates
@@ -160,17 +174,21 @@ mod otel {
         }
     }
 
-    pub fn record() {
+    /// `open`'s store, opened while an SDK recording every span (batched
+    /// to an exporter that drops them) is the global provider, which is
+    /// then the no-op one again.
+    pub async fn recording<F: std::future::Future<Output = tinystore::Store>>(
+        open: impl FnOnce() -> F,
+    ) -> tinystore::Store {
         let provider = SdkTracerProvider::builder()
             .with_batch_exporter(Dropping)
             .build();
         opentelemetry::global::set_tracer_provider(provider);
-    }
-
-    pub fn stop() {
+        let store = open().await;
         opentelemetry::global::set_tracer_provider(
             opentelemetry::trace::noop::NoopTracerProvider::new(),
         );
+        store
     }
 }
 
@@ -183,14 +201,29 @@ fn main() {
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path().join("embedded")).await.unwrap();
-        run("embedded", &store, &store, 10_000).await;
+        let stores = Stores {
+            plain: store.clone(),
+            watching: store,
+            #[cfg(feature = "otel")]
+            recording: otel::recording(|| async {
+                Store::open(dir.path().join("embedded-recorded"))
+                    .await
+                    .unwrap()
+            })
+            .await,
+        };
+        run("embedded", &stores, 10_000).await;
         let server = Server::start(dir.path().join("served"), ServeOptions::default())
             .await
             .unwrap();
         let address = format!("unix:{}", server.socket_path().display());
-        let client = Store::connect(&address).await.unwrap();
-        let watching = Store::connect(&address).await.unwrap();
-        run("served", &client, &watching, 1_000).await;
+        let stores = Stores {
+            plain: Store::connect(&address).await.unwrap(),
+            watching: Store::connect(&address).await.unwrap(),
+            #[cfg(feature = "otel")]
+            recording: otel::recording(|| async { Store::connect(&address).await.unwrap() }).await,
+        };
+        run("served", &stores, 1_000).await;
         server.shutdown().await.unwrap();
     });
 }

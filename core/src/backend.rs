@@ -40,6 +40,10 @@ pub(crate) trait Backend: Send + Sync + 'static {
         let _ = (key, resource);
     }
 
+    /// The store's OpenTelemetry tracer, taken when it was opened.
+    #[cfg(feature = "otel")]
+    fn tracer(&self) -> &crate::otel::StoreTracer;
+
     /// The store's state: the held leases and queues of waiters on `page`
     /// (checked by the caller).
     async fn status(&self, page: StatusPage) -> Result<Status>;

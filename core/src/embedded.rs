@@ -18,6 +18,8 @@ pub(crate) struct Embedded {
     engine: Arc<Engine>,
     dir: PathBuf,
     disk: Mutex<Option<Disk>>,
+    #[cfg(feature = "otel")]
+    tracer: crate::otel::StoreTracer,
 }
 
 impl Embedded {
@@ -39,6 +41,8 @@ impl Embedded {
             engine,
             dir: dir.to_path_buf(),
             disk: Mutex::new(Some(disk)),
+            #[cfg(feature = "otel")]
+            tracer: crate::otel::StoreTracer::global(),
         })
     }
 
@@ -78,6 +82,11 @@ impl Embedded {
 
 #[async_trait::async_trait]
 impl Backend for Embedded {
+    #[cfg(feature = "otel")]
+    fn tracer(&self) -> &crate::otel::StoreTracer {
+        &self.tracer
+    }
+
     async fn acquire(&self, request: Request) -> Result<Grant> {
         let waiting = self.engine.acquire(request.clone());
         with_signal(request.within_wait(waiting).await?)

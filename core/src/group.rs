@@ -70,7 +70,7 @@ impl Group {
     /// Waits for the key of a checked `request`, up to its `wait`.
     pub(crate) async fn acquire_request<H: LeaseKind>(&self, request: Request) -> Result<H> {
         #[cfg(feature = "otel")]
-        let waiting = crate::otel::Waiting::start(request.key());
+        let waiting = crate::otel::Waiting::start(self.backend.tracer(), request.key());
         let grant = self.backend.acquire(request.clone()).await;
         #[cfg(feature = "otel")]
         waiting.end(grant.as_ref().map(|g| g.fence));

@@ -40,7 +40,7 @@ impl Holding {
     ) -> Holding {
         Holding {
             #[cfg(feature = "otel")]
-            span: crate::otel::Holding::start(&key, grant.fence),
+            span: crate::otel::Holding::start(backend.tracer(), &key, grant.fence),
             backend,
             id: grant.id,
             key,

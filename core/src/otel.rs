@@ -6,16 +6,20 @@
 //! no-op ones). Without the feature none of this is compiled in.
 //! Attribute names are listed in docs/observe.md, "OpenTelemetry".
 //!
-//! A span that does not record (no provider set, or one that samples it
-//! out) is given no attributes: its texts (the key, the fence in decimal)
-//! are never made, so the feature built in costs little when unused.
+//! A store takes its tracer from the global provider once, when it is
+//! opened or connected ([`StoreTracer`]): a store opened while no provider
+//! is set makes no wait or hold span at all, so the feature built in and
+//! unused costs a branch a hold; set the provider first, as for any
+//! library that takes its tracer once. A span that does not record (one
+//! the provider samples out) is given no attributes: its texts (the key,
+//! the fence in decimal) are never made.
 
 use crate::error::{Code, Error};
 use crate::fence::Fence;
 use crate::vocab::KeyId;
-use opentelemetry::global::{self, BoxedSpan};
-use opentelemetry::trace::{Span, Status, Tracer};
-use opentelemetry::KeyValue;
+use opentelemetry::global::{self, BoxedSpan, BoxedTracer};
+use opentelemetry::trace::{SamplingDecision, SamplingResult, Span, Status, TraceState, Tracer};
+use opentelemetry::{Context, KeyValue};
 
 /// The instrumentation scope of every span and metric.
 const SCOPE: &str = "tinystore";
@@ -38,21 +42,44 @@ fn error_attributes(span: &mut BoxedSpan, err: &Error) {
     span.set_status(Status::error(err.message().to_string()));
 }
 
-/// A span named `name` on the global tracer, if it records: `None` when
-/// it does not (OpenTelemetry's no-op provider, or sampled out), so that
-/// nothing more is made for it.
-fn recording(name: &'static str) -> Option<BoxedSpan> {
-    let span = global::tracer(SCOPE).start(name);
-    span.is_recording().then_some(span)
+/// A store's tracer: the global provider's, taken when the store was
+/// opened or connected, or none when that provider was OpenTelemetry's
+/// no-op one (nothing is then made for a wait or a hold).
+pub(crate) struct StoreTracer(Option<BoxedTracer>);
+
+impl StoreTracer {
+    /// The global provider's tracer now. The no-op provider is told apart
+    /// by a span it is asked to make unsampled and without a parent: the
+    /// no-op one has no valid context, where a real provider gives it ids.
+    /// Such a span is never recorded nor exported.
+    pub(crate) fn global() -> StoreTracer {
+        let tracer = global::tracer(SCOPE);
+        let mut probe = tracer.span_builder("tinystore.probe");
+        probe.sampling_result = Some(SamplingResult {
+            decision: SamplingDecision::Drop,
+            attributes: Vec::new(),
+            trace_state: TraceState::default(),
+        });
+        let probe = tracer.build_with_context(probe, &Context::new());
+        let real = probe.is_recording() || probe.span_context().is_valid();
+        StoreTracer(real.then_some(tracer))
+    }
+
+    /// A span named `name`, if it records: `None` when it does not (no
+    /// provider, or sampled out), so that nothing more is made for it.
+    fn recording(&self, name: &'static str) -> Option<BoxedSpan> {
+        let span = self.0.as_ref()?.start(name);
+        span.is_recording().then_some(span)
+    }
 }
 
 /// The span of one acquire's wait, from its ask to its grant or failure.
 pub(crate) struct Waiting(Option<BoxedSpan>);
 
 impl Waiting {
-    /// Starts the wait for `key`.
-    pub(crate) fn start(key: &KeyId) -> Waiting {
-        let mut span = recording("tinystore.wait");
+    /// Starts the wait for `key`, on the store's `tracer`.
+    pub(crate) fn start(tracer: &StoreTracer, key: &KeyId) -> Waiting {
+        let mut span = tracer.recording("tinystore.wait");
         if let Some(span) = span.as_mut() {
             span.set_attributes(key_attributes(key));
         }
@@ -78,9 +105,10 @@ impl Waiting {
 pub(crate) struct Holding(Option<std::sync::Mutex<Option<BoxedSpan>>>);
 
 impl Holding {
-    /// Starts the hold of `key`, granted with `fence` (none for a permit).
-    pub(crate) fn start(key: &KeyId, fence: Option<Fence>) -> Holding {
-        let Some(mut span) = recording("tinystore.hold") else {
+    /// Starts the hold of `key`, granted with `fence` (none for a permit),
+    /// on the store's `tracer`.
+    pub(crate) fn start(tracer: &StoreTracer, key: &KeyId, fence: Option<Fence>) -> Holding {
+        let Some(mut span) = tracer.recording("tinystore.hold") else {
             return Holding(None);
         };
         span.set_attributes(key_attributes(key));

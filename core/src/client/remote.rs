@@ -30,6 +30,8 @@ pub(crate) struct Remote {
     generations: AtomicU64,
     current: tokio::sync::Mutex<Option<OpenLink>>,
     closed: Mutex<Option<Error>>,
+    #[cfg(feature = "otel")]
+    tracer: crate::otel::StoreTracer,
 }
 
 impl Remote {
@@ -43,6 +45,8 @@ impl Remote {
             generations: AtomicU64::new(0),
             current: tokio::sync::Mutex::new(None),
             closed: Mutex::new(None),
+            #[cfg(feature = "otel")]
+            tracer: crate::otel::StoreTracer::global(),
         };
         remote.link().await?;
         Ok(remote)
@@ -138,6 +142,11 @@ impl Remote {
 
 #[async_trait::async_trait]
 impl Backend for Remote {
+    #[cfg(feature = "otel")]
+    fn tracer(&self) -> &crate::otel::StoreTracer {
+        &self.tracer
+    }
+
     /// The server ends the wait (`wait_ms`) where the queue is, with the
     /// same `timeout` as a store in this process, so a request whose wait
     /// ran out never held. The client's own timer, a little later, only

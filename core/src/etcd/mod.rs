@@ -59,6 +59,8 @@ use tokio::time::Instant;
 /// A store on etcd, as a `Backend`.
 pub(crate) struct Etcd {
     inner: Arc<Inner>,
+    #[cfg(feature = "otel")]
+    tracer: crate::otel::StoreTracer,
 }
 
 /// Dials the cluster at `address` and reads (or sets) the epoch, so that an
@@ -78,6 +80,8 @@ pub(crate) async fn open(address: &str) -> Result<Etcd> {
             closed: tokio::sync::watch::channel(false).0,
             runtime: tokio::runtime::Handle::current(),
         }),
+        #[cfg(feature = "otel")]
+        tracer: crate::otel::StoreTracer::global(),
     })
 }
 
@@ -106,6 +110,11 @@ fn now_ms() -> u64 {
 
 #[async_trait::async_trait]
 impl Backend for Etcd {
+    #[cfg(feature = "otel")]
+    fn tracer(&self) -> &crate::otel::StoreTracer {
+        &self.tracer
+    }
+
     async fn acquire(&self, request: Request) -> Result<Grant> {
         let waiting = acquire::acquire(&self.inner, request.clone(), true);
         request

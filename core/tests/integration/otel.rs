@@ -120,6 +120,47 @@ async fn a_wait_and_a_hold_are_spans_with_the_fence_and_how_the_hold_ended() {
     drop(blocker);
 }
 
+/// In a child process of its own, where no provider is set yet: a store
+/// opened then, then the providers set, then a store opened after. Prints
+/// how many wait and hold spans each store's hold made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn child_opens_a_store_before_and_after_the_provider_is_set() {
+    if std::env::var_os("TINYSTORE_OTEL_CHILD").is_none() {
+        return;
+    }
+    let before = TestStore::new().await.unwrap();
+    telemetry();
+    let after = TestStore::new().await.unwrap();
+    for (kit, group) in [(&before, "otel-before"), (&after, "otel-after")] {
+        let lease = kit.store().locks(group).acquire("k").await.unwrap();
+        lease.release().await.unwrap();
+        let waits = spans("tinystore.wait", "tinystore.group", group).len();
+        let holds = spans("tinystore.hold", "tinystore.group", group).len();
+        println!("CHILD-SPANS {group} {waits} {holds}");
+    }
+}
+
+#[test]
+fn a_store_takes_its_tracer_when_opened_and_none_while_no_provider_is_set() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            test_name!("child_opens_a_store_before_and_after_the_provider_is_set"),
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("TINYSTORE_OTEL_CHILD", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let said: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_once("CHILD-SPANS ").map(|(_, s)| s))
+        .collect();
+    assert_eq!(said, ["otel-before 0 0", "otel-after 1 1"], "{stdout}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_guards_check_is_a_span_and_each_late_write_refused_is_counted() {
     let telemetry = telemetry();
