@@ -5,8 +5,6 @@ go 1.26.0
 require (
 	github.com/Azure/azure-sdk-for-go/sdk/azcore v1.23.3
 	github.com/Azure/azure-sdk-for-go/sdk/storage/azblob v1.8.3
-	go.opentelemetry.io/otel/sdk v1.47.0
-	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	tinystore.dev/go v0.0.0
 )
 
@@ -19,6 +17,8 @@ require (
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
@@ -28,9 +28,12 @@ require (
 	github.com/Azure/azure-sdk-for-go/sdk/storage/internal v0.1.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-	tinystore.dev/go/tinystoreotel v0.0.0
+	tinystore.dev/go/internal/oteltest v0.0.0
+	tinystore.dev/go/tinystoreotel v0.0.0 // indirect
 )
 
 replace tinystore.dev/go => ../
 
 replace tinystore.dev/go/tinystoreotel => ../tinystoreotel
+
+replace tinystore.dev/go/internal/oteltest => ../internal/oteltest

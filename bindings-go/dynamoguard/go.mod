@@ -6,8 +6,6 @@ require (
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.1
 	github.com/aws/smithy-go v1.28.9
-	go.opentelemetry.io/otel/sdk v1.47.0
-	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	tinystore.dev/go v0.0.0
 )
 
@@ -20,6 +18,8 @@ require (
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
@@ -29,9 +29,12 @@ require (
 	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.12 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.25 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.12 // indirect
-	tinystore.dev/go/tinystoreotel v0.0.0
+	tinystore.dev/go/internal/oteltest v0.0.0
+	tinystore.dev/go/tinystoreotel v0.0.0 // indirect
 )
 
 replace tinystore.dev/go => ../
 
 replace tinystore.dev/go/tinystoreotel => ../tinystoreotel
+
+replace tinystore.dev/go/internal/oteltest => ../internal/oteltest

@@ -39,8 +39,8 @@ require (
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
-	go.opentelemetry.io/otel/sdk v1.47.0
-	go.opentelemetry.io/otel/sdk/metric v1.47.0
+	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
@@ -54,9 +54,12 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
 	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	tinystore.dev/go/tinystoreotel v0.0.0
+	tinystore.dev/go/internal/oteltest v0.0.0
+	tinystore.dev/go/tinystoreotel v0.0.0 // indirect
 )
 
 replace tinystore.dev/go => ../
 
 replace tinystore.dev/go/tinystoreotel => ../tinystoreotel
+
+replace tinystore.dev/go/internal/oteltest => ../internal/oteltest
