@@ -42,6 +42,13 @@ impl DynamoCheck {
         step_of(py, step)
     }
 
+    /// Says that an attempt of the transaction got no answer (a lost
+    /// connection, a timeout) or a 5xx, and was made again; before the
+    /// last attempt's outcome is observed.
+    fn answer_lost(&mut self) {
+        self.0.answer_lost();
+    }
+
     /// After the transaction was written.
     fn written<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let step = self.0.observe(DynamoObserved::Written);

@@ -26,10 +26,21 @@ conflicting transaction (``TransactionConflict``: retry; see
 :func:`tinystore.guard.is_serialization_failure`), its
 ``ResourceNotFoundException`` for a missing table. boto3 is not imported
 here: the client you pass is used as it is.
+
+botocore makes a transaction again when an attempt's answer is lost (a
+dropped connection, a timeout, a 5xx). The guard watches its call's
+attempts (a handler of the client's ``needs-retry`` event for
+``TransactWriteItems``, registered once per client, which does nothing
+outside a guarded call): when one went unanswered and the transaction,
+made again, finds a larger fence, the call raises
+:class:`tinystore.Unavailable` (the unanswered attempt may have been
+written; whether it was is unknown), not ``Stale``, and the lease's store
+is told nothing.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from .. import _native
@@ -50,6 +61,35 @@ _TAKES = {
     "Delete": {"TableName", "Key", "ConditionExpression", "ExpressionAttributeNames", "ExpressionAttributeValues",
                "ReturnValuesOnConditionCheckFailure"},
 }
+
+
+# The attempts of the guarded call running in this thread or task: a list
+# that the client's needs-retry handler appends to for each attempt whose
+# answer was lost; None outside a guarded call.
+_LOST: ContextVar[list[int] | None] = ContextVar("tinystore_dynamodb_lost", default=None)
+_WATCHER = "tinystore.guard.dynamodb: lost answers"
+
+
+def _attempted(response: Any = None, caught_exception: Any = None, **_: Any) -> None:
+    """botocore's ``needs-retry`` handler, called after each attempt: an
+    attempt with no answer (an exception) or a 5xx is marked lost. It
+    returns None, so botocore's own handler decides on the retry."""
+    lost = _LOST.get()
+    if lost is None:
+        return
+    status = None
+    if caught_exception is None and isinstance(response, tuple) and response:
+        status = getattr(response[0], "status_code", None)
+    if status is None or status >= 500:
+        lost.append(1)
+
+
+def _watch(client: Any) -> None:
+    """Registers :func:`_attempted` on ``client``, once (botocore keeps one
+    handler per unique id)."""
+    events = getattr(getattr(client, "meta", None), "events", None)
+    if events is not None:
+        events.register("needs-retry.dynamodb.TransactWriteItems", _attempted, unique_id=_WATCHER)
 
 
 def ensure(client: Any, table: str = REGISTER_TABLE) -> None:
@@ -130,7 +170,15 @@ def _transact(client: Any, resource: str, fence: int, table: str, items: list[An
                         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                     }
                 }
-                response = client.transact_write_items(TransactItems=[*items, register], **kwargs)
+                _watch(client)
+                lost: list[int] = []
+                token = _LOST.set(lost)
+                try:
+                    response = client.transact_write_items(TransactItems=[*items, register], **kwargs)
+                finally:
+                    _LOST.reset(token)
+                    if lost:
+                        machine.answer_lost()
                 step = machine.written()
             else:
                 _, table_name, key = step

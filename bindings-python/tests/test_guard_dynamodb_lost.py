@@ -1,0 +1,220 @@
+"""tinystore.guard.dynamodb when the answer to its transaction is lost and
+botocore makes it again, on moto's server ($TINYSTORE_S3_URL) through a
+proxy that forwards the first ``TransactWriteItems``, waits for moto's
+answer, lets another writer in if the test says so, then closes the
+connection without a byte of that answer. botocore sees the connection
+closed, and retries.
+
+Moto does not answer a retry with the same ``ClientRequestToken`` from the
+first attempt's outcome: the retry is judged again. A write that landed
+and was then overtaken is cancelled on its retry, and a refusal retried is
+refused again; the guard says ``Unavailable`` for both and tells the
+lease's store nothing; a refusal is told only when no answer was lost.
+
+Without $TINYSTORE_S3_URL these tests skip, unless TINYSTORE_REQUIRE_S3=1,
+where they fail."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+import tinystore
+from tinystore.guard import dynamodb as guard
+
+boto3: Any = pytest.importorskip("boto3")
+
+URL = os.environ.get("TINYSTORE_S3_URL")
+if not URL:
+    if os.environ.get("TINYSTORE_REQUIRE_S3") == "1":
+        raise RuntimeError("TINYSTORE_REQUIRE_S3=1 but TINYSTORE_S3_URL is unset: run under tests/guards/with-s3.sh")
+    pytest.skip("TINYSTORE_S3_URL is unset (run under tests/guards/with-s3.sh)", allow_module_level=True)
+
+TARGET = b"DynamoDB_20120810.TransactWriteItems"
+
+
+def client(url: str | None = URL) -> Any:
+    return boto3.client(
+        "dynamodb", endpoint_url=url, region_name="us-east-1", aws_access_key_id="test", aws_secret_access_key="test"
+    )
+
+
+class LosingProxy:
+    """A loopback proxy in front of moto that loses moto's answer to the
+    first ``TransactWriteItems``: it forwards the request, waits for the
+    answer's first bytes (moto has decided by then), runs ``between``, and
+    closes the connection unanswered. Every other request and answer goes
+    through as it is."""
+
+    def __init__(self, between: Callable[[], None] = lambda: None) -> None:
+        assert URL is not None
+        up = urlparse(URL)
+        self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
+        self.between: Callable[[], None] | None = between
+        self.lost_one = False
+        self.lock = threading.Lock()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.failures: list[BaseException] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                down, _ = self.listener.accept()
+            except OSError:
+                return
+            up = socket.create_connection(self.upstream)
+            threading.Thread(target=self._serve, args=(down, up), daemon=True).start()
+
+    def _serve(self, down: socket.socket, up: socket.socket) -> None:
+        losing = threading.Event()
+        done = threading.Event()
+
+        def requests() -> None:
+            while not done.is_set():
+                try:
+                    data = down.recv(65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                if TARGET in data:
+                    with self.lock:
+                        if not self.lost_one:
+                            self.lost_one = True
+                            losing.set()
+                try:
+                    up.sendall(data)
+                except OSError:
+                    break
+            done.set()
+
+        threading.Thread(target=requests, daemon=True).start()
+        try:
+            while True:
+                try:
+                    data = up.recv(65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                if losing.is_set():
+                    with self.lock:
+                        between, self.between = self.between, None
+                    if between is not None:
+                        try:
+                            between()
+                        except BaseException as err:  # raised again by the test
+                            self.failures.append(err)
+                    break  # the answer is lost with its connection
+                down.sendall(data)
+        except OSError:
+            pass
+        finally:
+            done.set()
+            for s in (down, up):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                s.close()
+
+    def close(self) -> None:
+        self.listener.close()
+        if self.failures:
+            raise self.failures[0]
+
+
+@pytest.fixture
+def db() -> Any:
+    """A client, a chats table and a register table of this test's own."""
+    c = client()
+    c.chats = f"chats-{uuid.uuid4().hex[:8]}"
+    c.register = f"fences-{uuid.uuid4().hex[:8]}"
+    c.create_table(
+        TableName=c.chats,
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    guard.ensure(c, c.register)
+    return c
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[tinystore.Store]:
+    with tinystore.open(tmp_path / "store") as s:
+        yield s
+
+
+def summary(db: Any, chat: str) -> str | None:
+    item = db.get_item(TableName=db.chats, Key={"id": {"S": chat}}, ConsistentRead=True).get("Item")
+    return None if item is None else str(item["summary"]["S"])
+
+
+def put(via: Any, db: Any, resource: str, chat: str, text: str, under: int | tinystore.Lease) -> None:
+    """A guarded put of item ``chat`` for ``resource`` through the client ``via``."""
+    guard.put_item(via, resource, under, table=db.register, TableName=db.chats,
+                   Item={"id": {"S": chat}, "summary": {"S": text}})
+
+
+def counts(store: tinystore.Store) -> list[tuple[str, str, int]]:
+    return [(r.name, r.kind, r.refused) for r in store.status_sync().late_writes_refused]
+
+
+def losing(between: Callable[[], None] = lambda: None) -> tuple[Any, LosingProxy]:
+    proxy = LosingProxy(between)
+    return client(proxy.url), proxy
+
+
+def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(db: Any, store: tinystore.Store) -> None:
+    locks = store.locks("chats")
+    older = locks.acquire_sync("42")
+    older.release_sync()
+    newer = locks.acquire_sync("42")
+
+    # Accepted, its answer lost: the retry carries the same fence, which is
+    # accepted again.
+    lossy, proxy = losing()
+    put(lossy, db, "chats/alone", "alone", "by older", older)
+    proxy.close()
+    assert proxy.lost_one
+    assert summary(db, "alone") == "by older"
+
+    # Accepted, its answer lost, overtaken before the retry: the older
+    # write landed, so it may not be called stale.
+    lossy, proxy = losing(lambda: put(db, db, "chats/overtaken", "overtaken-newer", "by newer", newer.fence))
+    with pytest.raises(tinystore.Unavailable, match="may have been written") as doubt:
+        put(lossy, db, "chats/overtaken", "overtaken", "by older", older)
+    proxy.close()
+    assert not isinstance(doubt.value, tinystore.Stale)
+    assert summary(db, "overtaken") == "by older", "the older write landed before the newer"
+    assert summary(db, "overtaken-newer") == "by newer"
+    assert counts(store) == []
+
+    # Refused, its answer lost, refused again on the retry: in doubt the
+    # same, for the guard cannot tell it from the case above.
+    put(db, db, "chats/refused", "refused-newer", "by newer", newer)
+    lossy, proxy = losing()
+    with pytest.raises(tinystore.Unavailable, match="may have been written"):
+        put(lossy, db, "chats/refused", "refused", "by older", older)
+    proxy.close()
+    assert proxy.lost_one
+    assert summary(db, "refused") is None
+    assert counts(store) == []
+
+    # The same refusal with its answer kept is stale, and told: the one
+    # refusal the store counts, so that neither case above was told.
+    with pytest.raises(tinystore.Stale) as refused:
+        put(db, db, "chats/refused", "refused", "by older", older)
+    assert refused.value.largest == newer.fence
+    assert counts(store) == [("chats", "lock", 1)]
