@@ -902,7 +902,11 @@ export interface GuardDynamoTransactInput {
  * for a condition of yours (its `CancellationReasons`) or a conflict with
  * another transaction (`TransactionConflict`: `guard.isSerializationFailure`
  * is true; retry), `ResourceNotFoundException` for a missing table, the
- * socket's error (`ECONNREFUSED`) for a server gone.
+ * socket's error (`ECONNREFUSED`) for a server gone. When an attempt's
+ * answer was lost (a dropped connection, a timeout, a 5xx) and the SDK's
+ * retry finds a larger fence, the call rejects with `unavailable` (the
+ * unanswered attempt may have been written; whether it was is unknown),
+ * not StaleError, and tells the store nothing.
  */
 export declare namespace guard.dynamodb {
   /** The register table unless you name another: "tinystore_fences". */

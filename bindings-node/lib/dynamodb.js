@@ -20,6 +20,13 @@
 // register item in plain values like the caller's; the register's read,
 // and ensure, send client-dynamodb's own commands, which a document client
 // passes through unchanged.
+//
+// The SDK makes a transaction again when an attempt's answer is lost (a
+// dropped connection, a timeout, a 5xx). The guard's transaction command
+// carries a middleware of its own (the deserialize step, below the retry
+// middleware, so it sees each attempt) that marks an attempt with no answer
+// or a 5xx; the machine is told (answerLost) before the outcome, and a
+// larger fence found by the retry is then `unavailable`, not `stale`.
 const native = require('./native')
 const { describe } = require('./convert')
 const { InvalidError, TinystoreInternalError, mappedSync } = require('./errors')
@@ -190,6 +197,34 @@ function registerPut(step, document) {
 }
 
 /**
+ * Adds to `command`'s own middleware stack a step that runs once per
+ * attempt and calls `lost` when the attempt got no answer (the handler
+ * threw: a dropped connection, a timeout) or a 5xx.
+ * @param {any} command
+ * @param {() => void} lost
+ */
+function watchAttempts(command, lost) {
+  const stack = command?.middlewareStack
+  if (!stack || typeof stack.add !== 'function') return
+  stack.add(
+    (/** @type {any} */ next) => async (/** @type {any} */ args) => {
+      let answer
+      try {
+        answer = await next(args)
+      } catch (err) {
+        lost()
+        throw err
+      }
+      const status = answer?.response?.statusCode
+      if (typeof status !== 'number' || status >= 500) lost()
+      return answer
+    },
+    // override: a document client's command resolves its stack twice.
+    { step: 'deserialize', priority: 'low', name: 'tinystoreGuardLostAnswers', override: true },
+  )
+}
+
+/**
  * One guarded TransactWriteItems of `items` (and the call's other
  * parameters, `rest`); resolves to the SDK's output when accepted, else
  * rejects as the policy says.
@@ -219,7 +254,16 @@ async function run(client, resource, fence, table, items, rest) {
       if (current.kind === 'transact') {
         const input = { ...rest, TransactItems: [...items, registerPut(current, document)] }
         const Transact = document ? documentCommands().TransactWriteCommand : sdk().TransactWriteItemsCommand
-        output = await client.send(new Transact(input))
+        const command = new Transact(input)
+        let answerLost = false
+        watchAttempts(command, () => {
+          answerLost = true
+        })
+        try {
+          output = await client.send(command)
+        } finally {
+          if (answerLost) machine.answerLost()
+        }
         observed = () => machine.written()
       } else if (current.kind === 'read') {
         const got = await client.send(

@@ -130,6 +130,14 @@ impl NativeDynamoCheck {
         dynamo_step(self.inner.start())
     }
 
+    /// Says that an attempt of the transaction got no answer (a lost
+    /// connection, a timeout) or a 5xx, and was made again; before the
+    /// last attempt's outcome is observed.
+    #[napi]
+    pub fn answer_lost(&mut self) {
+        self.inner.answer_lost();
+    }
+
     /// After the transaction was written.
     #[napi]
     pub fn written(&mut self) -> NativeDynamoStep {

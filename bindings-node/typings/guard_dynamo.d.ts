@@ -19,6 +19,12 @@ export declare class NativeDynamoCheck {
    * before any call: a bad resource, an empty table name, over 99 items).
    */
   start(): NativeDynamoStep
+  /**
+   * Says that an attempt of the transaction got no answer (a lost
+   * connection, a timeout) or a 5xx, and was made again; before the
+   * last attempt's outcome is observed.
+   */
+  answerLost(): void
   /** After the transaction was written. */
   written(): NativeDynamoStep
   /**
