@@ -6,6 +6,13 @@ mod conformance;
 pub(crate) mod dynamodb;
 mod dynamodb_lost;
 pub(crate) mod http;
+#[cfg(any(
+    feature = "guard-dynamodb",
+    feature = "guard-gcs",
+    feature = "guard-azure",
+    feature = "guard-s3"
+))]
+mod losing;
 mod model;
 mod mysql;
 mod postgres;
