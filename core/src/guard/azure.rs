@@ -123,9 +123,11 @@ impl Versioned for Blob<'_> {
         {
             Ok(result) => Ok(Put::Written(result)),
             Err(
-                object_store::Error::Precondition { .. }
-                | object_store::Error::AlreadyExists { .. },
-            ) => Ok(Put::ConditionFailed),
+                err @ (object_store::Error::Precondition { .. }
+                | object_store::Error::AlreadyExists { .. }),
+            ) => Ok(Put::ConditionFailed {
+                answer_lost: retried(&err),
+            }),
             Err(err) => Err(err),
         }
     }
@@ -133,6 +135,17 @@ impl Versioned for Blob<'_> {
     fn failure(err: &object_store::Error) -> DriverFailure {
         failure(err)
     }
+}
+
+/// Whether object_store made the request of `err` more than once: it
+/// retries a request whose connection closed before the answer came (even
+/// a conditional put, which it otherwise deems not idempotent), a timeout
+/// of an idempotent one, and a 5xx, 408 or 429; an attempt so retried may
+/// have been written. object_store says so only in its error's text
+/// (`RetryError`: "..., after N retries, max_retries: M, ..."), which
+/// core/tests/integration/guard/versioned_lost.rs checks against Azurite.
+fn retried(err: &object_store::Error) -> bool {
+    err.to_string().contains(" retries, max_retries: ")
 }
 
 /// What object_store reports of a failed call: 401, 403 or 404 as the

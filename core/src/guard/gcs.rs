@@ -119,7 +119,12 @@ impl Versioned for Upload<'_> {
             .await
         {
             Ok(written) => Ok(Put::Written(written)),
-            Err(Error::Response(answer)) if answer.code == 412 => Ok(Put::ConditionFailed),
+            // gcloud-storage makes each request once (unless the caller's
+            // client has a retry middleware, which the guard cannot see): a
+            // 412 is the answer to this put's only attempt.
+            Err(Error::Response(answer)) if answer.code == 412 => {
+                Ok(Put::ConditionFailed { answer_lost: false })
+            }
             Err(err) => Err(err),
         }
     }

@@ -21,8 +21,14 @@ pub(super) struct Found {
 pub(super) enum Put<W> {
     /// It landed; the client's answer.
     Written(W),
-    /// Its condition failed: another writer came in between.
-    ConditionFailed,
+    /// Its condition failed: another writer came in between, or, when
+    /// `answer_lost`, the client made the put again after an attempt went
+    /// unanswered (or got a 5xx), which may have landed and changed the
+    /// version itself.
+    ConditionFailed {
+        /// Whether an earlier attempt of this put went unanswered.
+        answer_lost: bool,
+    },
 }
 
 /// One object on one client, as the guard reads and puts it.
@@ -79,7 +85,12 @@ pub(super) async fn put<V: Versioned>(
                     written = Some(answer);
                     VersionedObserved::Written
                 }
-                Ok(Put::ConditionFailed) => VersionedObserved::ConditionFailed,
+                Ok(Put::ConditionFailed { answer_lost }) => {
+                    if answer_lost {
+                        check.answer_lost();
+                    }
+                    VersionedObserved::ConditionFailed
+                }
                 Err(err) => failed::<V>(err, &mut cause),
             },
         };

@@ -13,6 +13,18 @@
 //! all, then `limit`. An object without a fence (written without the
 //! guard) is taken as no fence recorded.
 //!
+//! A put whose answer was lost (a dropped connection, a timeout, a 5xx)
+//! may have been written. A client that makes it again (object_store's
+//! retries) sees the retry's condition fail, for the first attempt
+//! changed the version; the guard reads again. Finding its own fence, it
+//! puts once more (accepted). Finding a larger fence, it cannot tell a
+//! write that landed and was then overtaken from one that never landed:
+//! the binding says an answer was lost ([`VersionedCheck::answer_lost`]),
+//! and the put ends in `unavailable`, "may have been written", never
+//! `stale`, which says nothing was written (and which a lease's store
+//! would count). A put that fails without an answer (no retry) is the
+//! client's error, its message saying the put may have been written.
+//!
 //! A delete cannot be guarded this way: it takes the fence with the
 //! object, and a late holder's put would then find no fence. The guard
 //! offers puts only (docs/guards.md says what to do instead).
@@ -161,6 +173,9 @@ pub struct VersionedCheck {
     fence: Fence,
     state: State,
     puts: u32,
+    /// Whether a put's answer was lost and the put made again
+    /// ([`VersionedCheck::answer_lost`]).
+    answer_lost: bool,
 }
 
 impl VersionedCheck {
@@ -173,6 +188,7 @@ impl VersionedCheck {
             fence,
             state: State::Start,
             puts: 0,
+            answer_lost: false,
         }
     }
 
@@ -187,6 +203,15 @@ impl VersionedCheck {
         self.read()
     }
 
+    /// Tells the machine that an attempt of the put last given went
+    /// unanswered (a lost connection, a timeout, a 5xx) and was made again
+    /// by the client: it may have been written. Call it before observing
+    /// the put's outcome; a larger fence found from then on ends in
+    /// `unavailable` (the outcome unknown) rather than `stale`.
+    pub fn answer_lost(&mut self) {
+        self.answer_lost = true;
+    }
+
     /// The step after `observed`.
     pub fn observe(&mut self, observed: VersionedObserved) -> VersionedStep {
         match (self.state, observed) {
@@ -196,9 +221,26 @@ impl VersionedCheck {
             }
             (State::Putting, VersionedObserved::Written) => self.end(Verdict::Accepted),
             (State::Putting, VersionedObserved::ConditionFailed) => self.raced(),
-            (State::Reading | State::Putting, VersionedObserved::Failed(failure)) => {
+            (State::Reading, VersionedObserved::Failed(failure)) => {
                 let doing = format!("guarding {:?} on {}", self.resource, self.store.name());
                 self.end(Verdict::Driver(failure.error(&doing)))
+            }
+            (State::Putting, VersionedObserved::Failed(failure)) => {
+                let doing = format!("guarding {:?} on {}", self.resource, self.store.name());
+                let err = failure.error(&doing);
+                let err = match err.code() {
+                    // No answer, or the store's own failure: the put may
+                    // have landed all the same.
+                    Code::Unavailable | Code::Io | Code::Internal => Error::new(
+                        err.code(),
+                        format!(
+                            "{}; the put may have been written before its answer was lost: whether it was is unknown, read the object to know",
+                            err.message()
+                        ),
+                    ),
+                    _ => err,
+                };
+                self.end(Verdict::Driver(err))
             }
             (_, observed) => self.misuse(&format!("{observed:?}")),
         }
@@ -211,6 +253,19 @@ impl VersionedCheck {
         let register = format!("the metadata {:?}", self.store.metadata_key());
         match refused_in(&register, &self.resource, self.fence, Some(text)) {
             Ok(()) => self.put(Condition::Version(version)),
+            Err(err) if err.code() == Code::Stale && self.answer_lost => {
+                let largest = err.stale_detail().map_or(0, |s| s.largest);
+                let err = Error::new(
+                    Code::Unavailable,
+                    format!(
+                        "the guarded put to {:?} on {} with fence {} lost an answer and was made again, whose condition failed; the object now carries fence {largest}: the put that went unanswered may have been written before it; whether it was is unknown",
+                        self.resource,
+                        self.store.name(),
+                        self.fence
+                    ),
+                );
+                self.end(Verdict::Refused(err))
+            }
             Err(err) if matches!(err.code(), Code::Stale | Code::Corrupt) => {
                 self.end(Verdict::Refused(err))
             }
@@ -361,6 +416,72 @@ mod tests {
         );
         let err = refused(check.observe(found("2", Some(9))));
         assert_eq!(err.stale_detail().unwrap().largest, 9);
+    }
+
+    #[test]
+    fn a_larger_fence_after_a_lost_answer_is_unavailable_not_stale() {
+        let mut check = VersionedCheck::new(VersionedStore::Azure, "c/r", fence(7));
+        check.start();
+        put_of(check.observe(found("1", Some(5))));
+        check.answer_lost();
+        assert_eq!(
+            check.observe(VersionedObserved::ConditionFailed),
+            VersionedStep::Read
+        );
+        let err = refused(check.observe(found("3", Some(9))));
+        assert_eq!(err.code(), Code::Unavailable, "{err}");
+        assert!(err.stale_detail().is_none());
+        assert!(err.message().contains("may have been written"), "{err}");
+        // Its own fence found: put again on the new version, accepted.
+        let mut check = VersionedCheck::new(VersionedStore::Gcs, "b/r", fence(7));
+        check.start();
+        put_of(check.observe(VersionedObserved::Absent));
+        check.answer_lost();
+        check.observe(VersionedObserved::ConditionFailed);
+        let condition = put_of(check.observe(found("2", Some(7))));
+        assert_eq!(condition, Condition::Version("2".into()));
+        assert_eq!(
+            check.observe(VersionedObserved::Written),
+            VersionedStep::Done(Verdict::Accepted)
+        );
+        // A malformed fence is corrupt all the same.
+        let mut check = VersionedCheck::new(VersionedStore::Gcs, "b/r", fence(7));
+        check.start();
+        put_of(check.observe(VersionedObserved::Absent));
+        check.answer_lost();
+        check.observe(VersionedObserved::ConditionFailed);
+        let step = check.observe(VersionedObserved::Found {
+            version: "2".into(),
+            fence: Some("seven".into()),
+        });
+        assert_eq!(refused(step).code(), Code::Corrupt);
+    }
+
+    #[test]
+    fn a_put_without_an_answer_may_have_been_written() {
+        let mut check = VersionedCheck::new(VersionedStore::Gcs, "b/r", fence(7));
+        check.start();
+        put_of(check.observe(VersionedObserved::Absent));
+        let step = check.observe(VersionedObserved::Failed(DriverFailure {
+            error_code: Some("connection".into()),
+            ..DriverFailure::new("connection closed before message completed")
+        }));
+        let VersionedStep::Done(Verdict::Driver(err)) = step else {
+            panic!("{step:?}")
+        };
+        assert_eq!(err.code(), Code::Unavailable, "{err}");
+        assert!(err.message().contains("may have been written"), "{err}");
+        // A read without an answer wrote nothing, and says nothing of it.
+        let mut check = VersionedCheck::new(VersionedStore::Gcs, "b/r", fence(7));
+        check.start();
+        let step = check.observe(VersionedObserved::Failed(DriverFailure {
+            error_code: Some("connection".into()),
+            ..DriverFailure::new("connection refused")
+        }));
+        let VersionedStep::Done(Verdict::Driver(err)) = step else {
+            panic!("{step:?}")
+        };
+        assert!(!err.message().contains("may have been written"), "{err}");
     }
 
     #[test]

@@ -27,4 +27,5 @@ mod sqlite;
 ))]
 pub mod support;
 pub(crate) mod versioned;
+mod versioned_lost;
 mod versioned_paused;
