@@ -13,6 +13,14 @@
 //!    accepted, and the objects of smaller fences, which no reader can see
 //!    any more, are deleted.
 //!
+//! A put whose answer is lost may have landed. The SDK makes it again
+//! (it needs no condition, so the retry lands as the first did), and the
+//! listing after it decides as for any put: accepted when no larger fence
+//! is listed, `stale` when one is, which deletes our object, as a larger
+//! fence put between our put and our listing does with an answer kept. A
+//! put that fails unanswered is the SDK's error, its message saying the
+//! put may have been written.
+//!
 //! Deletes are tidying: their failures are ignored, and a reader that
 //! meets one half done lists again ([`super::object_read`]). The largest
 //! fence listed never goes down, whatever the order of the steps of many
@@ -23,7 +31,7 @@ use super::driver::DriverFailure;
 use super::object::{check_metadata, METADATA_KEY, TOMBSTONE_KEY};
 use super::object_layout::{fence_key, fences_prefix, listed_fences, object_resource};
 use super::verdict::Verdict;
-use crate::error::{Error, Result, Stale};
+use crate::error::{Code, Error, Result, Stale};
 use crate::fence::Fence;
 
 /// What the binding does next on an object store.
@@ -185,7 +193,25 @@ impl ObjectWrite {
                 State::Tidying { deletes, then },
                 ObjectObserved::Deleted | ObjectObserved::Failed(_),
             ) => self.tidy(deletes, then),
-            (State::Before | State::Writing | State::After, ObjectObserved::Failed(failure)) => {
+            (State::Writing, ObjectObserved::Failed(failure)) => {
+                let doing = format!("the guarded write of object {:?}", self.resource());
+                let err = failure.error(&doing);
+                let err = match err.code() {
+                    // No answer, or the store's own failure: the put may
+                    // have landed all the same.
+                    Code::Unavailable | Code::Io | Code::Internal => Error::new(
+                        err.code(),
+                        format!(
+                            "{}; the put of {:?} may have been written before its answer was lost: whether it was is unknown, read the object to know",
+                            err.message(),
+                            fence_key(&self.key, self.fence)
+                        ),
+                    ),
+                    _ => err,
+                };
+                self.end(Verdict::Driver(err))
+            }
+            (State::Before | State::After, ObjectObserved::Failed(failure)) => {
                 let doing = format!("the guarded write of object {:?}", self.resource());
                 self.end(Verdict::Driver(failure.error(&doing)))
             }
@@ -277,7 +303,6 @@ impl ObjectWrite {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Code;
 
     fn f(n: u128) -> Fence {
         Fence::from_u128(n)
@@ -363,6 +388,22 @@ mod tests {
             w.observe(ObjectObserved::Deleted),
             ObjectStep::Done(Verdict::Accepted)
         );
+    }
+
+    #[test]
+    fn a_put_without_an_answer_may_have_been_written() {
+        let mut w = ObjectWrite::put("b", "k", f(7), vec![]);
+        w.start();
+        w.observe(listed(&[]));
+        let lost = DriverFailure {
+            error_code: Some("connection".into()),
+            ..DriverFailure::new("dispatch failure")
+        };
+        let ObjectStep::Done(Verdict::Driver(err)) = w.observe(ObjectObserved::Failed(lost)) else {
+            panic!()
+        };
+        assert_eq!(err.code(), Code::Unavailable, "{err}");
+        assert!(err.message().contains("may have been written"), "{err}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod postgres;
 mod redis;
 mod refusals;
 pub(crate) mod s3;
+mod s3_lost;
 mod sqlite;
 #[cfg(any(
     feature = "guard-sqlite",
