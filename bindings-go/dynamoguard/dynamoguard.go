@@ -47,6 +47,15 @@
 // condition of yours failed, or the transaction conflicted with another:
 // IsSerializationFailure tells the conflict), *types.ResourceNotFoundException
 // (a missing table), smithy.APIError and *smithy.OperationError.
+//
+// The SDK makes a transaction again when an attempt's answer is lost (a
+// dropped connection, a timeout, a 5xx). The guard's call adds a
+// middleware of its own to the operation (the Deserialize step's
+// innermost, below the Finalize step's retries, so it sees each attempt)
+// that marks an attempt with no answer or a 5xx: when the transaction,
+// made again, then finds a larger fence, the call is unavailable (the
+// unanswered attempt may have been written; whether it was is unknown),
+// not stale, and the lease's store is told nothing.
 package dynamoguard
 
 import (
@@ -54,12 +63,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"tinystore.dev/go/internal/guardio"
 	"tinystore.dev/go/internal/native"
@@ -191,9 +203,15 @@ func transact(ctx context.Context, client Client, table, resource string, items 
 	// follows a cancellation does not explain it away.
 	var cause error
 	for step.Kind != native.StepDone {
-		observed, failed := do(ctx, client, items, step)
+		var lost atomic.Bool
+		observed, failed := do(ctx, client, items, step, &lost)
 		if failed != nil {
 			cause = failed
+		}
+		if lost.Load() {
+			if err := m.AnswerLost(); err != nil {
+				return err
+			}
 		}
 		if step, err = m.Observe(observed); err != nil {
 			return err
@@ -226,14 +244,14 @@ func missing(call, kind, resource string) error {
 
 // do makes the call step asks for and reports what DynamoDB answered,
 // and the SDK's error when it failed.
-func do(ctx context.Context, client Client, items []types.TransactWriteItem, step native.Step) (native.Observed, error) {
+func do(ctx context.Context, client Client, items []types.TransactWriteItem, step native.Step, lost *atomic.Bool) (native.Observed, error) {
 	if len(step.Keys) != 1 || (step.Kind == native.StepTransact && len(step.Params) != 2) {
 		return native.Observed{}, nil // a step of no DynamoDB machine: the machine says so
 	}
 	switch step.Kind {
 	case native.StepTransact:
 		all := append(slices.Clip(items), register(step.Text, step.Keys[0], step.Params[0], step.Params[1]))
-		_, err := client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: all})
+		_, err := client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: all}, watchAttempts(lost))
 		if err == nil {
 			return native.Observed{Kind: native.ObservedWritten}, nil
 		}
@@ -256,6 +274,30 @@ func do(ctx context.Context, client Client, items []types.TransactWriteItem, ste
 		return native.Observed{Kind: native.ObservedNoRow}, nil
 	}
 	return native.Observed{}, nil
+}
+
+// attemptsWatcher is the middleware's ID on the operation's stack.
+const attemptsWatcher = "tinystore.dynamoguard.LostAnswers"
+
+// watchAttempts is an option of the call that adds, innermost in the
+// Deserialize step (below the retries, and below the deserializer, so
+// that it sees the raw answer), a middleware that sets lost when an
+// attempt got no answer (the transport's error: a lost connection, a
+// timeout) or a 5xx.
+func watchAttempts(lost *atomic.Bool) func(*dynamodb.Options) {
+	watch := middleware.DeserializeMiddlewareFunc(attemptsWatcher, func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleDeserialize(ctx, in)
+		answer, ok := out.RawResponse.(*smithyhttp.Response)
+		if err != nil || !ok || answer == nil || answer.StatusCode >= 500 {
+			lost.Store(true)
+		}
+		return out, md, err
+	})
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Deserialize.Add(watch, middleware.After)
+		})
+	}
 }
 
 // register is the register item's conditional put of fence for resource

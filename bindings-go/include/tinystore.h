@@ -860,6 +860,17 @@ bool ts_guard_dynamo_new(const uint8_t *table,
                          struct TsGuardStep *first,
                          struct TsError *err);
 
+// Tells the machine that an attempt of its transaction got no answer (a
+// lost connection, a timeout) or a 5xx, and was made again: the Go side
+// calls it from the SDK's attempt middleware, before it observes the last
+// attempt's outcome. A larger fence observed then ends in
+// `TS_CODE_UNAVAILABLE` (the outcome unknown) rather than `stale`.
+// `TS_CODE_INVALID` for a NULL handle or a machine of another guard.
+//
+// # Safety
+// `machine` is NULL or a live handle; `err` is writable.
+bool ts_guard_dynamo_answer_lost(const struct TsGuardMachine *machine, struct TsError *err);
+
 // Writes the DynamoDB guard's fixed texts to `*out`.
 //
 // # Safety

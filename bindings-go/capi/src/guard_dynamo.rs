@@ -12,8 +12,9 @@
 
 use crate::error::{call, quiet, TsError};
 use crate::fence::TsFence;
-use crate::guard_machine::{made, text, Machine, TsGuardMachine};
+use crate::guard_machine::{dynamo_answer_lost, made, text, Machine, TsGuardMachine};
 use crate::guard_step::TsGuardStep;
+use crate::text::handle;
 use crate::text::put;
 use std::ffi::{c_char, CString};
 use std::sync::OnceLock;
@@ -50,6 +51,28 @@ pub unsafe extern "C" fn ts_guard_dynamo_new(
             let resource = text(resource, resource_len, "guard resource")?;
             let check = DynamoCheck::new(table, resource, Fence::from(fence), items);
             made(out, first, Machine::Dynamo(check))
+        })
+    }
+}
+
+/// Tells the machine that an attempt of its transaction got no answer (a
+/// lost connection, a timeout) or a 5xx, and was made again: the Go side
+/// calls it from the SDK's attempt middleware, before it observes the last
+/// attempt's outcome. A larger fence observed then ends in
+/// `TS_CODE_UNAVAILABLE` (the outcome unknown) rather than `stale`.
+/// `TS_CODE_INVALID` for a NULL handle or a machine of another guard.
+///
+/// # Safety
+/// `machine` is NULL or a live handle; `err` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_dynamo_answer_lost(
+    machine: *const TsGuardMachine,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            dynamo_answer_lost(handle(machine, "guard machine")?)
         })
     }
 }

@@ -307,6 +307,20 @@ pub unsafe extern "C" fn ts_guard_read_found(
     }
 }
 
+/// Tells a DynamoDB machine that an attempt's answer was lost
+/// (`DynamoCheck::answer_lost`); `TS_CODE_INVALID` for another machine.
+pub(crate) fn dynamo_answer_lost(machine: &TsGuardMachine) -> Outcome {
+    let mut held = locked(machine)?;
+    let Machine::Dynamo(check) = &mut held.machine else {
+        return Err(Failure::new(
+            TsCode::Invalid,
+            "ts_guard_dynamo_answer_lost was given a machine that is not a DynamoDB guard's",
+        ));
+    };
+    check.answer_lost();
+    Ok(())
+}
+
 /// Frees a machine; NULL is ignored.
 ///
 /// # Safety

@@ -2,7 +2,9 @@
 
 use crate::error::{ts_error_clear, TsCode, TsError};
 use crate::fence::TsFence;
-use crate::guard_dynamo::{ts_guard_dynamo_names, ts_guard_dynamo_new, TsDynamoNames};
+use crate::guard_dynamo::{
+    ts_guard_dynamo_answer_lost, ts_guard_dynamo_names, ts_guard_dynamo_new, TsDynamoNames,
+};
 use crate::guard_machine::*;
 use crate::guard_observed::{
     ts_guard_classify, TsDriverClass, TsDriverFailure, TsText, TS_OBSERVED_CHANGED,
@@ -439,6 +441,43 @@ fn a_dynamo_transaction_puts_the_register_last_and_a_larger_fence_returned_is_st
     );
     // SAFETY: the machine is not used again.
     unsafe { ts_guard_free(m) };
+}
+
+#[test]
+fn a_larger_fence_after_a_lost_answer_is_unavailable_and_another_machine_invalid() {
+    let (m, _, _, made) = dynamo(b"tinystore_fences", b"chats/42", 1);
+    assert!(made);
+    let mut err = error();
+    // SAFETY: m is live; err is writable.
+    assert!(unsafe { ts_guard_dynamo_answer_lost(m, &mut err) });
+    let larger = Fence::from_u128(9).text();
+    let reasons = [lent("None"), lent("ConditionalCheckFailed")];
+    let v = observe(m, &cancelled(&reasons, Some(&larger))).verdict;
+    assert_eq!(
+        (v.kind, v.code),
+        (TsVerdictKind::Refused, TsCode::Unavailable)
+    );
+    assert!(!v.stale);
+    // SAFETY: the machine is not used again.
+    unsafe { ts_guard_free(m) };
+
+    let (sql, _, _) = sql_check(b"chats/42", 7);
+    let mut err = error();
+    // SAFETY: sql is live; err is writable.
+    assert!(!unsafe { ts_guard_dynamo_answer_lost(sql, &mut err) });
+    assert_eq!(err.code, TsCode::Invalid);
+    assert!(
+        message(&err).contains("not a DynamoDB"),
+        "{}",
+        message(&err)
+    );
+    // SAFETY: err was filled by this library; NULL is refused.
+    unsafe {
+        ts_error_clear(&mut err);
+        assert!(!ts_guard_dynamo_answer_lost(std::ptr::null(), &mut err));
+        ts_error_clear(&mut err);
+        ts_guard_free(sql);
+    }
 }
 
 #[test]

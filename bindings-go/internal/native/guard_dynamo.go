@@ -52,3 +52,21 @@ func DynamoNamesOf() DynamoNames {
 		MaxItems:        int(n.max_items),
 	}
 }
+
+// AnswerLost tells the DynamoDB machine that an attempt of its
+// transaction got no answer (a lost connection, a timeout) or a 5xx, and
+// was made again; before the last attempt's outcome is observed. A larger
+// fence observed then ends in unavailable (the outcome unknown), not
+// stale. An invalid error for a machine of another guard.
+func (m *Machine) AnswerLost() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.p == nil {
+		return Invalid("a guard's machine was used after Free")
+	}
+	var e C.TsError
+	if !C.ts_guard_dynamo_answer_lost(m.p, &e) {
+		return failure(&e)
+	}
+	return nil
+}
