@@ -61,6 +61,13 @@ impl VersionedCheck {
         step_of(py, step)
     }
 
+    /// Says that an attempt of the put last given got no answer (a lost
+    /// connection, a timeout) or a 5xx, and the client made it again;
+    /// before the put's outcome is observed.
+    fn answer_lost(&mut self) {
+        self.0.answer_lost();
+    }
+
     /// After the put landed.
     fn written<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let step = self.0.observe(VersionedObserved::Written);

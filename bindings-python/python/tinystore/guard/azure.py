@@ -21,6 +21,16 @@ is ``"CONTAINER/NAME"``. ``Corrupt`` for a fence edited by hand;
 uploads lost to other writers in a row. The client's own errors are raised
 as it raised them (``azure.core.exceptions``). A delete cannot be guarded:
 it takes the fence with the blob (docs/guards.md says what to do instead).
+
+azure-storage-blob makes an upload again when an attempt's answer is lost
+(a dropped connection, a timeout, a 5xx or 408). The guard watches each
+upload's first attempt (the per-call ``raw_request_hook`` and
+``raw_response_hook``, which the client runs on a call's first attempt
+only, and which call yours, given or the client's, in turn): when it went
+unanswered and the upload, made again, finds a larger fence, the call
+raises :class:`tinystore.Unavailable` (the unanswered attempt may have
+been written; whether it was is unknown), not ``Stale``, and the lease's
+store is told nothing.
 """
 
 from __future__ import annotations
@@ -72,7 +82,13 @@ def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[
                     {"overwrite": False} if version is None
                     else {"overwrite": True, "etag": version, "match_condition": MatchConditions.IfNotModified}
                 )
-                response = blob.upload_blob(data, metadata={**mine, key: text}, **conditions, **kwargs)
+                attempts = _Attempts(blob, kwargs)
+                try:
+                    response = blob.upload_blob(data, metadata={**mine, key: text}, **conditions,
+                                                **{**kwargs, **attempts.hooks()})
+                finally:
+                    if attempts.lost():
+                        machine.answer_lost()
                 step = machine.written()
         except Exception as err:  # the client's: core classifies it
             if step[0] == "put" and _condition_failed(err):
@@ -81,6 +97,48 @@ def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[
                 step = machine.failed(run.failure(err)[1])
     run.end(step)
     return response
+
+
+class _Attempts:
+    """The requests of one upload, as the client's hooks see them: each
+    request's first attempt (the client pops a call's hooks when it first
+    runs them, so a retry runs the client's own, if any) and the status of
+    its answer, None while none came. The caller's hooks, given to the call
+    or to the client, run after the guard's."""
+
+    def __init__(self, blob: Any, kwargs: dict[str, Any]) -> None:
+        self.answers: dict[int, int | None] = {}
+        self.on_request = kwargs.get("raw_request_hook") or _client_hook(blob, "_request_callback")
+        self.on_response = kwargs.get("raw_response_hook") or _client_hook(blob, "_response_callback")
+
+    def hooks(self) -> dict[str, Any]:
+        return {"raw_request_hook": self._request, "raw_response_hook": self._response}
+
+    def _request(self, request: Any) -> None:
+        self.answers.setdefault(id(request.http_request), None)
+        if self.on_request is not None:
+            self.on_request(request)
+
+    def _response(self, response: Any) -> None:
+        self.answers[id(response.http_request)] = response.http_response.status_code
+        if self.on_response is not None:
+            self.on_response(response)
+
+    def lost(self) -> bool:
+        """Whether a request's first attempt went unanswered, or was
+        answered with a status the client retries (5xx, 408)."""
+        return any(status is None or status >= 500 or status == 408 for status in self.answers.values())
+
+
+def _client_hook(blob: Any, name: str) -> Any:
+    """The hook given to the client when it was made (``raw_request_hook``
+    or ``raw_response_hook``), which a call's own replaces."""
+    pipeline = getattr(blob, "_pipeline", None)
+    for policy in getattr(pipeline, "_impl_policies", None) or []:
+        hook = getattr(getattr(policy, "_policy", policy), name, None)  # a SansIO policy is wrapped
+        if hook is not None:
+            return hook
+    return None
 
 
 def _read(blob: Any, machine: Any) -> Any:
