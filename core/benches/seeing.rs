@@ -15,14 +15,22 @@
 //! the OpenTelemetry row); `make bench-seeing` runs both. With
 //! `SEEING_KINDS=nobody` only "nobody watching" runs: a fixed amount of
 //! work, to time a build with `otel` against one without, whole process
-//! against whole process.
+//! against whole process. `SEEING_SAMPLES=1` runs one sample of each:
+//! a fixed amount of work to count instructions under valgrind.
 
 use futures_util::StreamExt;
 use std::time::Instant;
 use tinystore::server::{ServeOptions, Server};
 use tinystore::{Error, Store};
 
-const SAMPLES: usize = 21;
+/// Samples of each kind, unless `SEEING_SAMPLES` says how many (one, to
+/// count a build's instructions under valgrind).
+fn samples() -> usize {
+    std::env::var("SEEING_SAMPLES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(21)
+}
 const TASKS: usize = 8;
 const KEYS: usize = 1000;
 
@@ -135,7 +143,8 @@ async fn sample(stores: &Stores, per_task: usize, kind: Kind) -> f64 {
 async fn run(what: &str, stores: &Stores, per_task: usize) {
     let kinds = Kind::all();
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
-    for s in 0..SAMPLES {
+    let samples = samples();
+    for s in 0..samples {
         // Each sample starts with another kind: none is always first.
         for i in 0..kinds.len() {
             let k = (s + i) % kinds.len();
@@ -151,7 +160,7 @@ async fn run(what: &str, stores: &Stores, per_task: usize) {
         .collect();
     for (kind, median) in kinds.iter().zip(&medians) {
         println!(
-            "{what:<9} {:<36} {median:>10.0} holds/s  {:.3}x  (median of {SAMPLES})",
+            "{what:<9} {:<36} {median:>10.0} holds/s  {:.3}x  (median of {samples})",
             kind.name(),
             median / medians[0]
         );
