@@ -55,6 +55,7 @@ pub(super) fn hello(
         ok: true,
         version: Some(VERSION),
         epoch: Some(conn.engine.epoch().to_string()),
+        watch_pause: Some(true),
         ..Reply::default()
     });
     Greeting::Greeted

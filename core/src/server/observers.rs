@@ -8,12 +8,22 @@
 //! one does; a watch that falls [`WATCH_BUFFER`](crate::WATCH_BUFFER)
 //! events behind is told `lagged`. The server never buffers changes
 //! without bound.
+//!
+//! A client may pause a watch (`watch_pause`) when it has no room for more
+//! of its events: its stream is then not polled at all, so the server
+//! neither takes its events from the store nor encodes or writes them; the
+//! store's bounded buffer for the watch counts what it drops, told as one
+//! `lagged` once the client resumes it (`watch_resume`).
 
 use crate::election::{Leader, Observer};
 use crate::error::Result;
 use crate::watch::{Watch, WatchEvent};
 use futures_util::future::FutureExt;
-use futures_util::stream::{BoxStream, SelectAll, StreamExt};
+use futures_util::stream::{BoxStream, SelectAll, Stream, StreamExt};
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 use tokio::sync::oneshot;
 
@@ -33,6 +43,8 @@ pub(super) enum Seen {
 #[derive(Default)]
 pub(super) struct Observers {
     streams: SelectAll<BoxStream<'static, Change>>,
+    /// Each watch's switch, by the id of its `watch` (gone with its stream).
+    switches: HashMap<u64, Weak<Switch>>,
 }
 
 impl Observers {
@@ -48,10 +60,29 @@ impl Observers {
     /// Adds the watch of request `id`. It stops when `stop` fires (a
     /// cancel, the connection's end).
     pub(super) fn push_watch(&mut self, id: u64, watch: Watch, stop: oneshot::Receiver<()>) {
-        let events = watch
+        self.switches.retain(|_, switch| switch.strong_count() > 0);
+        let switch = Arc::new(Switch::default());
+        self.switches.insert(id, Arc::downgrade(&switch));
+        let events = Pausable { watch, switch }
             .map(move |event| (id, Seen::Watch(event)))
             .take_until(stop.map(|_| ()));
         self.streams.push(events.boxed());
+    }
+
+    /// Pauses (`true`) or resumes the watch of request `id`; `false` when
+    /// the connection has no such watch (it ended, or never was).
+    pub(super) fn pause(&mut self, id: u64, paused: bool) -> bool {
+        let Some(switch) = self.switches.get(&id).and_then(Weak::upgrade) else {
+            self.switches.remove(&id);
+            return false;
+        };
+        switch.paused.store(paused, Ordering::Relaxed);
+        if !paused {
+            if let Some(waker) = switch.waker() {
+                waker.wake();
+            }
+        }
+        true
     }
 
     /// Ready with the next change of any observer. Pending (with no waker
@@ -72,5 +103,40 @@ impl Observers {
             Poll::Ready(change) => Some(change),
             Poll::Pending => None,
         }
+    }
+}
+
+/// Whether a watch is paused, and the waker of its stream while it is.
+#[derive(Default)]
+struct Switch {
+    paused: AtomicBool,
+    waker: std::sync::Mutex<Option<std::task::Waker>>,
+}
+
+impl Switch {
+    fn waker(&self) -> Option<std::task::Waker> {
+        self.waker.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// A watch that is not polled while its switch says paused: its events
+/// wait (or are dropped and counted) in the store's buffer.
+struct Pausable {
+    watch: Watch,
+    switch: Arc<Switch>,
+}
+
+impl Stream for Pausable {
+    type Item = Result<WatchEvent>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.switch.paused.load(Ordering::Relaxed) {
+            *self.switch.waker.lock().unwrap_or_else(|p| p.into_inner()) = Some(cx.waker().clone());
+            // Resumed meanwhile: its wake may have found no waker.
+            if self.switch.paused.load(Ordering::Relaxed) {
+                return Poll::Pending;
+            }
+        }
+        self.watch.poll_next_unpin(cx)
     }
 }

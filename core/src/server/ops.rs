@@ -106,6 +106,8 @@ pub(super) fn handle(conn: &Arc<Connection>, id: Option<u64>, op: Op) {
         Op::Leader { name } => super::elect::leader(conn, id, &name),
         Op::Observe { name } => super::elect::observe(conn, id, &name),
         Op::Watch { kind, name, key } => super::watch::watch(conn, id, &kind, &name, key),
+        Op::WatchPause { watch } => super::watch::pause(conn, id, watch, true),
+        Op::WatchResume { watch } => super::watch::pause(conn, id, watch, false),
         Op::Advance { ms } => super::testing::advance(conn, id, ms),
         Op::Expire { lease } => super::testing::expire(conn, id, &lease),
         Op::ExpireKey { name, key } => super::testing::expire_key(conn, id, &name, &key),

@@ -41,6 +41,18 @@ pub(super) fn watch(
     Ok(())
 }
 
+/// Answers `watch_pause` (`paused`) or `watch_resume` of the
+/// connection's watch `watch` (request `id`).
+pub(super) fn pause(conn: &Connection, id: u64, watch: u64, paused: bool) -> Result<()> {
+    if !conn.observers().pause(watch, paused) {
+        return Err(Error::invalid(format!(
+            "this connection has no watch {watch} (it ended, or was never made)"
+        )));
+    }
+    conn.reply(Reply::ok(Some(id)));
+    Ok(())
+}
+
 /// Tells the client what its observer or watch `id` saw.
 pub(super) fn tell_seen(conn: &Connection, id: u64, seen: Seen) {
     match seen {

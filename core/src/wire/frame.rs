@@ -204,6 +204,19 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<WireKey>,
     },
+    /// Stops the events of this connection's watch `watch` for now: its
+    /// client has no room for them. The server takes none from the store
+    /// until `watch_resume`; those it had no room to keep are then told as
+    /// one `lagged`. Only to a server whose `hello` said `watch_pause`.
+    WatchPause {
+        /// The id of the `watch` request.
+        watch: u64,
+    },
+    /// Goes on with the events of a paused watch `watch`.
+    WatchResume {
+        /// The id of the `watch` request.
+        watch: u64,
+    },
     /// The test kit, on a server started with `--testing` only: moves the
     /// store's time forward; leases whose TTL passes within run out.
     Advance {
@@ -258,6 +271,8 @@ impl Op {
             Op::Leader { .. } => "leader",
             Op::Observe { .. } => "observe",
             Op::Watch { .. } => "watch",
+            Op::WatchPause { .. } => "watch_pause",
+            Op::WatchResume { .. } => "watch_resume",
             Op::Advance { .. } => "advance",
             Op::Expire { .. } => "expire",
             Op::ExpireKey { .. } => "expire_key",

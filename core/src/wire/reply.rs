@@ -52,6 +52,10 @@ pub struct Reply {
     /// `hello`: the store's epoch, as a decimal string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epoch: Option<String>,
+    /// `hello`: `true` when the server takes `watch_pause` and
+    /// `watch_resume` (a server that leaves it out does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch_pause: Option<bool>,
     /// `acquire`, `try_acquire`: whether a lease was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub granted: Option<bool>,

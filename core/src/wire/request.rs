@@ -131,6 +131,7 @@ fn field_kind(field: &str) -> Option<(&'static str, Option<u64>)> {
             None,
         ),
         "offset" => ("a whole number", None),
+        "watch" => ("the id of a watch, a whole number", None),
         "version" => ("a whole number", Some(u64::from(u32::MAX))),
         _ => return None,
     })
