@@ -29,14 +29,40 @@ DIST_RUST_TARGETS := $(DIST_ARM64_TRIPLE) x86_64-unknown-linux-musl aarch64-unkn
 DIST_RUN := env PATH="$(DIST_VENV)/bin:$$PATH" CARGO_BIN_EXE_cargo-zigbuild=$(DIST_VENV)/bin/cargo-zigbuild
 DIST_TARGET := $(CARGO_TARGET_DIR)/zig
 # The glibc builds of the artifacts (the Python wheels, the Node addons,
-# the Go libraries; x86_64 and arm64) run zig with the same dependencies
-# (core with etcd, the command: bindings-python and bindings-go/capi name
-# the features napi turns on) and one profile, whole-program LTO in one
-# codegen unit: they share one target folder, so each triple's
-# dependencies are compiled once for all three (apart, they had cost five
-# cold builds, about 3.5 minutes each here).
+# the Go libraries; x86_64 and arm64) and the static command (mk/musl.mk)
+# run zig with the same dependencies (core with etcd, the command:
+# bindings-python and bindings-go/capi name the features napi turns on)
+# and one profile: they share one target folder, so each triple's
+# dependencies are compiled once for all of them (apart, they had cost
+# five cold builds, about 3.5 minutes each here).
 DIST_ZIGBUILD_TARGET := $(DIST_TARGET)-zigbuild
+# Two profiles, DIST_PROFILE=ship or test. `ship`, what `make dist` builds
+# and what is published: the glibc builds with whole-program (fat) LTO in
+# one codegen unit, smaller (tests/dist keeps each under its size) and no
+# slower. `test`, chosen when the goals include `test` (`make test`,
+# .ci/run), which only needs the artifacts to test their packaging and
+# behaviour: Cargo.toml's release profile as it is (opt-level 3, LTO only
+# within each crate, 16 codegen units, symbols stripped, as the static
+# command always is), which saves the single-threaded whole-program LTO
+# link of each of the six glibc artifacts and the bitcode cargo otherwise
+# writes into every dependency, and gives the static command, in the same
+# folder, the glibc builds' profile (cargo reuses the build scripts and
+# macros whose features and compiler match); the addon comes out about 1.35 times larger, so tests/dist/node.sh
+# allows it 18 MB instead of 12 under `test` (TINYSTORE_DIST_PROFILE).
+# Either profile can be asked for on the command line: `make test-dist
+# DIST_PROFILE=ship`.
+# Exported: `make dist` builds in a make of its own, whose goals are not
+# `test`.
+DIST_PROFILE ?= $(if $(filter test,$(MAKECMDGOALS)),test,ship)
+export DIST_PROFILE
+ifeq ($(DIST_PROFILE),ship)
 DIST_ZIGBUILD_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+else ifeq ($(DIST_PROFILE),test)
+DIST_ZIGBUILD_PROFILE :=
+else
+$(error DIST_PROFILE is ship or test, not $(DIST_PROFILE))
+endif
+export TINYSTORE_DIST_PROFILE := $(DIST_PROFILE)
 TESTS += test-dist
 
 .PHONY: dist test-dist dist-rust-targets dist-crate

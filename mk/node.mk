@@ -31,9 +31,10 @@ BENCHES += bench-node
 .PHONY: dist-node node-deps test-node bench-node bench-guards-node bench-guards-s3-node
 
 # The published addon is built with whole-program LTO in one codegen unit:
-# smaller (tests/dist/node.sh keeps it under 12 MB) and no slower; the
-# profile and the target folder are shared with the Python wheels' and the
-# Go libraries' builds (mk/dist.mk).
+# smaller (tests/dist/node.sh keeps it under 12 MB) and no slower; `make
+# test` builds it without (mk/dist.mk's DIST_PROFILE). The profile and the
+# target folder are shared with the Python wheels' and the Go libraries'
+# builds (mk/dist.mk).
 NODE_DIST_PROFILE := $(DIST_ZIGBUILD_PROFILE)
 
 # Both addons, x86_64 and aarch64, in one target folder (the build scripts

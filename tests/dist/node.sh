@@ -1,7 +1,8 @@
 #!/bin/sh
 # The npm packages as a user installs them: tests/dist/node.sh [DIST] checks
 # what the tarballs hold (no tests, no Rust sources, no install script; the
-# platform package's addon stripped, at most 12 MB); then, in a folder
+# platform package's addon stripped, at most 12 MB as shipped, 18 MB as
+# `make test` builds it: mk/dist.mk's DIST_PROFILE); then, in a folder
 # outside the tree with no cargo, rustc or protoc on the PATH, installs both
 # with `npm install`, runs `npx tinystore --help`, imports every documented
 # name in ESM, and plays the page's scene across two processes through the
@@ -33,7 +34,11 @@ rm -rf "$work/package"
 tar -xzf "$native" -C "$work"
 addon=$work/package/tinystore.linux-x64-gnu.node
 size=$(wc -c <"$addon")
-[ "$size" -le 12000000 ] || fail "the addon is $size bytes, over 12 MB"
+# Without whole-program LTO (DIST_PROFILE=test) the same code comes out
+# about 1.35 times larger (the wheel's module: 14.5 MB against 10.8).
+limit=12000000
+[ "${TINYSTORE_DIST_PROFILE:-ship}" = test ] && limit=18000000
+[ "$size" -le "$limit" ] || fail "the addon is $size bytes, over $limit (DIST_PROFILE=${TINYSTORE_DIST_PROFILE:-ship})"
 if objdump -h "$addon" | grep -q '\.debug_'; then fail "the addon carries debug info"; fi
 for field in '"os": \[' '"cpu": \[' '"libc": \['; do
   grep -q "$field" "$work/package/package.json" || fail "the platform package.json has no $field"
