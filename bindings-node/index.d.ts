@@ -1021,7 +1021,13 @@ export interface GuardAzureBlockBlob {
  * values are not strings or whose keys are the guard's own, your own
  * `conditions`, a fence that is not a bigint from 0 to 2^128-1. The
  * client's own errors are rejected with as it threw them (its `RestError`,
- * with `statusCode` and `code`). A delete cannot be guarded.
+ * with `statusCode` and `code`). When an upload's attempt got no answer
+ * (a dropped connection, a timeout, a 5xx or 408) and the client's retry
+ * finds a larger fence, the call rejects with `unavailable` (the
+ * unanswered attempt may have been written; whether it was is unknown),
+ * not StaleError, and tells the store nothing: the guard adds, once, a
+ * policy of its own to the client's pipeline, below its retry policy. A
+ * delete cannot be guarded.
  */
 export declare namespace guard.azure {
   /** The metadata key holding the blob's fence: "tinystore_fence". */

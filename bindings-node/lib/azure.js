@@ -12,6 +12,16 @@
 // @azure/storage-blob is an optional peer dependency, never required here:
 // the client the caller passes is used as it is, with its credentials,
 // retries and pipeline.
+//
+// The client makes an upload again when an attempt's answer is lost (a
+// dropped connection, a timeout, a 5xx or 408). The guard adds to the
+// client's pipeline, once, a policy of its own below the retry policy (so
+// it sees each attempt), which does nothing outside a guarded upload (an
+// AsyncLocalStorage says which upload runs) and marks an attempt with no
+// answer, a 5xx or a 408; the machine is told (answerLost) before the
+// outcome, and a larger fence found by the retry is then `unavailable`,
+// not `stale`.
+const { AsyncLocalStorage } = require('node:async_hooks')
 const { describe } = require('./convert')
 const { InvalidError } = require('./errors')
 const { text, underOf } = require('./guard_input')
@@ -28,6 +38,38 @@ const { guardedPut, ownMetadata, bytesOf, AZURE_METADATA_KEY, MAX_TRIES } = requ
 function answerOf(err) {
   const e = /** @type {{ statusCode?: unknown, code?: unknown } | null} */ (err !== null && typeof err === 'object' ? err : null)
   return { status: e?.statusCode, code: e?.code }
+}
+
+/** The guarded upload running in this async context: its `lost` callback. */
+const attempts = new AsyncLocalStorage()
+const WATCHER = 'tinystoreGuardLostAnswers'
+
+/**
+ * Adds the guard's per-attempt policy to `blob`'s pipeline (the core-client
+ * ServiceClient's, storageClientContext.pipeline), once per pipeline.
+ * @param {any} blob
+ */
+function watchAttempts(blob) {
+  const pipeline = blob?.storageClientContext?.pipeline
+  if (!pipeline || typeof pipeline.addPolicy !== 'function' || typeof pipeline.getOrderedPolicies !== 'function') return
+  if (pipeline.getOrderedPolicies().some((/** @type {{ name?: string }} */ p) => p.name === WATCHER)) return
+  pipeline.addPolicy({
+    name: WATCHER,
+    async sendRequest(/** @type {any} */ request, /** @type {(r: any) => Promise<any>} */ next) {
+      const lost = /** @type {(() => void) | undefined} */ (attempts.getStore())
+      if (lost === undefined) return next(request)
+      let response
+      try {
+        response = await next(request)
+      } catch (err) {
+        lost()
+        throw err
+      }
+      const status = response?.status
+      if (typeof status !== 'number' || status >= 500 || status === 408) lost()
+      return response
+    },
+  }, { afterPhase: 'Retry' })
 }
 
 /**
@@ -73,12 +115,14 @@ async function upload(blob, body, fence, options) {
       const found = Object.entries(props.metadata ?? {}).find(([k]) => k.toLowerCase() === AZURE_METADATA_KEY)
       return { version: String(props.etag), fence: found === undefined ? null : String(found[1]) }
     },
-    put: (version, metadata) =>
-      b.upload(bytes, bytes.byteLength, {
+    put: (version, metadata, lost) => {
+      watchAttempts(b)
+      return attempts.run(lost, () => b.upload(bytes, bytes.byteLength, {
         ...rest,
         metadata,
         conditions: version === null ? { ifNoneMatch: '*' } : { ifMatch: version },
-      }),
+      }))
+    },
     conditionFailed(err) {
       // 412 ConditionNotMet for ifMatch; 409 BlobAlreadyExists for ifNoneMatch: '*'.
       const { status, code } = answerOf(err)

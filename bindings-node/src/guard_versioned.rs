@@ -162,6 +162,14 @@ impl NativeVersionedCheck {
         versioned_step(self.inner.observe(VersionedObserved::Absent))
     }
 
+    /// Says that an attempt of the put last given got no answer (a lost
+    /// connection, a timeout) or a 5xx, and the client made it again;
+    /// before the put's outcome is observed.
+    #[napi]
+    pub fn answer_lost(&mut self) {
+        self.inner.answer_lost();
+    }
+
     /// After the put landed.
     #[napi]
     pub fn written(&mut self) -> NativeVersionedStep {

@@ -20,6 +20,12 @@ export declare class NativeVersionedCheck {
   found(version: string, fence?: string | undefined | null): NativeVersionedStep
   /** After a read found no object. */
   absent(): NativeVersionedStep
+  /**
+   * Says that an attempt of the put last given got no answer (a lost
+   * connection, a timeout) or a 5xx, and the client made it again;
+   * before the put's outcome is observed.
+   */
+  answerLost(): void
   /** After the put landed. */
   written(): NativeVersionedStep
   /**

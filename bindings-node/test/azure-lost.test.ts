@@ -1,0 +1,167 @@
+// guard.azure when the answer to its upload is lost and @azure/storage-blob
+// makes it again, on Azurite ($TINYSTORE_AZURE_CONNECTION_STRING) through a
+// proxy that forwards the first upload of the test's blob, waits for
+// Azurite's answer, lets another writer in if the test says so, then closes
+// the connection without a byte of that answer. The client sees the
+// connection closed, and retries.
+//
+// The retry's condition fails, for the first attempt changed the blob. The
+// guard reads again: its own fence, it uploads once more (accepted); a
+// larger fence, it says `unavailable` (the first attempt may have been
+// written, as it was) and tells the lease's store nothing. A refusal whose
+// answer came is StaleError, and told.
+// Without the connection string this test skips, unless
+// TINYSTORE_REQUIRE_AZURE=1.
+import assert from 'node:assert/strict'
+import net from 'node:net'
+import path from 'node:path'
+import { test } from 'node:test'
+import { BlobServiceClient, type BlockBlobClient } from '@azure/storage-blob'
+import { type Lease, StaleError, type Store, TinystoreError, guard, open } from 'tinystore'
+import { tempDir } from './helpers'
+
+const connection = process.env.TINYSTORE_AZURE_CONNECTION_STRING
+if (!connection && process.env.TINYSTORE_REQUIRE_AZURE === '1') {
+  throw new Error('TINYSTORE_AZURE_CONNECTION_STRING is unset, and TINYSTORE_REQUIRE_AZURE=1 forbids skipping the Azure guard tests')
+}
+const azureTest = connection ? test : test.skip
+const HOST = /127\.0\.0\.1:(\d+)/
+
+/** The blob `name` in the container tinystore, through `port` if given; its client retries at once. */
+function blobOf(name: string, port?: number): BlockBlobClient {
+  const at = port === undefined ? connection! : connection!.replace(HOST, `127.0.0.1:${port}`)
+  const options = { retryOptions: { maxTries: 4, retryDelayInMs: 1, maxRetryDelayInMs: 1 } }
+  return BlobServiceClient.fromConnectionString(at, options).getContainerClient('tinystore').getBlockBlobClient(name)
+}
+
+/**
+ * A loopback proxy in front of Azurite that loses Azurite's answer to the
+ * first upload (PUT) of blob `name`: it forwards the request, waits for the
+ * answer's first bytes (Azurite has written by then), runs `between`, and
+ * closes the connection unanswered. Every other request and answer goes
+ * through.
+ */
+async function losingProxy(name: string, between: () => Promise<void> = async () => {}): Promise<{ port: number; lost: () => boolean; close: () => void }> {
+  const upstream = Number(HOST.exec(connection!)![1])
+  const target = `PUT /devstoreaccount1/tinystore/${name} `
+  let lostOne = false
+  let pending: (() => Promise<void>) | null = between
+  const server = net.createServer(down => {
+    const up = net.connect(upstream, '127.0.0.1')
+    let losing = false
+    let ended = false
+    const end = () => {
+      ended = true
+      down.destroy()
+      up.destroy()
+    }
+    down.on('data', chunk => {
+      if (!lostOne && chunk.subarray(0, target.length).toString() === target) [lostOne, losing] = [true, true]
+      up.write(chunk)
+    })
+    up.on('data', chunk => {
+      if (ended) return
+      if (!losing) {
+        down.write(chunk)
+        return
+      }
+      ended = true
+      up.pause()
+      const run = pending
+      pending = null
+      void (run ? run() : Promise.resolve()).finally(end) // the answer is lost with its connection
+    })
+    down.on('end', () => up.end())
+    up.on('end', () => {
+      if (!ended) down.end()
+    })
+    down.on('error', end)
+    up.on('error', end)
+  })
+  server.unref() // a failed case leaves it open: it keeps no test process alive
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  return { port, lost: () => lostOne, close: () => server.close() }
+}
+
+async function bodyOf(name: string): Promise<[string, string | undefined] | null> {
+  const blob = blobOf(name)
+  try {
+    const props = await blob.getProperties()
+    return [(await blob.downloadToBuffer()).toString(), props.metadata?.tinystore_fence]
+  } catch (err) {
+    if ((err as { statusCode?: unknown }).statusCode === 404) return null
+    throw err
+  }
+}
+
+async function counts(store: Store): Promise<[string, string, number][]> {
+  return (await store.status()).lateWritesRefused.map(r => [r.name, r.kind, r.refused])
+}
+
+const digits = (fence: bigint) => fence.toString().padStart(40, '0')
+
+azureTest('azure: a lost answer retried is accepted or in doubt, never stale', async () => {
+  const put = (blob: unknown, body: string, under: bigint | Lease) => guard.azure.upload(blob as never, body, under)
+  const run = `${process.pid}-${Date.now()}`
+  const store = await open(path.join(tempDir('tinystore-azure-lost-'), 'store'))
+  try {
+    const locks = store.locks('chats')
+    const older = await locks.acquire('42')
+    await older.release()
+    const newer = await locks.acquire('42')
+
+    // Accepted, its answer lost: the retry's condition fails on the blob
+    // the first attempt wrote; the guard reads its own fence and uploads
+    // again.
+    const alone = `alone-${run}`
+    let proxy = await losingProxy(alone)
+    await put(blobOf(alone, proxy.port), 'by older', older)
+    proxy.close()
+    assert.ok(proxy.lost())
+    assert.deepEqual(await bodyOf(alone), ['by older', digits(older.fence)])
+
+    // Accepted, its answer lost, overtaken before the retry: the older
+    // upload landed (read there), so it may not be called stale.
+    const overtaken = `overtaken-${run}`
+    const seen: unknown[] = []
+    proxy = await losingProxy(overtaken, async () => {
+      seen.push(await bodyOf(overtaken))
+      await put(blobOf(overtaken), 'by newer', newer.fence)
+    })
+    await assert.rejects(put(blobOf(overtaken, proxy.port), 'by older', older), (err: unknown) => {
+      assert.ok(err instanceof TinystoreError && !(err instanceof StaleError), String(err))
+      assert.equal(err.code, 'unavailable')
+      assert.match(err.message, /may have been written/)
+      return true
+    })
+    proxy.close()
+    assert.deepEqual(seen, [['by older', digits(older.fence)]], 'the older upload landed before the newer')
+    assert.deepEqual(await bodyOf(overtaken), ['by newer', digits(newer.fence)])
+    assert.deepEqual(await counts(store), [])
+
+    // A refusal whose answer came (a writer between the guard's read and
+    // its upload, the upload's 409 answered, on a client the guard
+    // watches) is stale, and told: the one refusal the store counts, so
+    // that the case above was not told.
+    const raced = `raced-${run}`
+    const blob = blobOf(raced)
+    const racing = Object.create(blob, {
+      upload: {
+        value: async (...args: Parameters<BlockBlobClient['upload']>) => {
+          await put(blobOf(raced), 'by newer', newer.fence)
+          return blob.upload(...args)
+        },
+      },
+    })
+    await assert.rejects(put(racing, 'by older', older), (err: unknown) => {
+      assert.ok(err instanceof StaleError, String(err))
+      assert.equal(err.largest, newer.fence)
+      return true
+    })
+    assert.deepEqual(await bodyOf(raced), ['by newer', digits(newer.fence)])
+    assert.deepEqual(await counts(store), [['chats', 'lock', 1]])
+  } finally {
+    await store.close()
+  }
+})
