@@ -20,6 +20,15 @@ metadata under the guard's own key; ``Limit`` after five uploads lost to
 other writers in a row. The client's own errors are raised as it raised
 them (``google.api_core.exceptions``). A delete cannot be guarded: it takes
 the fence with the object (docs/guards.md says what to do instead).
+
+google-cloud-storage makes an upload whose generation condition is set
+again when an attempt's answer is lost (a dropped connection, a timeout, a
+5xx). The guard gives each upload the client's default retry with an
+``on_error`` of its own, which the retry calls for each attempt it makes
+again: when one was, and the upload, made again, finds a larger fence, the
+call raises :class:`tinystore.Unavailable` (the unanswered attempt may have
+been written; whether it was is unknown), not ``Stale``, and the lease's
+store is told nothing.
 """
 
 from __future__ import annotations
@@ -68,10 +77,16 @@ def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[
             else:
                 _, version, key, text = step
                 blob.metadata = {**mine, key: text}
-                blob.upload_from_string(
-                    data, content_type=content_type,
-                    if_generation_match=0 if version is None else int(version),
-                )
+                lost: list[BaseException] = []
+                try:
+                    blob.upload_from_string(
+                        data, content_type=content_type,
+                        if_generation_match=0 if version is None else int(version),
+                        retry=_watched(lost.append),
+                    )
+                finally:
+                    if lost:
+                        machine.answer_lost()
                 step = machine.written()
         except Exception as err:  # the client's: core classifies it
             if _precondition_failed(err) and step[0] == "put":
@@ -79,6 +94,22 @@ def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[
             else:
                 step = machine.failed(run.failure(err)[1])
     run.end(step)
+
+
+def _watched(on_error: Any) -> Any:
+    """The client's default retry of a conditional upload
+    (``DEFAULT_RETRY``, which ``DEFAULT_RETRY_IF_GENERATION_SPECIFIED``
+    gives it, for the guard always sets ``if_generation_match``), calling
+    ``on_error`` with each attempt's error that it retries: an attempt with
+    no answer (a dropped connection, a timeout) or a 5xx, 408 or 429, which
+    may have been written."""
+    import copy
+    import importlib
+
+    # The caller's own package, imported when used (it has no type stubs).
+    retry: Any = copy.copy(importlib.import_module("google.cloud.storage.retry").DEFAULT_RETRY)
+    retry._on_error = on_error  # google.api_core.retry.Retry's; no public setter
+    return retry
 
 
 def _precondition_failed(err: BaseException) -> bool:
