@@ -13,13 +13,16 @@
 //! of its events: its stream is then not polled at all, so the server
 //! neither takes its events from the store nor encodes or writes them; the
 //! store's bounded buffer for the watch counts what it drops, told as one
-//! `lagged` once the client resumes it (`watch_resume`).
+//! `lagged` once the client resumes it (`watch_resume`): after a resume
+//! the first event is always that `lagged`, with 0 when nothing was
+//! dropped.
 
 use crate::election::{Leader, Observer};
 use crate::error::Result;
 use crate::watch::{Watch, WatchEvent};
 use futures_util::future::FutureExt;
 use futures_util::stream::{BoxStream, SelectAll, Stream, StreamExt};
+use futures_util::task::AtomicWaker;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,9 +66,13 @@ impl Observers {
         self.switches.retain(|_, switch| switch.strong_count() > 0);
         let switch = Arc::new(Switch::default());
         self.switches.insert(id, Arc::downgrade(&switch));
-        let events = Pausable { watch, switch }
-            .map(move |event| (id, Seen::Watch(event)))
-            .take_until(stop.map(|_| ()));
+        let events = Pausable {
+            watch,
+            switch,
+            next: None,
+        }
+        .map(move |event| (id, Seen::Watch(event)))
+        .take_until(stop.map(|_| ()));
         self.streams.push(events.boxed());
     }
 
@@ -76,12 +83,11 @@ impl Observers {
             self.switches.remove(&id);
             return false;
         };
-        switch.paused.store(paused, Ordering::Relaxed);
         if !paused {
-            if let Some(waker) = switch.waker() {
-                waker.wake();
-            }
+            switch.resumed.store(true, Ordering::Relaxed);
         }
+        switch.paused.store(paused, Ordering::Relaxed);
+        switch.waker.wake();
         true
     }
 
@@ -106,36 +112,51 @@ impl Observers {
     }
 }
 
-/// Whether a watch is paused, and the waker of its stream while it is.
+/// Whether a watch is paused, and the waker of its stream.
 #[derive(Default)]
 struct Switch {
     paused: AtomicBool,
-    waker: std::sync::Mutex<Option<std::task::Waker>>,
-}
-
-impl Switch {
-    fn waker(&self) -> Option<std::task::Waker> {
-        self.waker.lock().unwrap_or_else(|p| p.into_inner()).take()
-    }
+    /// Resumed: the next event told is the `lagged` that says how many the
+    /// store dropped meanwhile (0: none).
+    resumed: AtomicBool,
+    waker: AtomicWaker,
 }
 
 /// A watch that is not polled while its switch says paused: its events
-/// wait (or are dropped and counted) in the store's buffer.
+/// wait (or are dropped and counted) in the store's buffer. The first
+/// event after each resume is a `lagged`, with 0 when nothing was
+/// dropped, so that the client knows where what it missed was counted.
 struct Pausable {
     watch: Watch,
     switch: Arc<Switch>,
+    /// An event taken while making the `lagged` after a resume.
+    next: Option<Result<WatchEvent>>,
 }
 
 impl Stream for Pausable {
     type Item = Result<WatchEvent>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        // Registered before the switch is read: a pause or resume after
+        // the read wakes this task.
+        self.switch.waker.register(cx.waker());
         if self.switch.paused.load(Ordering::Relaxed) {
-            *self.switch.waker.lock().unwrap_or_else(|p| p.into_inner()) = Some(cx.waker().clone());
-            // Resumed meanwhile: its wake may have found no waker.
-            if self.switch.paused.load(Ordering::Relaxed) {
-                return Poll::Pending;
-            }
+            return Poll::Pending;
+        }
+        if self.switch.resumed.swap(false, Ordering::Relaxed) {
+            let missed = match self.watch.poll_next_unpin(cx) {
+                Poll::Ready(Some(Ok(WatchEvent::Lagged { missed }))) => missed,
+                Poll::Ready(Some(other)) => {
+                    self.next = Some(other);
+                    0
+                }
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => 0,
+            };
+            return Poll::Ready(Some(Ok(WatchEvent::Lagged { missed })));
+        }
+        if let Some(next) = self.next.take() {
+            return Poll::Ready(Some(next));
         }
         self.watch.poll_next_unpin(cx)
     }
