@@ -9,7 +9,7 @@ use super::table::{Carrier, LeaseTerms, RemoteLeases};
 use crate::election::pushed::{Route, Told};
 use crate::error::{Code, Error, Result};
 use crate::vocab::Grant;
-use crate::watch::Sink;
+use crate::watch::{Pushed, Sink};
 use crate::wire::{Event, FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, VERSION};
 use std::collections::HashMap;
 use std::future::Future;
@@ -139,6 +139,9 @@ pub(crate) struct Link {
     more: Notify,
     next_id: AtomicU64,
     calls: Mutex<Calls>,
+    /// The server said in its `hello` that it takes `watch_pause` and
+    /// `watch_resume`.
+    pub pauses: bool,
 }
 
 impl Carrier for Link {
@@ -203,7 +206,7 @@ impl OpenLink {
         table: Arc<RemoteLeases<Link>>,
     ) -> Result<OpenLink> {
         let greeting = greet(address, options);
-        let (reader, writer) = tokio::time::timeout(options.timeout, greeting)
+        let (reader, writer, pauses) = tokio::time::timeout(options.timeout, greeting)
             .await
             .map_err(|_| {
                 Error::new(
@@ -228,6 +231,7 @@ impl OpenLink {
             more: Notify::new(),
             next_id: AtomicU64::new(1),
             calls: Mutex::new(Calls::default()),
+            pauses,
         });
         let writing = tokio::spawn(write_lines(link.clone())).abort_handle();
         let reading = tokio::spawn(read_replies(reader, link.clone())).abort_handle();
@@ -239,7 +243,12 @@ impl OpenLink {
 }
 
 type Writer = tokio::io::WriteHalf<Box<dyn Stream>>;
-type Halves = (BufReader<tokio::io::ReadHalf<Box<dyn Stream>>>, Writer);
+/// The connection's halves, and whether the server takes `watch_pause`.
+type Halves = (
+    BufReader<tokio::io::ReadHalf<Box<dyn Stream>>>,
+    Writer,
+    bool,
+);
 
 async fn greet(address: &Address, options: &ConnectOptions) -> Result<Halves> {
     // On TLS, the server may refuse this client's certificate only now.
@@ -259,7 +268,7 @@ async fn greet(address: &Address, options: &ConnectOptions) -> Result<Halves> {
         .await
         .map_err(unreachable)?;
     let mut frames = FrameReader::new(MAX_SERVER_FRAME);
-    match next_frame(&mut frames, &mut reader)
+    let hello = match next_frame(&mut frames, &mut reader)
         .await
         .map_err(unreachable)?
     {
@@ -271,7 +280,7 @@ async fn greet(address: &Address, options: &ConnectOptions) -> Result<Halves> {
             ))
         }
     };
-    Ok((reader, write))
+    Ok((reader, write, hello.watch_pause == Some(true)))
 }
 
 async fn next_frame<R: AsyncBufRead + Unpin>(
@@ -490,17 +499,28 @@ impl Link {
                 let Some(Routed::Watch(sink)) = calls.observers.get(&watch) else {
                     return;
                 };
-                let taken = match wire.event() {
-                    Ok(event) => sink.push(event),
+                let pushed = match wire.event() {
+                    Ok(event) => sink.put(event),
                     Err(err) => {
                         sink.end(err);
-                        false
+                        Pushed::Gone
                     }
                 };
-                if !taken {
-                    calls.observers.remove(&watch);
-                    drop(calls);
-                    self.send_nowait(Op::Cancel { target: watch });
+                match pushed {
+                    Pushed::Taken => {}
+                    // The reader has no room: the server is asked to stop
+                    // sending (it was told it may, or the sink would not
+                    // ask); what is on its way is dropped and counted.
+                    Pushed::Pause => {
+                        let pauser = sink.pauser();
+                        drop(calls);
+                        pauser.pause(|| self.send_nowait(Op::WatchPause { watch }));
+                    }
+                    Pushed::Gone => {
+                        calls.observers.remove(&watch);
+                        drop(calls);
+                        self.send_nowait(Op::Cancel { target: watch });
+                    }
                 }
             }
             Event::WatchEnd {
@@ -522,6 +542,14 @@ impl Link {
         let route = self.calls().observers.remove(&id);
         if route.is_some() {
             self.send_nowait(Op::Cancel { target: id });
+        }
+    }
+
+    /// Asks the server to go on with the events of the watch of request
+    /// `id`, paused when its reader had no room, if it is still watched.
+    pub(crate) fn resume_watch(&self, id: u64) {
+        if self.calls().observers.contains_key(&id) {
+            self.send_nowait(Op::WatchResume { watch: id });
         }
     }
 

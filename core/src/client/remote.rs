@@ -267,13 +267,27 @@ impl Backend for Remote {
         // before it is there; the watch learns its id from the reply.
         let id_slot: Arc<std::sync::OnceLock<(u64, std::sync::Weak<Link>)>> = Arc::default();
         let stop_slot = id_slot.clone();
-        let (sink, watch) = crate::watch::buffer(move || {
+        let stop = move || {
             if let Some((id, link)) = stop_slot.get() {
                 if let Some(link) = link.upgrade() {
                     link.stop_observing(*id);
                 }
             }
-        });
+        };
+        // A server that takes `watch_pause` is asked to stop sending while
+        // the reader has no room, and to go on once it made some.
+        let (sink, watch) = if link.pauses {
+            let resume_slot = id_slot.clone();
+            crate::watch::buffer_pausing(stop, move || {
+                if let Some((id, link)) = resume_slot.get() {
+                    if let Some(link) = link.upgrade() {
+                        link.resume_watch(*id);
+                    }
+                }
+            })
+        } else {
+            crate::watch::buffer(stop)
+        };
         let answer = link.watch(op, sink).await?;
         let id = answer
             .observing

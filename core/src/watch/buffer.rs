@@ -3,6 +3,13 @@
 //! reads them: [`Sink::push`] never waits, and a reader that falls
 //! [`WATCH_BUFFER`] events behind gets one `Lagged` where the dropped
 //! events would have been.
+//!
+//! A buffer made by [`buffer_pausing`] also asks its source to pause: the
+//! first event it has to drop makes [`Sink::put`] answer
+//! [`Pushed::Pause`] (told through [`Pauser::pause`]), and once its reader has taken half a buffer of
+//! events since, or its `Lagged`, it calls its `resume`. A `Lagged` from
+//! the source (what the source dropped meanwhile) joins the reader's own
+//! count, so the reader is told one `Lagged` with all it missed.
 
 use super::event::WatchEvent;
 use super::stream::{Watch, WATCH_BUFFER};
@@ -21,13 +28,33 @@ struct Inner {
     /// The reader is gone.
     dropped: bool,
     waker: Option<Waker>,
+    /// The source was asked to pause, and not yet to resume.
+    paused: bool,
+    /// Events the reader took since the source was asked to pause.
+    taken: usize,
+    /// Resumes told whose `lagged` has not come yet: the source's first
+    /// event after a resume is a `lagged` (0 when it dropped nothing).
+    lagged_due: u32,
 }
 
-struct Shared(Mutex<Inner>);
+/// Asks a source to resume.
+type Resume = Box<dyn Fn() + Send + Sync>;
+
+struct Shared {
+    inner: Mutex<Inner>,
+    resume: Option<Resume>,
+    /// Held while a pause or a resume is decided and told, so that the
+    /// source is told them in the order they were decided.
+    telling: Mutex<()>,
+}
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn telling(&self) -> MutexGuard<'_, ()> {
+        self.telling.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -41,10 +68,39 @@ pub(crate) struct Feed {
     shared: Arc<Shared>,
 }
 
+/// What became of an event put in a [`Sink`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pushed {
+    /// Kept for the reader, or dropped and counted.
+    Taken,
+    /// Dropped and counted, and the source should pause (only from a
+    /// buffer made by [`buffer_pausing`]).
+    Pause,
+    /// The reader is gone: stop pushing.
+    Gone,
+}
+
 /// A new buffer: its sink, and the watch that reads it, which calls `stop`
 /// when dropped.
 pub(crate) fn buffer(stop: impl FnOnce() + Send + 'static) -> (Sink, Watch) {
-    let shared = Arc::new(Shared(Mutex::new(Inner::default())));
+    make(stop, None)
+}
+
+/// [`buffer`], whose sink asks its source to pause when it has to drop an
+/// event, and which calls `resume` once its reader has made room.
+pub(crate) fn buffer_pausing(
+    stop: impl FnOnce() + Send + 'static,
+    resume: impl Fn() + Send + Sync + 'static,
+) -> (Sink, Watch) {
+    make(stop, Some(Box::new(resume)))
+}
+
+fn make(stop: impl FnOnce() + Send + 'static, resume: Option<Resume>) -> (Sink, Watch) {
+    let shared = Arc::new(Shared {
+        inner: Mutex::new(Inner::default()),
+        resume,
+        telling: Mutex::new(()),
+    });
     let feed = Feed {
         shared: shared.clone(),
     };
@@ -65,24 +121,54 @@ impl Sink {
     /// Puts `event` for the reader; a full buffer drops it and counts it.
     /// `false` when the reader is gone (stop pushing).
     pub(crate) fn push(&self, event: WatchEvent) -> bool {
+        self.put(event) != Pushed::Gone
+    }
+
+    /// [`Sink::push`], saying also when the source should pause.
+    pub(crate) fn put(&self, event: WatchEvent) -> Pushed {
         let mut inner = self.shared.lock();
         if inner.dropped {
-            return false;
+            return Pushed::Gone;
         }
         if inner.end.is_some() {
-            return true;
+            return Pushed::Taken;
+        }
+        let mut pushed = Pushed::Taken;
+        if let WatchEvent::Lagged { missed } = event {
+            inner.lagged_due = inner.lagged_due.saturating_sub(1);
+            // The source dropped nothing while paused: nothing to tell, but
+            // a reader waiting for this count may go on.
+            if missed == 0 {
+                if let Some(waker) = inner.waker.take() {
+                    waker.wake();
+                }
+                return pushed;
+            }
         }
         // Once one was dropped, every later one is too until the reader has
         // caught up and taken its `Lagged`: events stay in order.
         if inner.missed > 0 || inner.events.len() >= WATCH_BUFFER {
-            inner.missed += 1;
+            inner.missed += match event {
+                WatchEvent::Lagged { missed } => missed,
+                _ => 1,
+            };
+            if self.shared.resume.is_some() && !inner.paused {
+                inner.paused = true;
+                inner.taken = 0;
+                pushed = Pushed::Pause;
+            }
         } else {
             inner.events.push_back(event);
         }
         if let Some(waker) = inner.waker.take() {
             waker.wake();
         }
-        true
+        pushed
+    }
+
+    /// What tells the source to pause after [`Pushed::Pause`].
+    pub(crate) fn pauser(&self) -> Pauser {
+        Pauser(self.shared.clone())
     }
 
     /// Ends the watch with `reason`, after the events it holds.
@@ -91,6 +177,21 @@ impl Sink {
         inner.end.get_or_insert(reason);
         if let Some(waker) = inner.waker.take() {
             waker.wake();
+        }
+    }
+}
+
+/// Tells a sink's source to pause, after [`Pushed::Pause`].
+pub(crate) struct Pauser(Arc<Shared>);
+
+impl Pauser {
+    /// Calls `pause` (which tells the source), unless the reader made room
+    /// and asked to resume meanwhile. Not to be called under a lock that
+    /// telling the source may take.
+    pub(crate) fn pause(&self, pause: impl FnOnce()) {
+        let _telling = self.0.telling();
+        if self.0.lock().paused {
+            pause();
         }
     }
 }
@@ -108,10 +209,19 @@ impl Feed {
     fn poll_next(&self, cx: &mut std::task::Context<'_>) -> Poll<Result<WatchEvent>> {
         let mut inner = self.shared.lock();
         if let Some(event) = inner.events.pop_front() {
+            inner.taken += 1;
+            let resume = inner.paused && inner.taken >= WATCH_BUFFER / 2;
+            drop(inner);
+            self.resume_if(resume);
             return Poll::Ready(Ok(event));
         }
-        if inner.missed > 0 {
+        // Once the source's count since a resume came, the reader is told
+        // one `Lagged` with both (unless the watch ended meanwhile).
+        if inner.missed > 0 && (inner.lagged_due == 0 || inner.end.is_some()) {
             let missed = std::mem::take(&mut inner.missed);
+            let resume = inner.paused;
+            drop(inner);
+            self.resume_if(resume);
             return Poll::Ready(Ok(WatchEvent::Lagged { missed }));
         }
         if let Some(reason) = inner.end.clone() {
@@ -119,6 +229,28 @@ impl Feed {
         }
         inner.waker = Some(cx.waker().clone());
         Poll::Pending
+    }
+}
+
+impl Feed {
+    /// Asks the source to resume, when `resume` (told outside the lock).
+    fn resume_if(&self, resume: bool) {
+        if !resume {
+            return;
+        }
+        let _telling = self.shared.telling();
+        {
+            let mut inner = self.shared.lock();
+            if !inner.paused {
+                return;
+            }
+            inner.paused = false;
+            inner.taken = 0;
+            inner.lagged_due += 1;
+        }
+        if let Some(resume) = &self.shared.resume {
+            resume();
+        }
     }
 }
 
@@ -171,6 +303,63 @@ mod tests {
         );
         sink.push(queue(1000));
         assert_eq!(watch.next().await.unwrap().unwrap(), queue(1000));
+    }
+
+    #[tokio::test]
+    async fn a_pausing_buffer_pauses_once_and_resumes_when_the_reader_made_room() {
+        use futures_util::FutureExt;
+        let resumed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = resumed.clone();
+        let (sink, mut watch) = buffer_pausing(
+            || {},
+            move || {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            },
+        );
+        for n in 0..WATCH_BUFFER as u64 {
+            assert_eq!(sink.put(queue(n)), Pushed::Taken);
+        }
+        // The first event with no room asks for a pause; those on their way
+        // after it are counted without asking again.
+        assert_eq!(sink.put(queue(0)), Pushed::Pause);
+        let mut paused = 0;
+        sink.pauser().pause(|| paused += 1);
+        assert_eq!(paused, 1);
+        assert_eq!(sink.put(queue(0)), Pushed::Taken);
+        for n in 0..(WATCH_BUFFER / 2) as u64 {
+            assert_eq!(watch.next().await.unwrap().unwrap(), queue(n));
+        }
+        assert_eq!(resumed.load(std::sync::atomic::Ordering::SeqCst), 1);
+        for n in (WATCH_BUFFER / 2) as u64..WATCH_BUFFER as u64 {
+            assert_eq!(watch.next().await.unwrap().unwrap(), queue(n));
+        }
+        // The reader waits for the source's count since the resume...
+        assert!(watch.next().now_or_never().is_none());
+        // ...which joins its own: one `Lagged` with all it missed.
+        assert_eq!(sink.put(WatchEvent::Lagged { missed: 40 }), Pushed::Pause);
+        assert_eq!(
+            watch.next().await.unwrap().unwrap(),
+            WatchEvent::Lagged { missed: 42 }
+        );
+        assert_eq!(resumed.load(std::sync::atomic::Ordering::SeqCst), 2);
+        // A source that dropped nothing says 0, which the reader is not told.
+        assert_eq!(sink.put(WatchEvent::Lagged { missed: 0 }), Pushed::Taken);
+        assert_eq!(sink.put(queue(7)), Pushed::Taken);
+        assert_eq!(watch.next().await.unwrap().unwrap(), queue(7));
+    }
+
+    #[tokio::test]
+    async fn a_pause_decided_after_the_reader_resumed_is_not_told() {
+        let (sink, mut watch) = buffer_pausing(|| {}, || {});
+        for n in 0..=WATCH_BUFFER as u64 {
+            sink.put(queue(n));
+        }
+        for _ in 0..WATCH_BUFFER / 2 {
+            watch.next().await.unwrap().unwrap();
+        }
+        let mut told = false;
+        sink.pauser().pause(|| told = true);
+        assert!(!told, "the reader resumed before the pause was told");
     }
 
     #[tokio::test]
