@@ -16,14 +16,19 @@ pub struct Raw {
 impl Raw {
     /// Connects to the Unix socket `socket` and says hello.
     pub async fn greeted(socket: &std::path::Path) -> Raw {
-        let (read, writer) = UnixStream::connect(socket).await.unwrap().into_split();
-        let mut raw = Raw {
-            reader: BufReader::new(read),
-            writer,
-        };
+        let mut raw = Raw::connected(socket).await;
         let hello = raw.ask(r#"{"op":"hello","version":1}"#).await;
         assert_eq!(hello["ok"], true, "{hello}");
         raw
+    }
+
+    /// Connects to the Unix socket `socket`, saying nothing yet.
+    pub async fn connected(socket: &std::path::Path) -> Raw {
+        let (read, writer) = UnixStream::connect(socket).await.unwrap().into_split();
+        Raw {
+            reader: BufReader::new(read),
+            writer,
+        }
     }
 
     /// Sends `line` (a JSON frame without its newline).

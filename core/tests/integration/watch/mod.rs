@@ -1,7 +1,9 @@
 //! Watching a key or a group: embedded (embedded.rs) and over a connection
-//! (remote.rs); on etcd in etcd/watch.rs.
+//! (remote.rs), a served watch paused while its reader has no room
+//! (paused.rs); on etcd in etcd/watch.rs.
 
 mod embedded;
+mod paused;
 mod remote;
 
 use futures_util::StreamExt;
