@@ -120,6 +120,8 @@ fn make(stop: impl FnOnce() + Send + 'static, resume: Option<Resume>) -> (Sink, 
 impl Sink {
     /// Puts `event` for the reader; a full buffer drops it and counts it.
     /// `false` when the reader is gone (stop pushing).
+    // Only etcd's watch pushes without asking to pause.
+    #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
     pub(crate) fn push(&self, event: WatchEvent) -> bool {
         self.put(event) != Pushed::Gone
     }
