@@ -281,6 +281,8 @@ impl<S: AsyncRead + AsyncWrite + Send + 'static> Handler<S> {
     /// or observer is left.
     async fn tell_the_close(&mut self) {
         self.conn.close_lost_channel();
+        // A paused watch would never take its end from the store.
+        self.conn.observers().resume_all();
         let mut lost_open = true;
         while lost_open || !self.conn.state().is_empty() {
             let conn = &self.conn;

@@ -91,6 +91,24 @@ impl Observers {
         true
     }
 
+    /// Resumes every paused watch: the closing store's last words (each
+    /// watch's end) reach the client however full its reader is.
+    pub(super) fn resume_all(&mut self) {
+        let paused: Vec<u64> = self
+            .switches
+            .iter()
+            .filter(|(_, switch)| {
+                switch
+                    .upgrade()
+                    .is_some_and(|s| s.paused.load(Ordering::Relaxed))
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in paused {
+            self.pause(id, false);
+        }
+    }
+
     /// Ready with the next change of any observer. Pending (with no waker
     /// kept) when none observes: new ones come only from the connection's
     /// own task, which polls again after adding one.

@@ -247,3 +247,28 @@ async fn a_client_never_asks_a_server_that_did_not_say_it_pauses() {
     assert!(store.locks("l").try_acquire("k").await.unwrap().is_none());
     assert_eq!(seen.recv().await.unwrap(), "try_acquire");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_watch_is_told_its_end_when_the_server_shuts_down() {
+    let (_dir, server, _) = served().await;
+    let mut idle = Raw::greeted(server.socket_path()).await;
+    let answer = idle
+        .ask(r#"{"id":7,"op":"watch","kind":"lock","name":"busy"}"#)
+        .await;
+    assert_eq!(answer["ok"], true, "{answer}");
+    let paused = idle.ask(r#"{"id":8,"op":"watch_pause","watch":7}"#).await;
+    assert_eq!(paused["ok"], true, "{paused}");
+
+    server.shutdown().await.unwrap();
+
+    // Resumed by the closing server: its `lagged` (nothing was missed),
+    // then its end, then the end of the stream.
+    let lagged = idle.line().await;
+    assert_eq!(lagged["what"], "lagged", "{lagged}");
+    assert_eq!(lagged["missed"], 0, "{lagged}");
+    let ended = idle.line().await;
+    assert_eq!(ended["event"], "watch_end", "{ended}");
+    assert_eq!(ended["watch"], 7, "{ended}");
+    assert_eq!(ended["code"], "closed", "{ended}");
+    assert!(idle.next().await.is_none());
+}
