@@ -13,7 +13,8 @@
 //!
 //! `cargo bench -p tinystore --bench seeing` (and `--features otel` for
 //! the OpenTelemetry row); `make bench-seeing` runs both. With
-//! `SEEING_KINDS=nobody` only "nobody watching" runs: a fixed amount of
+//! `SEEING_KINDS=nobody` only "nobody watching" runs (`SEEING_KINDS` names
+//! the kinds to run, see [`Kind::all`]): a fixed amount of
 //! work, to time a build with `otel` against one without, whole process
 //! against whole process. `SEEING_SAMPLES=1` runs one sample of each:
 //! a fixed amount of work to count instructions under valgrind.
@@ -45,18 +46,40 @@ enum Kind {
 }
 
 impl Kind {
+    /// Every kind, or those `SEEING_KINDS` names (a comma list of
+    /// `nobody`, `other-key`, `reading`, `never-reading`, `otel`).
     fn all() -> Vec<Kind> {
-        if std::env::var("SEEING_KINDS").is_ok_and(|k| k == "nobody") {
-            return vec![Kind::Plain];
-        }
-        vec![
+        let every = vec![
             Kind::Plain,
             Kind::OtherKey,
             Kind::Reading,
             Kind::Idle,
             #[cfg(feature = "otel")]
             Kind::Otel,
-        ]
+        ];
+        let Ok(named) = std::env::var("SEEING_KINDS") else {
+            return every;
+        };
+        named
+            .split(',')
+            .map(|name| {
+                *every
+                    .iter()
+                    .find(|kind| kind.short() == name)
+                    .unwrap_or_else(|| panic!("SEEING_KINDS: no kind called {name:?}"))
+            })
+            .collect()
+    }
+
+    fn short(self) -> &'static str {
+        match self {
+            Kind::Plain => "nobody",
+            Kind::OtherKey => "other-key",
+            Kind::Reading => "reading",
+            Kind::Idle => "never-reading",
+            #[cfg(feature = "otel")]
+            Kind::Otel => "otel",
+        }
     }
 
     fn name(self) -> &'static str {
