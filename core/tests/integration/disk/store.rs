@@ -42,6 +42,70 @@ fn lock_02_fences_always_grow_across_a_thousand_reopens_under_a_jumping_clock() 
     }
 }
 
+/// A child being started holds a copy of each of its parent's descriptors
+/// until it runs its program: the lock of a store the parent has just
+/// closed too. Reopening the store waits for that copy to go, where it was
+/// told `in_use`, naming its own pid (this raced with every test that
+/// starts a process, as LOCK-02's thousand reopens once found). Played in
+/// a process of its own ([`child_closes_a_store_while_its_child_starts`]),
+/// whose slow child copies no other test's descriptors.
+#[cfg(unix)]
+#[test]
+fn a_store_closed_while_a_child_is_starting_opens_again() {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            test_name!("child_closes_a_store_while_its_child_starts"),
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("TINYSTORE_FORK_CHILD", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("CHILD-REOPENED"), "{stdout}");
+}
+
+#[cfg(unix)]
+#[test]
+fn child_closes_a_store_while_its_child_starts() {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os("TINYSTORE_FORK_CHILD").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = blocking::Store::open(dir.path()).unwrap();
+    let (mut forked, told) = std::io::pipe().unwrap();
+    let starting = std::thread::spawn(move || {
+        let mut child = Command::new("true");
+        // SAFETY: between fork and exec the child only writes to a pipe
+        // and sleeps (nanosleep), both async-signal-safe.
+        unsafe {
+            child.pre_exec(move || {
+                (&told).write_all(b"forked")?;
+                std::thread::sleep(Duration::from_millis(300));
+                Ok(())
+            });
+        }
+        child.status().unwrap()
+    });
+    let mut said = [0u8; 6];
+    forked.read_exact(&mut said).unwrap();
+    store.close().unwrap();
+    let again = blocking::Store::open(dir.path());
+    assert!(again.is_ok(), "{:?}", again.err());
+    assert!(starting.join().unwrap().success());
+    let other = blocking::Store::open(dir.path()).unwrap_err();
+    assert_eq!(
+        other.code(),
+        Code::InUse,
+        "a store this process owns is in use"
+    );
+    println!("CHILD-REOPENED");
+}
+
 fn clock_step(base: u64, rng: u64) -> u64 {
     let day = 86_400_000u64;
     if rng.is_multiple_of(2) {
