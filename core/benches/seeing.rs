@@ -18,6 +18,7 @@
 //! work, to time a build with `otel` against one without, whole process
 //! against whole process. `SEEING_SAMPLES=1` runs one sample of each:
 //! a fixed amount of work to count instructions under valgrind.
+//! `SEEING_PATHS=embedded` (or `served`) runs that path alone.
 
 use futures_util::StreamExt;
 use std::time::Instant;
@@ -224,6 +225,12 @@ mod otel {
     }
 }
 
+/// Whether the path `what` runs: both unless `SEEING_PATHS` names one
+/// (`embedded` or `served`).
+fn runs(what: &str) -> bool {
+    std::env::var("SEEING_PATHS").map_or(true, |only| only == what)
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -244,7 +251,12 @@ fn main() {
             })
             .await,
         };
-        run("embedded", &stores, 10_000).await;
+        if runs("embedded") {
+            run("embedded", &stores, 10_000).await;
+        }
+        if !runs("served") {
+            return;
+        }
         let server = Server::start(dir.path().join("served"), ServeOptions::default())
             .await
             .unwrap();
