@@ -17,8 +17,6 @@ TINYSTORE_REQUIRE_AZURE=1, where they fail."""
 from __future__ import annotations
 
 import os
-import socket
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,6 +26,7 @@ from urllib.parse import urlparse
 import pytest
 
 import tinystore
+from losing_proxy import LosingProxy
 from guard_matrix.versioned import Racing
 from tinystore.guard import azure as guard
 
@@ -59,91 +58,12 @@ def blob(name: str, via: str | None = None) -> Any:
     return service.get_blob_client("tinystore", name)
 
 
-class LosingProxy:
-    """A loopback proxy in front of Azurite that loses Azurite's answer to
-    the first upload (``PUT``) of blob ``name``: it forwards the request,
-    waits for the answer's first bytes (Azurite has written by then), runs
-    ``between``, and closes the connection unanswered. Every other request
-    and answer goes through as it is."""
-
-    def __init__(self, name: str, between: Callable[[], None] = lambda: None) -> None:
-        up = urlparse(endpoint(str(CONNECTION)))
-        self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
-        self.target = f"PUT {up.path}/tinystore/{name} ".encode()
-        self.between: Callable[[], None] | None = between
-        self.lost_one = False
-        self.lock = threading.Lock()
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}{up.path}"
-        self.failures: list[BaseException] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                down, _ = self.listener.accept()
-            except OSError:
-                return
-            up = socket.create_connection(self.upstream)
-            threading.Thread(target=self._serve, args=(down, up), daemon=True).start()
-
-    def _serve(self, down: socket.socket, up: socket.socket) -> None:
-        losing = threading.Event()
-        done = threading.Event()
-
-        def requests() -> None:
-            while not done.is_set():
-                try:
-                    data = down.recv(65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                if data.startswith(self.target):
-                    with self.lock:
-                        if not self.lost_one:
-                            self.lost_one = True
-                            losing.set()
-                try:
-                    up.sendall(data)
-                except OSError:
-                    break
-            done.set()
-
-        threading.Thread(target=requests, daemon=True).start()
-        try:
-            while True:
-                try:
-                    data = up.recv(65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                if losing.is_set():
-                    with self.lock:
-                        between, self.between = self.between, None
-                    if between is not None:
-                        try:
-                            between()
-                        except BaseException as err:  # raised again by the test
-                            self.failures.append(err)
-                    break  # the answer is lost with its connection
-                down.sendall(data)
-        except OSError:
-            pass
-        finally:
-            done.set()
-            for s in (down, up):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                s.close()
-
-    def close(self) -> None:
-        self.listener.close()
-        if self.failures:
-            raise self.failures[0]
+def losing_proxy(name: str, between: Callable[[], None] = lambda: None) -> LosingProxy:
+    """A proxy in front of Azurite that loses Azurite's answer to the first
+    upload (``PUT``) of blob ``name``."""
+    upstream = endpoint(str(CONNECTION))
+    target = f"PUT {urlparse(upstream).path}/tinystore/{name} ".encode()
+    return LosingProxy(upstream, lambda data: data.startswith(target), between)
 
 
 @pytest.fixture
@@ -177,7 +97,7 @@ def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinyst
     # the first attempt wrote, the guard reads its own fence and uploads
     # again.
     alone = f"alone-{run}"
-    proxy = LosingProxy(alone)
+    proxy = losing_proxy(alone)
     guard.upload_blob(blob(alone, proxy.url), "by older", older)
     proxy.close()
     assert proxy.lost_one
@@ -192,7 +112,7 @@ def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinyst
         seen.append(body(overtaken))
         guard.upload_blob(blob(overtaken), "by newer", newer.fence)
 
-    proxy = LosingProxy(overtaken, newer_writes)
+    proxy = losing_proxy(overtaken, newer_writes)
     with pytest.raises(tinystore.Unavailable, match="may have been written") as doubt:
         guard.upload_blob(blob(overtaken, proxy.url), "by older", older)
     proxy.close()

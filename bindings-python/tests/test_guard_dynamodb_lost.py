@@ -17,17 +17,15 @@ where they fail."""
 from __future__ import annotations
 
 import os
-import socket
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 
 import tinystore
+from losing_proxy import LosingProxy
 from tinystore.guard import dynamodb as guard
 
 boto3: Any = pytest.importorskip("boto3")
@@ -47,91 +45,11 @@ def client(url: str | None = URL) -> Any:
     )
 
 
-class LosingProxy:
-    """A loopback proxy in front of moto that loses moto's answer to the
-    first ``TransactWriteItems``: it forwards the request, waits for the
-    answer's first bytes (moto has decided by then), runs ``between``, and
-    closes the connection unanswered. Every other request and answer goes
-    through as it is."""
-
-    def __init__(self, between: Callable[[], None] = lambda: None) -> None:
-        assert URL is not None
-        up = urlparse(URL)
-        self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
-        self.between: Callable[[], None] | None = between
-        self.lost_one = False
-        self.lock = threading.Lock()
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.failures: list[BaseException] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                down, _ = self.listener.accept()
-            except OSError:
-                return
-            up = socket.create_connection(self.upstream)
-            threading.Thread(target=self._serve, args=(down, up), daemon=True).start()
-
-    def _serve(self, down: socket.socket, up: socket.socket) -> None:
-        losing = threading.Event()
-        done = threading.Event()
-
-        def requests() -> None:
-            while not done.is_set():
-                try:
-                    data = down.recv(65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                if TARGET in data:
-                    with self.lock:
-                        if not self.lost_one:
-                            self.lost_one = True
-                            losing.set()
-                try:
-                    up.sendall(data)
-                except OSError:
-                    break
-            done.set()
-
-        threading.Thread(target=requests, daemon=True).start()
-        try:
-            while True:
-                try:
-                    data = up.recv(65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                if losing.is_set():
-                    with self.lock:
-                        between, self.between = self.between, None
-                    if between is not None:
-                        try:
-                            between()
-                        except BaseException as err:  # raised again by the test
-                            self.failures.append(err)
-                    break  # the answer is lost with its connection
-                down.sendall(data)
-        except OSError:
-            pass
-        finally:
-            done.set()
-            for s in (down, up):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                s.close()
-
-    def close(self) -> None:
-        self.listener.close()
-        if self.failures:
-            raise self.failures[0]
+def losing_proxy(between: Callable[[], None] = lambda: None) -> LosingProxy:
+    """A proxy in front of moto that loses moto's answer to the first
+    ``TransactWriteItems``."""
+    assert URL is not None
+    return LosingProxy(URL, lambda data: TARGET in data, between)
 
 
 @pytest.fixture
@@ -172,7 +90,7 @@ def counts(store: tinystore.Store) -> list[tuple[str, str, int]]:
 
 
 def losing(between: Callable[[], None] = lambda: None) -> tuple[Any, LosingProxy]:
-    proxy = LosingProxy(between)
+    proxy = losing_proxy(between)
     return client(proxy.url), proxy
 
 
