@@ -1,23 +1,24 @@
-//! The engine's watchers: per group (its kind and name), a broadcast that
-//! the grants, ends and changes of queue length on its keys are sent to,
-//! under the engine's lock. Sending never waits: a broadcast keeps the last
-//! [`WATCH_BUFFER`] events, and a watcher that falls further behind is told
-//! `Lagged` (watch/mod.rs).
+//! The engine's watchers: per group (its kind and name), the watches of
+//! it, each with its own bounded buffer (watch/buffer.rs), to which the
+//! grants, ends and changes of queue length on its keys are put, under the
+//! engine's lock. Putting never waits: a watch keeps
+//! [`WATCH_BUFFER`](crate::WATCH_BUFFER)
+//! events its reader has not taken, and one that falls further behind has
+//! the rest counted and is told `Lagged` where they would have been.
 //!
-//! What is sent under the lock is cheap: the key the engine holds already
+//! What is put under the lock is cheap: the key the engine holds already
 //! (shared) and a few numbers; each watcher makes its [`WatchEvent`] on its
-//! own side. Nothing is sent when nobody watches the group, and an event
-//! of a key is sent only when someone watches the whole group or that key:
-//! a watcher of one key costs only that key's events.
+//! own side, and an event dropped for a watcher that fell behind costs only
+//! a count. Nothing is put when nobody watches the group, and an event of a
+//! key goes only to the watchers of the whole group and of that key.
 
 use super::keys::SharedKey;
 use crate::error::{Code, Error, Result};
 use crate::fence::Fence;
 use crate::vocab::GroupKind;
-use crate::watch::{Watch, WatchEvent, WATCH_BUFFER};
-use std::collections::HashMap;
+use crate::watch::{buffer_of, Buffered, Pushed, Sink, Watch, WatchEvent};
+use hashbrown::HashMap;
 use std::sync::Arc;
-use tokio::sync::broadcast;
 
 /// What happened to a key, as the engine tells it.
 #[derive(Clone)]
@@ -30,56 +31,36 @@ enum Change {
     Queue(u64),
 }
 
-/// What a group's broadcast carries.
-#[derive(Clone)]
-enum Pushed {
-    Event(SharedKey, Change),
-    /// The store closed: every watcher ends with this error.
-    Closed(Error),
+/// What a watch's buffer holds: a change to a key.
+struct Told {
+    key: SharedKey,
+    change: Change,
 }
 
-/// Who watches one group: a token per watcher, whose count tells whether
-/// it is still there (a watch drops its token when it is dropped).
-struct Group {
-    sender: broadcast::Sender<Pushed>,
-    /// Held by each watcher of the whole group.
-    all: Arc<()>,
-    /// Held by each watcher of one key, by key.
-    keys: HashMap<Box<str>, Arc<()>>,
-}
-
-impl Group {
-    /// Whether nobody watches the group any more (the keys nobody watches
-    /// are forgotten as they are met).
-    fn is_unwatched(&self) -> bool {
-        Arc::strong_count(&self.all) == 1 && self.keys.is_empty()
-    }
-
-    /// Whether an event of `key` is wanted by anyone: forgets the keys
-    /// nobody watches any more as it meets them.
-    fn wants(&mut self, key: &str) -> bool {
-        if Arc::strong_count(&self.all) > 1 {
-            return true;
-        }
-        if self.keys.is_empty() {
-            return false;
-        }
-        match self.keys.get(key) {
-            Some(token) if Arc::strong_count(token) > 1 => true,
-            Some(_) => {
-                self.keys.remove(key);
-                false
-            }
-            None => false,
-        }
+impl Buffered for Told {
+    fn lagged(&self) -> Option<u64> {
+        None
     }
 }
 
-/// The broadcasts of the watched groups.
+/// One watch of a group: of one key, or of all (`None`).
+struct Watcher {
+    key: Option<Box<str>>,
+    sink: Sink<Told>,
+}
+
+impl Watcher {
+    fn wants(&self, key: &str) -> bool {
+        self.key.as_deref().is_none_or(|k| k == key)
+    }
+}
+
+/// The watches of the watched groups.
 pub(super) struct Watchers {
     epoch: u64,
-    /// By kind (in [`slot`]'s order), then by group name.
-    groups: [HashMap<Box<str>, Group>; 3],
+    /// By kind (in [`slot`]'s order), then by group name (few, made by
+    /// watchers: a fast hash).
+    groups: [HashMap<Box<str>, Vec<Watcher>>; 3],
     /// How many groups are watched, of every kind.
     watched: usize,
 }
@@ -116,45 +97,16 @@ impl Watchers {
         if !groups.contains_key(name) {
             self.watched += 1;
         }
-        let group = groups.entry(name.into()).or_insert_with(|| Group {
-            sender: broadcast::channel(WATCH_BUFFER).0,
-            all: Arc::new(()),
-            keys: HashMap::new(),
-        });
-        // The keys whose watchers all left since: forgotten now.
-        group.keys.retain(|_, token| Arc::strong_count(token) > 1);
-        let token = match &key {
-            None => group.all.clone(),
-            Some(key) => group.keys.entry(key.as_str().into()).or_default().clone(),
-        };
-        let receiver = group.sender.subscribe();
+        let watchers = groups.entry(name.into()).or_default();
+        // The watches dropped since: forgotten now.
+        watchers.retain(|w| !w.sink.is_gone());
         let epoch = self.epoch;
-        let events = futures_util::stream::unfold(Some((receiver, token)), move |state| {
-            let key = key.clone();
-            async move {
-                let (mut receiver, token) = state?;
-                loop {
-                    match receiver.recv().await {
-                        Ok(Pushed::Event(id, change)) => {
-                            if key.as_deref().is_none_or(|k| k == id.key()) {
-                                let event = event(epoch, id.key(), change);
-                                return Some((Ok(event), Some((receiver, token))));
-                            }
-                        }
-                        Ok(Pushed::Closed(reason)) => return Some((Err(reason), None)),
-                        Err(broadcast::error::RecvError::Lagged(missed)) => {
-                            let lagged = WatchEvent::Lagged { missed };
-                            return Some((Ok(lagged), Some((receiver, token))));
-                        }
-                        Err(broadcast::error::RecvError::Closed) => {
-                            let reason = Error::new(Code::Closed, "the store closed");
-                            return Some((Err(reason), None));
-                        }
-                    }
-                }
-            }
+        let (sink, watch) = buffer_of(move |told: Told| event(epoch, told.key.key(), told.change));
+        watchers.push(Watcher {
+            key: key.map(String::into_boxed_str),
+            sink,
         });
-        Watch::from_stream(events)
+        watch
     }
 
     /// `key` was granted, with the count of its fence (0: none) and its
@@ -176,19 +128,21 @@ impl Watchers {
         self.send(key, || Change::Queue(length as u64));
     }
 
-    /// Ends every watch with `reason`.
+    /// Ends every watch with `reason`, after the events it holds.
     pub(super) fn close(&mut self, reason: &Error) {
         for names in &mut self.groups {
-            for (_, group) in names.drain() {
-                let _ = group.sender.send(Pushed::Closed(reason.clone()));
+            for (_, watchers) in names.drain() {
+                for watcher in watchers {
+                    watcher.sink.end(reason.clone());
+                }
             }
         }
         self.watched = 0;
     }
 
-    /// Sends the change `make` builds to the watchers of `key`'s group if
-    /// one of them wants it; forgets a group whose watchers are all gone.
-    fn send(&mut self, key: &SharedKey, make: impl FnOnce() -> Change) {
+    /// Puts the change `make` builds to the watchers of `key`'s group that
+    /// want it; forgets the watches dropped, and a group left unwatched.
+    fn send(&mut self, key: &SharedKey, make: impl Fn() -> Change) {
         if self.watched == 0 {
             return;
         }
@@ -196,15 +150,32 @@ impl Watchers {
             return;
         };
         let names = &mut self.groups[slot];
-        let Some(group) = names.get_mut(key.name()) else {
+        let Some(watchers) = names.get_mut(key.name()) else {
             return;
         };
-        if group.wants(key.key()) {
-            let _ = group.sender.send(Pushed::Event(key.clone(), make()));
-        } else if group.is_unwatched() {
+        let mut change = None;
+        let mut gone = false;
+        for watcher in watchers.iter().filter(|w| w.wants(key.key())) {
+            let told = Told {
+                key: key.clone(),
+                change: change.get_or_insert_with(&make).clone(),
+            };
+            gone |= watcher.sink.put(told) == Pushed::Gone;
+        }
+        if gone {
+            watchers.retain(|w| !w.sink.is_gone());
+        }
+        if watchers.is_empty() {
             names.remove(key.name());
             self.watched -= 1;
         }
+    }
+}
+
+impl Drop for Watchers {
+    /// A store dropped without closing still ends its watches `closed`.
+    fn drop(&mut self) {
+        self.close(&Error::new(Code::Closed, "the store closed"));
     }
 }
 
@@ -241,6 +212,7 @@ pub(crate) fn watchable(kind: GroupKind) -> Result<()> {
 mod tests {
     use super::*;
     use crate::vocab::KeyId;
+    use crate::watch::WATCH_BUFFER;
     use futures_util::StreamExt;
 
     fn key(name: &str, key: &str) -> SharedKey {
@@ -288,6 +260,6 @@ mod tests {
         drop(watchers.watch(GroupKind::Lock, "g", Some("a".into())));
         watchers.granted(&key("g", "a"), 1, None);
         assert_eq!(watchers.watched, 0);
-        assert!(watchers.groups.iter().all(HashMap::is_empty));
+        assert!(watchers.groups.iter().all(|names| names.is_empty()));
     }
 }

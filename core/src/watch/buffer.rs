@@ -1,8 +1,17 @@
-//! The bounded buffer between what brings a watch its events from
-//! elsewhere (a connection's reader, an etcd watch) and the [`Watch`] that
-//! reads them: [`Sink::push`] never waits, and a reader that falls
+//! The bounded buffer between what brings a watch its events (the engine,
+//! a connection's reader, an etcd watch) and the [`Watch`] that reads
+//! them: [`Sink::push`] never waits, and a reader that falls
 //! [`WATCH_BUFFER`] events behind gets one `Lagged` where the dropped
 //! events would have been.
+//!
+//! What a buffer holds is anything [`Buffered`]: the engine puts what it
+//! knows under its lock (a shared key and a few numbers) and the reader
+//! makes each [`WatchEvent`] on its own side. The engine's buffers
+//! ([`buffer_of`]) keep the newest events: a full one drops its oldest,
+//! and its reader is told the `Lagged` first, then the newest
+//! [`WATCH_BUFFER`] (what someone watching the locks wants to see); the
+//! others keep the oldest, as a connection or an etcd watch brings them in
+//! order, and count the newer ones, told after them.
 //!
 //! A buffer made by [`buffer_pausing`] also asks its source to pause: the
 //! first event it has to drop makes [`Sink::put`] answer
@@ -18,9 +27,24 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Poll, Waker};
 
-#[derive(Default)]
-struct Inner {
-    events: VecDeque<WatchEvent>,
+/// What a buffer holds: an event, or the source's own count of events it
+/// dropped (a `Lagged`).
+pub(crate) trait Buffered: Send + 'static {
+    /// The count of a source's `Lagged`; `None` for any other event.
+    fn lagged(&self) -> Option<u64>;
+}
+
+impl Buffered for WatchEvent {
+    fn lagged(&self) -> Option<u64> {
+        match self {
+            WatchEvent::Lagged { missed } => Some(*missed),
+            _ => None,
+        }
+    }
+}
+
+struct Inner<T> {
+    events: VecDeque<T>,
     /// Events dropped since the reader last caught up.
     missed: u64,
     /// Why the watch ended, once it did: told after the events before it.
@@ -37,19 +61,36 @@ struct Inner {
     lagged_due: u32,
 }
 
+impl<T> Default for Inner<T> {
+    fn default() -> Self {
+        Inner {
+            events: VecDeque::new(),
+            missed: 0,
+            end: None,
+            dropped: false,
+            waker: None,
+            paused: false,
+            taken: 0,
+            lagged_due: 0,
+        }
+    }
+}
+
 /// Asks a source to resume.
 type Resume = Box<dyn Fn() + Send + Sync>;
 
-struct Shared {
-    inner: Mutex<Inner>,
+struct Shared<T> {
+    inner: Mutex<Inner<T>>,
+    /// A full buffer drops its oldest event, not the newest.
+    keep_newest: bool,
     resume: Option<Resume>,
     /// Held while a pause or a resume is decided and told, so that the
     /// source is told them in the order they were decided.
     telling: Mutex<()>,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+impl<T> Shared<T> {
+    fn lock(&self) -> MutexGuard<'_, Inner<T>> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -59,13 +100,19 @@ impl Shared {
 }
 
 /// Where a watch's events are put.
-pub(crate) struct Sink {
-    shared: Arc<Shared>,
+pub(crate) struct Sink<T: Buffered = WatchEvent> {
+    shared: Arc<Shared<T>>,
 }
 
 /// The reading end of a [`Sink`], made into a [`Watch`] by [`buffer`].
-pub(crate) struct Feed {
-    shared: Arc<Shared>,
+struct Feed<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// What a [`Feed`] gives its reader next.
+enum Next<T> {
+    Event(T),
+    Lagged(u64),
 }
 
 /// What became of an event put in a [`Sink`].
@@ -80,10 +127,10 @@ pub(crate) enum Pushed {
     Gone,
 }
 
-/// A new buffer: its sink, and the watch that reads it, which calls `stop`
-/// when dropped.
+/// A new buffer of events: its sink, and the watch that reads it, which
+/// calls `stop` when dropped.
 pub(crate) fn buffer(stop: impl FnOnce() + Send + 'static) -> (Sink, Watch) {
-    make(stop, None)
+    make(stop, None, false, |event| event)
 }
 
 /// [`buffer`], whose sink asks its source to pause when it has to drop an
@@ -92,12 +139,26 @@ pub(crate) fn buffer_pausing(
     stop: impl FnOnce() + Send + 'static,
     resume: impl Fn() + Send + Sync + 'static,
 ) -> (Sink, Watch) {
-    make(stop, Some(Box::new(resume)))
+    make(stop, Some(Box::new(resume)), false, |event| event)
 }
 
-fn make(stop: impl FnOnce() + Send + 'static, resume: Option<Resume>) -> (Sink, Watch) {
+/// A new buffer of what its source knows, which its reader makes into
+/// events with `into`; full, it drops its oldest.
+pub(crate) fn buffer_of<T: Buffered>(
+    into: impl Fn(T) -> WatchEvent + Send + 'static,
+) -> (Sink<T>, Watch) {
+    make(|| {}, None, true, into)
+}
+
+fn make<T: Buffered>(
+    stop: impl FnOnce() + Send + 'static,
+    resume: Option<Resume>,
+    keep_newest: bool,
+    into: impl Fn(T) -> WatchEvent + Send + 'static,
+) -> (Sink<T>, Watch) {
     let shared = Arc::new(Shared {
         inner: Mutex::new(Inner::default()),
+        keep_newest,
         resume,
         telling: Mutex::new(()),
     });
@@ -105,29 +166,38 @@ fn make(stop: impl FnOnce() + Send + 'static, resume: Option<Resume>) -> (Sink, 
         shared: shared.clone(),
     };
     let guard = OnDrop(Some(Box::new(stop)));
-    let events =
-        futures_util::stream::unfold((feed, guard, false), |(feed, guard, ended)| async move {
-            if ended {
-                return None;
-            }
-            let item = std::future::poll_fn(|cx| feed.poll_next(cx)).await;
-            let ended = item.is_err();
-            Some((item, (feed, guard, ended)))
+    let state = (feed, guard, into, false);
+    let events = futures_util::stream::unfold(state, |(feed, guard, into, ended)| async move {
+        if ended {
+            return None;
+        }
+        let item = std::future::poll_fn(|cx| feed.poll_next(cx)).await;
+        let ended = item.is_err();
+        let item = item.map(|next| match next {
+            Next::Event(event) => into(event),
+            Next::Lagged(missed) => WatchEvent::Lagged { missed },
         });
+        Some((item, (feed, guard, into, ended)))
+    });
     (Sink { shared }, Watch::from_stream(events))
 }
 
-impl Sink {
+impl<T: Buffered> Sink<T> {
     /// Puts `event` for the reader; a full buffer drops it and counts it.
     /// `false` when the reader is gone (stop pushing).
     // Only etcd's watch pushes without asking to pause.
     #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
-    pub(crate) fn push(&self, event: WatchEvent) -> bool {
+    pub(crate) fn push(&self, event: T) -> bool {
         self.put(event) != Pushed::Gone
     }
 
+    /// Whether the reader is gone.
+    pub(crate) fn is_gone(&self) -> bool {
+        self.shared.lock().dropped
+    }
+
     /// [`Sink::push`], saying also when the source should pause.
-    pub(crate) fn put(&self, event: WatchEvent) -> Pushed {
+    pub(crate) fn put(&self, event: T) -> Pushed {
         let mut inner = self.shared.lock();
         if inner.dropped {
             return Pushed::Gone;
@@ -136,7 +206,8 @@ impl Sink {
             return Pushed::Taken;
         }
         let mut pushed = Pushed::Taken;
-        if let WatchEvent::Lagged { missed } = event {
+        let lagged = event.lagged();
+        if let Some(missed) = lagged {
             inner.lagged_due = inner.lagged_due.saturating_sub(1);
             // The source dropped nothing while paused: nothing to tell, but
             // a reader waiting for this count may go on.
@@ -147,13 +218,18 @@ impl Sink {
                 return pushed;
             }
         }
-        // Once one was dropped, every later one is too until the reader has
-        // caught up and taken its `Lagged`: events stay in order.
-        if inner.missed > 0 || inner.events.len() >= WATCH_BUFFER {
-            inner.missed += match event {
-                WatchEvent::Lagged { missed } => missed,
-                _ => 1,
-            };
+        if self.shared.keep_newest {
+            // The dropped were before every event kept: the reader is told
+            // them first.
+            if inner.events.len() >= WATCH_BUFFER {
+                inner.events.pop_front();
+                inner.missed += 1;
+            }
+            inner.events.push_back(event);
+        } else if inner.missed > 0 || inner.events.len() >= WATCH_BUFFER {
+            // Once one was dropped, every later one is too until the reader
+            // has caught up and taken its `Lagged`: events stay in order.
+            inner.missed += lagged.unwrap_or(1);
             if self.shared.resume.is_some() && !inner.paused {
                 inner.paused = true;
                 inner.taken = 0;
@@ -169,7 +245,7 @@ impl Sink {
     }
 
     /// What tells the source to pause after [`Pushed::Pause`].
-    pub(crate) fn pauser(&self) -> Pauser {
+    pub(crate) fn pauser(&self) -> Pauser<T> {
         Pauser(self.shared.clone())
     }
 
@@ -184,9 +260,9 @@ impl Sink {
 }
 
 /// Tells a sink's source to pause, after [`Pushed::Pause`].
-pub(crate) struct Pauser(Arc<Shared>);
+pub(crate) struct Pauser<T = WatchEvent>(Arc<Shared<T>>);
 
-impl Pauser {
+impl<T> Pauser<T> {
     /// Calls `pause` (which tells the source), unless the reader made room
     /// and asked to resume meanwhile. Not to be called under a lock that
     /// telling the source may take.
@@ -198,7 +274,7 @@ impl Pauser {
     }
 }
 
-impl Drop for Sink {
+impl<T: Buffered> Drop for Sink<T> {
     fn drop(&mut self) {
         self.end(Error::new(
             Code::Unavailable,
@@ -207,15 +283,19 @@ impl Drop for Sink {
     }
 }
 
-impl Feed {
-    fn poll_next(&self, cx: &mut std::task::Context<'_>) -> Poll<Result<WatchEvent>> {
+impl<T> Feed<T> {
+    fn poll_next(&self, cx: &mut std::task::Context<'_>) -> Poll<Result<Next<T>>> {
         let mut inner = self.shared.lock();
+        if self.shared.keep_newest && inner.missed > 0 {
+            let missed = std::mem::take(&mut inner.missed);
+            return Poll::Ready(Ok(Next::Lagged(missed)));
+        }
         if let Some(event) = inner.events.pop_front() {
             inner.taken += 1;
             let resume = inner.paused && inner.taken >= WATCH_BUFFER / 2;
             drop(inner);
             self.resume_if(resume);
-            return Poll::Ready(Ok(event));
+            return Poll::Ready(Ok(Next::Event(event)));
         }
         // Once the source's count since a resume came, the reader is told
         // one `Lagged` with both (unless the watch ended meanwhile).
@@ -224,7 +304,7 @@ impl Feed {
             let resume = inner.paused;
             drop(inner);
             self.resume_if(resume);
-            return Poll::Ready(Ok(WatchEvent::Lagged { missed }));
+            return Poll::Ready(Ok(Next::Lagged(missed)));
         }
         if let Some(reason) = inner.end.clone() {
             return Poll::Ready(Err(reason));
@@ -232,9 +312,7 @@ impl Feed {
         inner.waker = Some(cx.waker().clone());
         Poll::Pending
     }
-}
 
-impl Feed {
     /// Asks the source to resume, when `resume` (told outside the lock).
     fn resume_if(&self, resume: bool) {
         if !resume {
@@ -256,7 +334,7 @@ impl Feed {
     }
 }
 
-impl Drop for Feed {
+impl<T> Drop for Feed<T> {
     fn drop(&mut self) {
         let mut inner = self.shared.lock();
         inner.dropped = true;
@@ -305,6 +383,36 @@ mod tests {
         );
         sink.push(queue(1000));
         assert_eq!(watch.next().await.unwrap().unwrap(), queue(1000));
+    }
+
+    /// What the engine would put: a number its reader makes an event of.
+    struct Number(u64);
+
+    impl Buffered for Number {
+        fn lagged(&self) -> Option<u64> {
+            None
+        }
+    }
+
+    #[tokio::test]
+    async fn an_engine_buffer_keeps_the_newest_and_tells_the_lagged_first() {
+        let (sink, mut watch) = buffer_of(|Number(n)| queue(n));
+        let total = WATCH_BUFFER as u64 + 10;
+        for n in 0..total {
+            assert!(sink.push(Number(n)));
+        }
+        assert_eq!(
+            watch.next().await.unwrap().unwrap(),
+            WatchEvent::Lagged { missed: 10 }
+        );
+        for n in 10..total {
+            assert_eq!(watch.next().await.unwrap().unwrap(), queue(n));
+        }
+        sink.push(Number(5000));
+        assert_eq!(watch.next().await.unwrap().unwrap(), queue(5000));
+        drop(watch);
+        assert!(sink.is_gone());
+        assert!(!sink.push(Number(1)));
     }
 
     #[tokio::test]

@@ -17,7 +17,7 @@ mod event;
 mod stream;
 mod watching;
 
-pub(crate) use buffer::{buffer, buffer_pausing, Pushed, Sink};
+pub(crate) use buffer::{buffer, buffer_of, buffer_pausing, Buffered, Pushed, Sink};
 pub use event::WatchEvent;
 pub use stream::{Watch, WATCH_BUFFER};
 pub use watching::Watching;
