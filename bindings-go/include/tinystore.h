@@ -1097,6 +1097,18 @@ bool ts_guard_versioned_check_metadata(const uint8_t *store_name,
                                        size_t keys_len,
                                        struct TsError *err);
 
+// Tells the machine that an attempt of its put got no answer (a lost
+// connection, a timeout), a 5xx or a 408, and was made again by the
+// client: it may have been written. The Go side calls it from the
+// client's retry hook, before it observes the put's outcome. A larger
+// fence observed from then on ends in `TS_CODE_UNAVAILABLE` (the outcome
+// unknown) rather than `stale`. `TS_CODE_INVALID` for a NULL handle or a
+// machine of another guard.
+//
+// # Safety
+// `machine` is NULL or a live handle; `err` is writable.
+bool ts_guard_versioned_answer_lost(const struct TsGuardMachine *machine, struct TsError *err);
+
 // Whether it is still held: false once released, run out, or lost with
 // its store or connection. When it was lost, `err` (when not NULL) gets
 // the core's `lost_reason`: `TS_CODE_CLOSED` (its store closed) or

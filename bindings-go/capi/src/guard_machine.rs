@@ -321,6 +321,21 @@ pub(crate) fn dynamo_answer_lost(machine: &TsGuardMachine) -> Outcome {
     Ok(())
 }
 
+/// Tells a versioned machine (GCS, Azure) that an attempt of its put went
+/// unanswered (`VersionedCheck::answer_lost`); `TS_CODE_INVALID` for
+/// another machine.
+pub(crate) fn versioned_answer_lost(machine: &TsGuardMachine) -> Outcome {
+    let mut held = locked(machine)?;
+    let Machine::Versioned(check, _) = &mut held.machine else {
+        return Err(Failure::new(
+            TsCode::Invalid,
+            "ts_guard_versioned_answer_lost was given a machine that is not a GCS or Azure guard's",
+        ));
+    };
+    check.answer_lost();
+    Ok(())
+}
+
 /// Frees a machine; NULL is ignored.
 ///
 /// # Safety

@@ -15,7 +15,9 @@ use crate::guard_observed::{TS_OBSERVED_ABSENT, TS_OBSERVED_CONDITION_FAILED, TS
 use crate::guard_observed::{TS_OBSERVED_CANCELLED, TS_OBSERVED_FAILED, TS_OBSERVED_NO_ROW};
 use crate::guard_redis::{ts_guard_redis_script_new, ts_guard_redis_set_new};
 use crate::guard_step::{TsGuardStep, TsStepKind, TsVerdictKind};
-use crate::guard_versioned::{ts_guard_versioned_check_metadata, ts_guard_versioned_new};
+use crate::guard_versioned::{
+    ts_guard_versioned_answer_lost, ts_guard_versioned_check_metadata, ts_guard_versioned_new,
+};
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
 use tinystore::Fence;
@@ -756,6 +758,77 @@ fn a_versioned_put_over_a_larger_fence_is_stale_and_a_bad_one_corrupt() {
     assert!(text_of(&v.message).contains("Google Cloud Storage"));
     // SAFETY: the machine is not used again.
     unsafe { ts_guard_free(m) };
+}
+
+#[test]
+fn a_larger_fence_after_a_lost_put_answer_is_unavailable_and_another_machine_invalid() {
+    // Without a lost answer, a failed condition then a larger fence is
+    // stale: another writer came in between, nothing was written.
+    let larger = Fence::from_u128(9).text();
+    for (store, lost) in [(&b"gcs"[..], false), (b"azure", true), (b"gcs", true)] {
+        let (m, _, _, made) = versioned(store, b"tinystore/chats/42");
+        assert!(made);
+        let step = observe(m, &observed(TS_OBSERVED_ABSENT));
+        assert_eq!(step.kind, TsStepKind::PutVersioned);
+        if lost {
+            let mut err = error();
+            // SAFETY: m is live; err is writable.
+            assert!(unsafe { ts_guard_versioned_answer_lost(m, &mut err) });
+        }
+        let step = observe(m, &observed(TS_OBSERVED_CONDITION_FAILED));
+        assert_eq!(step.kind, TsStepKind::ReadObject);
+        let v = observe(m, &found("12", Some(&larger))).verdict;
+        let want = if lost {
+            TsCode::Unavailable
+        } else {
+            TsCode::Stale
+        };
+        assert_eq!((v.kind, v.code), (TsVerdictKind::Refused, want));
+        assert_eq!(v.stale, !lost);
+        if lost {
+            assert!(
+                text_of(&v.message).contains("may have been written"),
+                "{}",
+                text_of(&v.message)
+            );
+        }
+        // SAFETY: the machine is not used again.
+        unsafe { ts_guard_free(m) };
+    }
+
+    // Its own fence read back after a lost answer: put again, accepted.
+    let (m, _, _, _) = versioned(b"gcs", b"tinystore/chats/42");
+    observe(m, &observed(TS_OBSERVED_ABSENT));
+    let mut err = error();
+    // SAFETY: m is live; err is writable.
+    assert!(unsafe { ts_guard_versioned_answer_lost(m, &mut err) });
+    observe(m, &observed(TS_OBSERVED_CONDITION_FAILED));
+    let own = Fence::from_u128(7).text();
+    let step = observe(m, &found("12", Some(&own)));
+    assert_eq!(step.kind, TsStepKind::PutVersioned);
+    let v = observe(m, &observed(TS_OBSERVED_WRITTEN)).verdict;
+    assert_eq!(v.kind, TsVerdictKind::Accepted);
+    // SAFETY: the machine is not used again.
+    unsafe { ts_guard_free(m) };
+
+    let (sql, _, _) = sql_check(b"chats/42", 7);
+    let mut err = error();
+    // SAFETY: sql is live; err is writable.
+    assert!(!unsafe { ts_guard_versioned_answer_lost(sql, &mut err) });
+    assert_eq!(err.code, TsCode::Invalid);
+    assert!(
+        message(&err).contains("not a GCS or Azure"),
+        "{}",
+        message(&err)
+    );
+    // SAFETY: err was filled by this library; NULL is refused.
+    unsafe {
+        ts_error_clear(&mut err);
+        assert!(!ts_guard_versioned_answer_lost(std::ptr::null(), &mut err));
+        assert_eq!(err.code, TsCode::Invalid);
+        ts_error_clear(&mut err);
+        ts_guard_free(sql);
+    }
 }
 
 #[test]

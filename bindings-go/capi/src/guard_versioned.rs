@@ -10,14 +10,15 @@
 //! object has one), `TS_OBSERVED_ABSENT`, `TS_OBSERVED_WRITTEN`,
 //! `TS_OBSERVED_CONDITION_FAILED` and `TS_OBSERVED_FAILED`.
 //! `ts_guard_versioned_check_metadata` checks the caller's own metadata
-//! keys before any call.
+//! keys before any call; `ts_guard_versioned_answer_lost` tells the
+//! machine that an attempt of its put went unanswered.
 
 use crate::error::{call, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
-use crate::guard_machine::{made, text, Machine, TsGuardMachine};
+use crate::guard_machine::{made, text, versioned_answer_lost, Machine, TsGuardMachine};
 use crate::guard_observed::TsText;
 use crate::guard_step::TsGuardStep;
-use crate::text::slice;
+use crate::text::{handle, slice};
 use tinystore::guard::versioned_check::{VersionedCheck, VersionedStore};
 use tinystore::Fence;
 
@@ -99,6 +100,29 @@ pub unsafe extern "C" fn ts_guard_versioned_check_metadata(
             }
             on.check_metadata(resource, names)?;
             Ok(())
+        })
+    }
+}
+
+/// Tells the machine that an attempt of its put got no answer (a lost
+/// connection, a timeout), a 5xx or a 408, and was made again by the
+/// client: it may have been written. The Go side calls it from the
+/// client's retry hook, before it observes the put's outcome. A larger
+/// fence observed from then on ends in `TS_CODE_UNAVAILABLE` (the outcome
+/// unknown) rather than `stale`. `TS_CODE_INVALID` for a NULL handle or a
+/// machine of another guard.
+///
+/// # Safety
+/// `machine` is NULL or a live handle; `err` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn ts_guard_versioned_answer_lost(
+    machine: *const TsGuardMachine,
+    err: *mut TsError,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        call(err, || {
+            versioned_answer_lost(handle(machine, "guard machine")?)
         })
     }
 }

@@ -58,3 +58,22 @@ func VersionedCheckMetadata(store, resource string, keys []string) error {
 	}
 	return nil
 }
+
+// VersionedAnswerLost tells a versioned machine (GCS, Azure) that an
+// attempt of its put got no answer (a lost connection, a timeout), a 5xx
+// or a 408, and was made again by the client: it may have been written.
+// Call it before observing the put's outcome; a larger fence observed
+// from then on ends in unavailable (the outcome unknown), not stale. An
+// invalid error for a machine of another guard.
+func (m *Machine) VersionedAnswerLost() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.p == nil {
+		return Invalid("a guard's machine was used after Free")
+	}
+	var e C.TsError
+	if !C.ts_guard_versioned_answer_lost(m.p, &e) {
+		return failure(&e)
+	}
+	return nil
+}
