@@ -18,8 +18,9 @@
 // at most five uploads in all. An object written without the guard has no
 // fence and is taken over. The resource is "BUCKET/NAME".
 //
-// Each upload is one request (the Writer's ChunkSize is 0: a multipart
-// upload, not a resumable one), so the condition covers the whole object.
+// Each upload is one request (the Writer's ChunkSize is one more than the
+// data's length: a multipart upload, not a resumable one, that the client
+// buffers and may make again), so the condition covers the whole object.
 // A delete cannot be guarded: it takes the fence with the object
 // (docs/guards.md says what to do instead).
 //
@@ -39,7 +40,13 @@
 // reached or a 5xx; unauthorized for 401 and 403; io otherwise) that wraps
 // the client's: errors.As still reaches *googleapi.Error. The client
 // retries a failed request as its retry policy says (ObjectHandle.Retryer,
-// Client.SetRetry); the guard's tries are on top.
+// Client.SetRetry); the guard's tries are on top. The upload's errors are
+// judged by storage.ShouldRetry (a storage.WithErrorFunc of your own is
+// not used for it), which the guard watches: when an attempt got no
+// answer (a lost connection, a timeout), a 5xx or a 408 and was made
+// again, that attempt may have been written, so a larger fence found
+// after it is unavailable ("may have been written"), not stale, and is
+// not told to the lease's store.
 package gcsguard
 
 import (
@@ -50,9 +57,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"tinystore.dev/go/internal/guardio"
 	"tinystore.dev/go/internal/native"
@@ -130,9 +140,15 @@ func upload(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs s
 		case native.StepReadObject:
 			return read(ctx, obj, step.Text)
 		case native.StepPutVersioned:
-			observed, got, err := put(ctx, obj, data, attrs, step)
+			var lost atomic.Bool
+			observed, got, err := put(ctx, obj, data, attrs, step, &lost)
 			if got != nil {
 				*written = got
+			}
+			if lost.Load() {
+				if err := m.VersionedAnswerLost(); err != nil {
+					return native.Observed{}, err
+				}
 			}
 			return observed, err
 		}
@@ -168,8 +184,9 @@ func read(ctx context.Context, obj *storage.ObjectHandle, key string) (native.Ob
 }
 
 // put uploads data with attrs and the fence on the step's condition, in
-// one request.
-func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs storage.ObjectAttrs, step native.Step) (native.Observed, *storage.ObjectAttrs, error) {
+// one request, and sets lost when an attempt of it went unanswered and
+// was made again (watched).
+func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs storage.ObjectAttrs, step native.Step, lost *atomic.Bool) (native.Observed, *storage.ObjectAttrs, error) {
 	if len(step.Params) == 0 || len(step.Params) > 2 {
 		return native.Observed{}, nil, nil // not the machine's put: it says so
 	}
@@ -181,7 +198,7 @@ func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs stor
 		}
 		conditions = storage.Conditions{GenerationMatch: generation}
 	}
-	w := obj.If(conditions).NewWriter(ctx)
+	w := obj.Retryer(storage.WithErrorFunc(watched(lost))).If(conditions).NewWriter(ctx)
 	w.ObjectAttrs = attrs
 	w.Bucket, w.Name = obj.BucketName(), obj.ObjectName()
 	w.Metadata = maps.Clone(attrs.Metadata)
@@ -189,7 +206,9 @@ func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs stor
 		w.Metadata = map[string]string{}
 	}
 	w.Metadata[step.Text] = step.Params[0]
-	w.ChunkSize = 0
+	// One chunk larger than the data: one request, which the client
+	// buffers and so may make again (with ChunkSize 0 it would not).
+	w.ChunkSize = len(data) + 1
 	_, err := w.Write(data)
 	if closed := w.Close(); err == nil || closed != nil {
 		err = closed
@@ -203,4 +222,29 @@ func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs stor
 	}
 	observed, err := guardio.Failed(err)
 	return observed, nil, err
+}
+
+// watched is the client's own retry predicate (storage.ShouldRetry), which
+// also sets lost when it retries an attempt that got no answer (a lost
+// connection, a timeout), a 5xx or a 408: the server may have written
+// that attempt. A 429 is an answer: nothing was written.
+func watched(lost *atomic.Bool) func(error) bool {
+	return func(err error) bool {
+		retry := storage.ShouldRetry(err)
+		if retry && unanswered(err) {
+			lost.Store(true)
+		}
+		return retry
+	}
+}
+
+func unanswered(err error) bool {
+	var answer *googleapi.Error
+	if errors.As(err, &answer) {
+		return answer.Code >= 500 || answer.Code == http.StatusRequestTimeout
+	}
+	if s, ok := status.FromError(err); ok {
+		return s.Code() != codes.ResourceExhausted
+	}
+	return true
 }

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	cloud.google.com/go/storage v1.71.0
 	google.golang.org/api v0.312.0
+	google.golang.org/grpc v1.85.0
 	tinystore.dev/go v0.0.0
 )
 
@@ -52,7 +53,6 @@ require (
 	google.golang.org/genproto v0.0.0-20261012220534-4341edf3f941 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20261110000943-09e21b237f2c // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
-	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	tinystore.dev/go/internal/oteltest v0.0.0
 	tinystore.dev/go/tinystoreotel v0.0.0 // indirect
