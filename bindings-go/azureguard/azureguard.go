@@ -45,8 +45,9 @@
 // classifies it as (unavailable for a service that cannot be reached or a
 // 5xx; unauthorized for 401 and 403; io otherwise) that wraps the
 // client's: errors.As still reaches *azcore.ResponseError, and
-// bloberror.HasCode reads it. The client retries a failed request as its
-// ClientOptions.Retry says; the guard's tries are on top.
+// bloberror.HasCode reads it. The upload's requests are retried as
+// UploadBuffer says (retry options of the guard's, for it watches each
+// attempt); the guard's tries are on top.
 package azureguard
 
 import (
@@ -56,8 +57,11 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
@@ -76,8 +80,21 @@ const MetadataKey = "tinystore_fence"
 // not its AccessConditions: the guard's. under is the lease's Fence or
 // the *locks.Lease itself: given the lease, a stale refusal is also told
 // to its store (locks.Fenced).
-func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, under locks.Fenced, opts *blockblob.UploadBufferOptions) (blockblob.UploadBufferResponse, error) {
+//
+// The guard watches each attempt of the upload's requests, which the
+// client's ClientOptions.Retry does not let it do: it makes them with
+// retry options of its own, given to the call's context
+// (policy.WithRetryOptions): azcore's defaults, or those Retry gives.
+// When an attempt got no answer (a lost connection, a timeout), a 5xx or
+// a 408 and was made again, that attempt may have been written, so a
+// larger fence found after it is unavailable ("may have been written"),
+// not stale, and is not told to the lease's store.
+func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, under locks.Fenced, opts *blockblob.UploadBufferOptions, guarding ...Option) (blockblob.UploadBufferResponse, error) {
 	var none blockblob.UploadBufferResponse
+	var retry policy.RetryOptions
+	for _, option := range guarding {
+		option(&retry)
+	}
 	if client == nil {
 		return none, invalid("azureguard.UploadBuffer was given a nil *blockblob.Client; nothing was written")
 	}
@@ -102,7 +119,7 @@ func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, 
 	}
 	var written blockblob.UploadBufferResponse
 	err = guardio.Checked(ctx, "azureguard.UploadBuffer", under, resource, "azure", func(fence locks.Fence) error {
-		return upload(ctx, client, buffer, mine, resource, fence, &written)
+		return upload(ctx, client, buffer, mine, retry, resource, fence, &written)
 	})
 	if err != nil {
 		return none, err
@@ -110,7 +127,7 @@ func UploadBuffer(ctx context.Context, client *blockblob.Client, buffer []byte, 
 	return written, nil
 }
 
-func upload(ctx context.Context, client *blockblob.Client, buffer []byte, mine blockblob.UploadBufferOptions, resource string, fence locks.Fence, written *blockblob.UploadBufferResponse) error {
+func upload(ctx context.Context, client *blockblob.Client, buffer []byte, mine blockblob.UploadBufferOptions, retry policy.RetryOptions, resource string, fence locks.Fence, written *blockblob.UploadBufferResponse) error {
 	m, step, err := native.NewVersioned(native.StoreAzure, resource, fence.Epoch, fence.Count)
 	if err != nil {
 		return err
@@ -124,14 +141,68 @@ func upload(ctx context.Context, client *blockblob.Client, buffer []byte, mine b
 			if len(step.Params) == 0 || len(step.Params) > 2 {
 				return native.Observed{}, nil // not the machine's put: it says so
 			}
-			observed, got, err := put(ctx, client, buffer, mine, step)
+			var lost atomic.Bool
+			observed, got, err := put(watched(ctx, retry, &lost), client, buffer, mine, step)
 			if observed.Kind == native.ObservedWritten {
 				*written = got
+			}
+			if lost.Load() {
+				if err := m.VersionedAnswerLost(); err != nil {
+					return native.Observed{}, err
+				}
 			}
 			return observed, err
 		}
 		return native.Observed{}, nil // a step of no versioned machine: the machine says so
 	})
+}
+
+// An Option sets how a guarded upload is made.
+type Option func(*policy.RetryOptions)
+
+// Retry sets the retry options of the guarded upload's requests, which
+// take the place of the client's ClientOptions.Retry for them (the guard
+// cannot read the client's); without it they are azcore's defaults. A
+// ShouldRetry of yours still decides which attempts are made again.
+func Retry(options policy.RetryOptions) Option {
+	return func(o *policy.RetryOptions) { *o = options }
+}
+
+// retried are the statuses azcore's retry policy makes again when
+// RetryOptions.StatusCodes is nil.
+var retried = []int{
+	http.StatusRequestTimeout,
+	http.StatusTooManyRequests,
+	http.StatusInternalServerError,
+	http.StatusBadGateway,
+	http.StatusServiceUnavailable,
+	http.StatusGatewayTimeout,
+}
+
+// watched is ctx with retry's options for the call, whose ShouldRetry
+// (retry's own, or azcore's rule: a transport error or one of the
+// StatusCodes) also sets lost when it makes again an attempt that got no
+// answer, a 5xx or a 408: the service may have written that attempt. A
+// 429 is an answer: nothing was written.
+func watched(ctx context.Context, retry policy.RetryOptions, lost *atomic.Bool) context.Context {
+	should := retry.ShouldRetry
+	if should == nil {
+		statuses := retry.StatusCodes
+		if statuses == nil {
+			statuses = retried
+		}
+		should = func(answer *http.Response, err error) bool {
+			return err != nil || runtime.HasStatusCode(answer, statuses...)
+		}
+	}
+	retry.ShouldRetry = func(answer *http.Response, err error) bool {
+		again := should(answer, err)
+		if again && (err != nil || answer == nil || answer.StatusCode >= 500 || answer.StatusCode == http.StatusRequestTimeout) {
+			lost.Store(true)
+		}
+		return again
+	}
+	return policy.WithRetryOptions(ctx, retry)
 }
 
 func invalid(message string) error {

@@ -1,0 +1,238 @@
+package azureguard_test
+
+// The Azure Blob guard when the answer to its upload is lost and azcore's
+// retry policy makes it again, on Azurite through a proxy that forwards
+// the first Put Blob, waits for the service's answer, lets another writer
+// in if the test says so, then closes the connection without a byte of
+// that answer. The client sees the connection closed, and retries.
+//
+// The retry's condition fails, for the first attempt changed the blob.
+// The guard reads again: its own fence, it uploads once more (accepted);
+// a larger fence, it says unavailable (the first attempt may have been
+// written, as it was) and tells the lease's store nothing. A refusal
+// whose answer came is stale, and told.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+
+	"tinystore.dev/go/azureguard"
+	"tinystore.dev/go/locks"
+	"tinystore.dev/go/tinystore"
+)
+
+// losingProxy is a loopback proxy in front of upstream (a URL) that loses
+// the answer to the first request whose bytes lose matches: it forwards
+// the request, waits for the answer's first bytes (the server has written
+// by then), runs between, and closes the connection without a byte of
+// that answer. Every other request and answer goes through as it is. It
+// returns the proxy's URL and whether it lost an answer.
+func losingProxy(t *testing.T, upstream string, lose func(request []byte) bool, between func()) (string, func() bool) {
+	t.Helper()
+	up, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { listener.Close() })
+	var lostOne atomic.Bool
+	var once sync.Once
+	go func() {
+		for {
+			down, err := listener.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer down.Close()
+				upc, err := net.Dial("tcp", up.Host)
+				if err != nil {
+					return
+				}
+				defer upc.Close()
+				var losing atomic.Bool
+				go func() {
+					buf := make([]byte, 64*1024)
+					for {
+						n, err := down.Read(buf)
+						if n > 0 {
+							if lose(buf[:n]) && lostOne.CompareAndSwap(false, true) {
+								losing.Store(true)
+							}
+							if _, werr := upc.Write(buf[:n]); werr != nil {
+								return
+							}
+						}
+						if err != nil {
+							return
+						}
+					}
+				}()
+				buf := make([]byte, 64*1024)
+				for {
+					n, err := upc.Read(buf)
+					if n > 0 {
+						if losing.Load() {
+							once.Do(between)
+							return // the answer is lost with its connection
+						}
+						if _, werr := down.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return // the server closed it, or the client did
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + listener.Addr().String(), lostOne.Load
+}
+
+// putBlob is a Put Blob's request line: a PUT of the blob itself (Put
+// Block and Put Block List name their comp=).
+func putBlob(request []byte) bool {
+	line, _, _ := bytes.Cut(request, []byte("\r\n"))
+	return bytes.HasPrefix(line, []byte("PUT /")) && !bytes.Contains(line, []byte("comp="))
+}
+
+// via is conn with its blob endpoint through the proxy at proxy, and
+// the endpoint it had.
+func via(t *testing.T, conn, proxy string) (string, string) {
+	t.Helper()
+	parts := strings.Split(conn, ";")
+	upstream := ""
+	for i, p := range parts {
+		if endpoint, ok := strings.CutPrefix(p, "BlobEndpoint="); ok {
+			u, err := url.Parse(endpoint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			upstream = endpoint
+			parts[i] = "BlobEndpoint=" + proxy + u.Path
+		}
+	}
+	if upstream == "" {
+		t.Fatalf("the connection string names no BlobEndpoint")
+	}
+	return strings.Join(parts, ";"), upstream
+}
+
+func endpoint(t *testing.T, conn string) string {
+	t.Helper()
+	_, upstream := via(t, conn, "")
+	return upstream
+}
+
+func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
+	ctx := context.Background()
+	conn := connection(t)
+	upstream := endpoint(t, conn)
+	store, err := tinystore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	chats := store.Locks("chats")
+	// The older lease runs out rather than being released: Go tells the
+	// refusals of a released lease only if a guard saw it before
+	// (locks.Fenced).
+	older, err := chats.Acquire(ctx, "42", locks.TTL(20*time.Millisecond), locks.NoRenew())
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-older.Done()
+	newer, err := chats.Acquire(ctx, "42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer newer.Release(ctx)
+	counts := func() []tinystore.RefusedStatus {
+		t.Helper()
+		status, err := store.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status.LateWritesRefused
+	}
+	// The first upload retries as azcore's defaults say; the others sooner,
+	// with retry options of their own.
+	quick := azureguard.Retry(policy.RetryOptions{RetryDelay: time.Millisecond})
+	through := func(proxy string) string {
+		proxied, _ := via(t, conn, proxy)
+		return proxied
+	}
+
+	// Accepted, its answer lost: the retry's condition fails on the blob
+	// the first attempt wrote, the guard reads its own fence and uploads
+	// again.
+	alone := fresh(t)
+	proxy, lost := losingProxy(t, upstream, putBlob, func() {})
+	if _, err := azureguard.UploadBuffer(ctx, clientOf(t, through(proxy), name(t, alone), nil), []byte("by older"), older, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !lost() {
+		t.Fatal("the proxy lost no answer")
+	}
+	has(t, alone, "by older", older.Fence)
+
+	// Accepted, its answer lost, overtaken before the retry: the older
+	// upload landed (read there), so it may not be called stale.
+	overtaken := fresh(t)
+	var seen string
+	proxy, lost = losingProxy(t, upstream, putBlob, func() {
+		seen, _, _, _ = content(t, overtaken)
+		if _, err := azureguard.UploadBuffer(ctx, overtaken, []byte("by newer"), newer.Fence, nil); err != nil {
+			t.Errorf("the newer writer: %v", err)
+		}
+	})
+	_, err = azureguard.UploadBuffer(ctx, clientOf(t, through(proxy), name(t, overtaken), nil), []byte("by older"), older, nil, quick)
+	unavailable(t, err)
+	if !lost() || seen != "by older" {
+		t.Fatalf("lost %v; the blob read %q before the newer upload, want the older's", lost(), seen)
+	}
+	has(t, overtaken, "by newer", newer.Fence)
+	if got := counts(); len(got) != 0 {
+		t.Fatalf("late writes refused: %v; want none", got)
+	}
+
+	// A refusal whose answer came (a writer between the guard's read and
+	// its upload, the upload's failed condition answered) is stale, and
+	// told: the one refusal the store counts, so that the case above was
+	// not told.
+	raced := fresh(t)
+	r := &racing{between: func() {
+		if _, err := azureguard.UploadBuffer(ctx, raced, []byte("by newer"), newer.Fence, nil); err != nil {
+			t.Errorf("the writer between: %v", err)
+		}
+	}}
+	_, err = azureguard.UploadBuffer(ctx, clientOf(t, conn, name(t, raced), r), []byte("by older"), older, nil, quick)
+	stale(t, err, raced, older.Fence, newer.Fence)
+	has(t, raced, "by newer", newer.Fence)
+	want := tinystore.RefusedStatus{Name: "chats", Kind: "lock", Refused: 1}
+	if got := counts(); len(got) != 1 || got[0] != want {
+		t.Fatalf("late writes refused: %v; want %v", got, want)
+	}
+}
+
+func unavailable(t *testing.T, err error) {
+	t.Helper()
+	var e *locks.Error
+	if !errors.As(err, &e) || e.Code != locks.CodeUnavailable || errors.Is(err, locks.ErrStale) || !strings.Contains(e.Message, "may have been written") {
+		t.Fatalf("got %v; want unavailable, the upload in doubt", err)
+	}
+}
