@@ -352,8 +352,14 @@ pub enum ServerFrame {
 impl ServerFrame {
     /// Decodes a line from the server.
     pub fn decode(line: &[u8]) -> Result<ServerFrame, Error> {
-        // Replies, the usual frame, are read in one pass; a reply has `ok`
-        // and an event has not, so neither is taken for the other.
+        // An event as this server writes it (its tag first) is read in one
+        // pass, as is a reply, the usual frame: a reply has `ok` and an
+        // event has not, so neither is taken for the other.
+        if line.starts_with(br#"{"event":"#) {
+            if let Ok(event) = serde_json::from_slice::<Event>(line) {
+                return Ok(ServerFrame::Event(event));
+            }
+        }
         if let Ok(reply) = serde_json::from_slice::<Reply>(line) {
             return Ok(ServerFrame::Reply(reply));
         }

@@ -340,3 +340,22 @@ fn a_leader_reply_tells_nobody_as_null_and_other_replies_leave_it_out() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn an_event_decodes_whether_or_not_its_tag_comes_first() {
+    let reason = Error::new(Code::Closed, "shutting down");
+    let frame = ServerFrame::Event(Event::WatchEnd {
+        watch: 9,
+        code: reason.code().to_string(),
+        message: reason.message().to_string(),
+    });
+    let line = frame.encode();
+    assert!(line.starts_with(r#"{"event":"watch_end","#), "{line}");
+    assert_eq!(ServerFrame::decode(line.as_bytes()).unwrap(), frame);
+    // Another writer may put the tag anywhere.
+    let reordered = br#"{"watch":9,"code":"closed","message":"shutting down","event":"watch_end"}"#;
+    assert_eq!(ServerFrame::decode(reordered).unwrap(), frame);
+    // A line that starts as an event but is not one is still refused.
+    let bad = br#"{"event":"watch_end","watch":"nine"}"#;
+    assert_eq!(ServerFrame::decode(bad).unwrap_err().code(), Code::Internal);
+}
