@@ -976,7 +976,13 @@ export interface GuardGcsSaveOptions {
  * whose keys are the guard's own (in any case or spelling), a fence that is
  * not a bigint from 0 to 2^128-1. The client's own errors are rejected
  * with as it threw them (its `ApiError`, whose `code` is the HTTP status;
- * gaxios's error for a refused connection). A delete cannot be guarded.
+ * gaxios's error for a refused connection). When a save's attempt got no
+ * answer (a dropped connection, a timeout, a 5xx or 408) and the client's
+ * retry finds a larger fence, the call rejects with `unavailable` (the
+ * unanswered attempt may have been written; whether it was is unknown),
+ * not StaleError, and tells the store nothing: the guard wraps, once, the
+ * `retryOptions.retryableErrorFn` of the file's Storage (it answers as
+ * yours does). A delete cannot be guarded.
  */
 export declare namespace guard.gcs {
   /** The metadata key holding the object's fence: "tinystore-fence". */

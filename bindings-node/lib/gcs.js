@@ -10,6 +10,20 @@
 // @google-cloud/storage is an optional peer dependency, never required here:
 // the File the caller passes is used as it is, with its client's endpoint,
 // credentials and retries.
+//
+// The client makes a save whose generation condition is set again when an
+// attempt's answer is lost (a dropped connection, a timeout, a 5xx or 408):
+// File#save asks its Storage's retryOptions.retryableErrorFn, once per
+// failed attempt, whether to make it again (a save in one request is
+// retried there alone: its request is made with no retries of its own).
+// Save's options hold no hook that sees an attempt, so the guard wraps that
+// function, once per Storage; the wrapper answers as the caller's function
+// does, and does nothing more outside a guarded save (an AsyncLocalStorage
+// says which save runs). An attempt made again after no answer, a 5xx or a
+// 408 tells the machine (answerLost) before the outcome, and a larger fence
+// found by the retry is then `unavailable`, not `stale`. A 429 made again
+// was answered, and not written; the guard's reads are not watched.
+const { AsyncLocalStorage } = require('node:async_hooks')
 const { describe } = require('./convert')
 const { InvalidError } = require('./errors')
 const { text, underOf } = require('./guard_input')
@@ -28,6 +42,38 @@ function statusOf(err) {
   if (err === null || typeof err !== 'object') return undefined
   const e = /** @type {{ code?: unknown, response?: { status?: unknown } }} */ (err)
   return typeof e.code === 'number' ? e.code : e.response?.status
+}
+
+/** The guarded save running in this async context: its `lost` callback. */
+const attempts = new AsyncLocalStorage()
+const WATCHER = Symbol.for('tinystore.guard.gcs.lostAnswers')
+
+/**
+ * Wraps, once, the retryableErrorFn of `file`'s Storage (File#save calls it
+ * with each failed attempt's error): within a guarded save, an attempt the
+ * caller's function makes again whose answer was lost (no HTTP status), a
+ * 5xx or a 408 calls the save's `lost`.
+ * @param {any} file
+ */
+function watchAttempts(file) {
+  const options = file?.storage?.retryOptions
+  if (!options || typeof options.retryableErrorFn !== 'function' || options.retryableErrorFn[WATCHER]) return
+  const retryable = options.retryableErrorFn
+  /**
+   * @this {unknown}
+   * @param {unknown} err
+   */
+  const watched = function (err) {
+    const again = retryable.call(this, err)
+    const lost = /** @type {(() => void) | undefined} */ (attempts.getStore())
+    if (again && lost !== undefined) {
+      const status = statusOf(err)
+      if (typeof status !== 'number' || status >= 500 || status === 408) lost()
+    }
+    return again
+  }
+  Object.defineProperty(watched, WATCHER, { value: true })
+  options.retryableErrorFn = watched
 }
 
 /**
@@ -77,15 +123,16 @@ async function save(file, data, fence, options) {
       const recorded = got?.metadata?.[GCS_METADATA_KEY]
       return { version: String(got?.generation), fence: typeof recorded === 'string' ? recorded : recorded == null ? null : String(recorded) }
     },
-    async put(version, metadata) {
+    async put(version, metadata, lost) {
       /** @type {Record<string, unknown>} */
       const objectMetadata = { metadata }
       if (contentType !== undefined) objectMetadata.contentType = contentType
-      return f.save(Buffer.from(body.buffer, body.byteOffset, body.byteLength), {
+      watchAttempts(f)
+      return attempts.run(lost, () => f.save(Buffer.from(body.buffer, body.byteOffset, body.byteLength), {
         metadata: objectMetadata,
         preconditionOpts: { ifGenerationMatch: version === null ? 0 : version },
         resumable: false,
-      })
+      }))
     },
     conditionFailed: err => statusOf(err) === 412,
   }))

@@ -1,0 +1,183 @@
+// guard.gcs when the answer to its save is lost and @google-cloud/storage
+// makes it again (File#save retries a save whose generation condition is
+// set), on fake-gcs-server ($TINYSTORE_GCS_URL) through a proxy that
+// forwards the first upload, waits for the server's answer, lets another
+// writer in if the test says so, then closes the connection without a byte
+// of that answer. The client sees the connection closed, and retries.
+//
+// The retry's condition fails, for the first attempt changed the object.
+// The guard reads again: its own fence, it saves once more (accepted); a
+// larger fence, it says `unavailable` (the first attempt may have been
+// written, as it was) and tells the lease's store nothing. A refusal whose
+// answer came is StaleError, and told.
+// Without $TINYSTORE_GCS_URL this test skips, unless TINYSTORE_REQUIRE_GCS=1.
+import assert from 'node:assert/strict'
+import net from 'node:net'
+import path from 'node:path'
+import { test } from 'node:test'
+import { type File, Storage } from '@google-cloud/storage'
+import { type Lease, StaleError, type Store, TinystoreError, guard, open } from 'tinystore'
+import { tempDir } from './helpers'
+
+const connection = process.env.TINYSTORE_GCS_URL
+if (!connection && process.env.TINYSTORE_REQUIRE_GCS === '1') {
+  throw new Error('TINYSTORE_GCS_URL is unset, and TINYSTORE_REQUIRE_GCS=1 forbids skipping the GCS guard tests')
+}
+const gcsTest = connection ? test : test.skip
+// @google-cloud/storage 7 takes STORAGE_EMULATOR_HOST (which with-gcs.sh
+// sets, for other clients) as its JSON API's whole base URL, ahead of
+// apiEndpoint: every read would go around the proxy, to a path the server
+// answers 404. The endpoint is named instead.
+delete process.env.STORAGE_EMULATOR_HOST
+const HOST = /127\.0\.0\.1:(\d+)/
+
+/** The object `name` in the bucket tinystore, through `port` if given; its client retries as it does by default. */
+function fileOf(name: string, port?: number): File {
+  const at = port === undefined ? connection! : connection!.replace(HOST, `127.0.0.1:${port}`)
+  return new Storage({ apiEndpoint: at, projectId: 'test' }).bucket('tinystore').file(name)
+}
+
+/**
+ * A loopback proxy in front of fake-gcs-server that loses its answer to the
+ * first upload (POST /upload/): it forwards the request, waits for the
+ * answer's first bytes (the server has written by then), runs `between`, and
+ * closes the connection unanswered. Every other request and answer goes
+ * through. `close` ends its connections too: the client keeps its own open
+ * between requests (unreferenced), and fake-gcs-server never closes an idle
+ * one, so the proxy's ends of them would keep the test process alive.
+ */
+async function losingProxy(between: () => Promise<void> = async () => {}): Promise<{ port: number; lost: () => boolean; close: () => void }> {
+  const upstream = Number(HOST.exec(connection!)![1])
+  const target = 'POST /upload/'
+  let lostOne = false
+  let pending: (() => Promise<void>) | null = between
+  const connections = new Set<net.Socket>()
+  const server = net.createServer(down => {
+    const up = net.connect(upstream, '127.0.0.1')
+    for (const socket of [down, up]) {
+      connections.add(socket)
+      socket.on('close', () => connections.delete(socket))
+    }
+    let losing = false
+    let ended = false
+    const end = () => {
+      ended = true
+      down.destroy()
+      up.destroy()
+    }
+    down.on('data', chunk => {
+      if (!lostOne && chunk.subarray(0, target.length).toString() === target) [lostOne, losing] = [true, true]
+      up.write(chunk)
+    })
+    up.on('data', chunk => {
+      if (ended) return
+      if (!losing) {
+        down.write(chunk)
+        return
+      }
+      ended = true
+      up.pause()
+      const run = pending
+      pending = null
+      void (run ? run() : Promise.resolve()).finally(end) // the answer is lost with its connection
+    })
+    down.on('end', () => up.end())
+    up.on('end', () => {
+      if (!ended) down.end()
+    })
+    down.on('error', end)
+    up.on('error', end)
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  const close = () => {
+    server.close()
+    for (const socket of connections) socket.destroy()
+  }
+  return { port, lost: () => lostOne, close }
+}
+
+async function bodyOf(name: string): Promise<[string, unknown] | null> {
+  const file = fileOf(name)
+  try {
+    const [meta] = await file.getMetadata()
+    const [data] = await file.download()
+    return [data.toString(), meta.metadata?.['tinystore-fence']]
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 404) return null
+    throw err
+  }
+}
+
+async function counts(store: Store): Promise<[string, string, number][]> {
+  return (await store.status()).lateWritesRefused.map(r => [r.name, r.kind, r.refused])
+}
+
+const digits = (fence: bigint) => fence.toString().padStart(40, '0')
+
+gcsTest('gcs: a lost answer retried is accepted or in doubt, never stale', async () => {
+  const put = (file: unknown, body: string, under: bigint | Lease) => guard.gcs.save(file as never, body, under)
+  const run = `${process.pid}-${Date.now()}`
+  const store = await open(path.join(tempDir('tinystore-gcs-lost-'), 'store'))
+  const proxies: { close: () => void }[] = []
+  try {
+    const locks = store.locks('chats')
+    const older = await locks.acquire('42')
+    await older.release()
+    const newer = await locks.acquire('42')
+
+    // Accepted, its answer lost: the retry's condition fails on the object
+    // the first attempt wrote; the guard reads its own fence and saves
+    // again.
+    const alone = `alone-${run}`
+    let proxy = await losingProxy()
+    proxies.push(proxy)
+    await put(fileOf(alone, proxy.port), 'by older', older)
+    assert.ok(proxy.lost())
+    assert.deepEqual(await bodyOf(alone), ['by older', digits(older.fence)])
+
+    // Accepted, its answer lost, overtaken before the retry: the older
+    // save landed (read there), so it may not be called stale.
+    const overtaken = `overtaken-${run}`
+    const seen: unknown[] = []
+    proxy = await losingProxy(async () => {
+      seen.push(await bodyOf(overtaken))
+      await put(fileOf(overtaken), 'by newer', newer.fence)
+    })
+    proxies.push(proxy)
+    await assert.rejects(put(fileOf(overtaken, proxy.port), 'by older', older), (err: unknown) => {
+      assert.ok(err instanceof TinystoreError && !(err instanceof StaleError), String(err))
+      assert.equal(err.code, 'unavailable')
+      assert.match(err.message, /may have been written/)
+      return true
+    })
+    assert.deepEqual(seen, [['by older', digits(older.fence)]], 'the older save landed before the newer')
+    assert.deepEqual(await bodyOf(overtaken), ['by newer', digits(newer.fence)])
+    assert.deepEqual(await counts(store), [])
+
+    // A refusal whose answer came (a writer between the guard's read and
+    // its save, the save's 412 answered, on a client the guard
+    // watches) is stale, and told: the one refusal the store counts, so
+    // that the case above was not told.
+    const raced = `raced-${run}`
+    const file = fileOf(raced)
+    const racing = Object.create(file, {
+      save: {
+        value: async (...args: Parameters<File['save']>) => {
+          await put(fileOf(raced), 'by newer', newer.fence)
+          return file.save(...args)
+        },
+      },
+    })
+    await assert.rejects(put(racing, 'by older', older), (err: unknown) => {
+      assert.ok(err instanceof StaleError, String(err))
+      assert.equal(err.largest, newer.fence)
+      return true
+    })
+    assert.deepEqual(await bodyOf(raced), ['by newer', digits(newer.fence)])
+    assert.deepEqual(await counts(store), [['chats', 'lock', 1]])
+  } finally {
+    for (const p of proxies) p.close()
+    await store.close()
+  }
+})
