@@ -70,17 +70,27 @@ impl Fence {
         if text.is_empty() {
             return Err(Error::invalid("fence text is empty"));
         }
+        if !text.bytes().all(|byte| byte.is_ascii_digit()) {
+            return Err(Error::invalid(format!(
+                "fence text {text:?} is not a decimal of ASCII digits"
+            )));
+        }
+        let above = || Error::invalid(format!("fence text {text:?} is above 2^128-1"));
+        // 2^128-1 has 39 digits. Read 19 at a time, each fits a u64: a
+        // fence's 40-digit text takes three steps, not forty.
+        let digits = text.trim_start_matches('0');
+        if digits.len() > 39 {
+            return Err(above());
+        }
         let mut value: u128 = 0;
-        for byte in text.bytes() {
-            if !byte.is_ascii_digit() {
-                return Err(Error::invalid(format!(
-                    "fence text {text:?} is not a decimal of ASCII digits"
-                )));
-            }
+        for chunk in digits.as_bytes().chunks(19) {
+            let part = chunk
+                .iter()
+                .fold(0u64, |n, byte| n * 10 + u64::from(byte - b'0'));
             value = value
-                .checked_mul(10)
-                .and_then(|v| v.checked_add(u128::from(byte - b'0')))
-                .ok_or_else(|| Error::invalid(format!("fence text {text:?} is above 2^128-1")))?;
+                .checked_mul(10u128.pow(chunk.len() as u32))
+                .and_then(|v| v.checked_add(u128::from(part)))
+                .ok_or_else(above)?;
         }
         Ok(Fence(value))
     }
@@ -145,7 +155,41 @@ mod tests {
         }
     }
 
+    #[test]
+    fn parsing_reads_any_count_of_digits_up_to_the_largest() {
+        let max = u128::MAX.to_string();
+        assert_eq!(max.len(), 39);
+        assert_eq!(Fence::parse(&max).unwrap().get(), u128::MAX);
+        let zeros = "0".repeat(60);
+        assert_eq!(
+            Fence::parse(&format!("{zeros}{max}")).unwrap().get(),
+            u128::MAX
+        );
+        assert_eq!(Fence::parse(&zeros).unwrap().get(), 0);
+        for above in [
+            "340282366920938463463374607431768211456",
+            &"9".repeat(39),
+            &"1".repeat(40),
+        ] {
+            let err = Fence::parse(above).unwrap_err();
+            assert!(err.message().contains("above 2^128-1"), "{above}: {err}");
+        }
+        for bad in ["", "12a", "+1", " 1", "1_000", "\u{661}"] {
+            assert_eq!(
+                Fence::parse(bad).unwrap_err().code(),
+                crate::Code::Invalid,
+                "{bad:?}"
+            );
+        }
+    }
+
     proptest! {
+        #[test]
+        fn parsing_is_the_decimal_of_any_length(value: u128, zeros in 0usize..45) {
+            let text = format!("{}{value}", "0".repeat(zeros));
+            prop_assert_eq!(Fence::parse(&text).unwrap().get(), value);
+        }
+
         #[test]
         fn the_text_is_the_padded_decimal(value: u128) {
             let text = Fence::from_u128(value).text();
