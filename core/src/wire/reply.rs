@@ -355,6 +355,16 @@ impl ServerFrame {
         // An event as this server writes it (its tag first) is read in one
         // pass, as is a reply, the usual frame: a reply has `ok` and an
         // event has not, so neither is taken for the other.
+        // A watch's event, the most frequent by far, skips serde's buffering
+        // of a tagged enum: its fields are read as the object they are.
+        if let Some(fields) = line.strip_prefix(br#"{"event":"watch","#.as_slice()) {
+            let mut object = Vec::with_capacity(fields.len() + 1);
+            object.push(b'{');
+            object.extend_from_slice(fields);
+            if let Ok(watch) = serde_json::from_slice::<WireWatch>(&object) {
+                return Ok(ServerFrame::Event(Event::Watch(watch)));
+            }
+        }
         if line.starts_with(br#"{"event":"#) {
             if let Ok(event) = serde_json::from_slice::<Event>(line) {
                 return Ok(ServerFrame::Event(event));

@@ -2,12 +2,12 @@
 //! with bad ones), reading lines under a size limit, and replies, events
 //! and errors as they travel.
 
-use crate::wire::reply::WireError;
+use crate::wire::reply::{WireError, WireWatch};
 use crate::wire::{
     decode_request, Event, FrameRead, FrameReader, Op, Reply, RequestFrame, ServerFrame, WireKey,
     WireMode, MAX_FRAME_BYTES,
 };
-use crate::{Code, Error, Fence};
+use crate::{Code, Error, Fence, WatchEvent};
 
 #[test]
 fn requests_decode_with_their_ids_and_fields() {
@@ -357,5 +357,30 @@ fn an_event_decodes_whether_or_not_its_tag_comes_first() {
     assert_eq!(ServerFrame::decode(reordered).unwrap(), frame);
     // A line that starts as an event but is not one is still refused.
     let bad = br#"{"event":"watch_end","watch":"nine"}"#;
+    assert_eq!(ServerFrame::decode(bad).unwrap_err().code(), Code::Internal);
+}
+
+#[test]
+fn a_watch_event_decodes_to_what_was_encoded() {
+    let events = [
+        WatchEvent::Granted {
+            key: "k\"1".into(),
+            fence: Some(Fence::new(3, 9)),
+            data: Some("host:1".into()),
+        },
+        WatchEvent::Queue {
+            key: "k".into(),
+            length: 2,
+        },
+        WatchEvent::Lagged { missed: 7 },
+    ];
+    for event in events {
+        let frame = ServerFrame::Event(Event::Watch(WireWatch::new(4, event)));
+        let line = frame.encode();
+        assert!(line.starts_with(r#"{"event":"watch","watch":4,"#), "{line}");
+        assert_eq!(ServerFrame::decode(line.as_bytes()).unwrap(), frame);
+    }
+    // Its fields wrong, it is refused as before.
+    let bad = br#"{"event":"watch","watch":4,"what":"queue","length":"two"}"#;
     assert_eq!(ServerFrame::decode(bad).unwrap_err().code(), Code::Internal);
 }
