@@ -2,8 +2,9 @@
 // per write, each against the same write unguarded, on the emulators the
 // Makefile starts: a plain PutItem against dynamoguard.PutItem (one
 // TransactWriteItems of the item and the register's conditional put) on
-// moto ($TINYSTORE_S3_URL), a plain upload (a storage.Writer with
-// ChunkSize 0: one multipart request, as the guard's) against
+// moto ($TINYSTORE_S3_URL), a plain upload (a storage.Writer whose
+// ChunkSize is one more than the data: one multipart request, buffered so
+// the client may retry it, as the guard's) against
 // gcsguard.Upload (a metadata read, then an upload on the generation) on
 // fake-gcs-server ($STORAGE_EMULATOR_HOST, $TINYSTORE_GCS_URL), and a
 // plain blockblob UploadBuffer against azureguard.UploadBuffer (a
@@ -169,9 +170,10 @@ func gcs(ctx context.Context, b *bench) error {
 	plain, guarded := bucket.Object(name+"-plain"), bucket.Object(name+"-guarded")
 	return b.pair(
 		func(n uint64) error {
+			data := fmt.Sprintf("summary %d", n)
 			w := plain.NewWriter(ctx)
-			w.ChunkSize = 0 // one request, as the guard's upload
-			if _, err := fmt.Fprintf(w, "summary %d", n); err != nil {
+			w.ChunkSize = len(data) + 1 // one request, buffered, as the guard's upload
+			if _, err := w.Write([]byte(data)); err != nil {
 				_ = w.Close()
 				return err
 			}
