@@ -13,12 +13,12 @@
 // Without the connection string this test skips, unless
 // TINYSTORE_REQUIRE_AZURE=1.
 import assert from 'node:assert/strict'
-import net from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
 import { BlobServiceClient, type BlockBlobClient } from '@azure/storage-blob'
 import { type Lease, StaleError, type Store, TinystoreError, guard, open } from 'tinystore'
 import { tempDir } from './helpers'
+import { type LosingProxy, losingProxy as proxyTo, startsWith } from './losing-proxy'
 
 const connection = process.env.TINYSTORE_AZURE_CONNECTION_STRING
 if (!connection && process.env.TINYSTORE_REQUIRE_AZURE === '1') {
@@ -34,54 +34,9 @@ function blobOf(name: string, port?: number): BlockBlobClient {
   return BlobServiceClient.fromConnectionString(at, options).getContainerClient('tinystore').getBlockBlobClient(name)
 }
 
-/**
- * A loopback proxy in front of Azurite that loses Azurite's answer to the
- * first upload (PUT) of blob `name`: it forwards the request, waits for the
- * answer's first bytes (Azurite has written by then), runs `between`, and
- * closes the connection unanswered. Every other request and answer goes
- * through.
- */
-async function losingProxy(name: string, between: () => Promise<void> = async () => {}): Promise<{ port: number; lost: () => boolean; close: () => void }> {
-  const upstream = Number(HOST.exec(connection!)![1])
-  const target = `PUT /devstoreaccount1/tinystore/${name} `
-  let lostOne = false
-  let pending: (() => Promise<void>) | null = between
-  const server = net.createServer(down => {
-    const up = net.connect(upstream, '127.0.0.1')
-    let losing = false
-    let ended = false
-    const end = () => {
-      ended = true
-      down.destroy()
-      up.destroy()
-    }
-    down.on('data', chunk => {
-      if (!lostOne && chunk.subarray(0, target.length).toString() === target) [lostOne, losing] = [true, true]
-      up.write(chunk)
-    })
-    up.on('data', chunk => {
-      if (ended) return
-      if (!losing) {
-        down.write(chunk)
-        return
-      }
-      ended = true
-      up.pause()
-      const run = pending
-      pending = null
-      void (run ? run() : Promise.resolve()).finally(end) // the answer is lost with its connection
-    })
-    down.on('end', () => up.end())
-    up.on('end', () => {
-      if (!ended) down.end()
-    })
-    down.on('error', end)
-    up.on('error', end)
-  })
-  server.unref() // a failed case leaves it open: it keeps no test process alive
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  return { port, lost: () => lostOne, close: () => server.close() }
+/** The proxy that loses Azurite's answer to the first upload (PUT) of blob `name`. */
+function losingProxy(name: string, between?: () => Promise<void>): Promise<LosingProxy> {
+  return proxyTo(Number(HOST.exec(connection!)![1]), startsWith(`PUT /devstoreaccount1/tinystore/${name} `), between)
 }
 
 async function bodyOf(name: string): Promise<[string, string | undefined] | null> {

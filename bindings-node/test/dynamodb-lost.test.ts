@@ -12,13 +12,13 @@
 // The document client (lib-dynamodb) is watched the same.
 // Without the URL this test skips, unless TINYSTORE_REQUIRE_S3=1.
 import assert from 'node:assert/strict'
-import net from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
 import { CreateTableCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { type Lease, StaleError, type Store, TinystoreError, guard, open } from 'tinystore'
 import { tempDir } from './helpers'
+import { type LosingProxy, losingProxy as proxyTo } from './losing-proxy'
 
 const url = process.env.TINYSTORE_S3_URL
 if (!url && process.env.TINYSTORE_REQUIRE_S3 === '1') {
@@ -31,51 +31,11 @@ function client(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })
 }
 
-/**
- * A loopback proxy in front of moto that loses moto's answer to the first
- * TransactWriteItems: it forwards the request, waits for the answer's first
- * bytes (moto has decided by then), runs `between`, and closes the
- * connection unanswered. Every other request and answer goes through.
- */
-async function losingProxy(between: () => Promise<void> = async () => {}): Promise<{ url: string; lost: () => boolean; close: () => void }> {
+/** The proxy that loses moto's answer to the first TransactWriteItems. */
+async function losingProxy(between?: () => Promise<void>): Promise<LosingProxy & { url: string }> {
   const upstream = new URL(url!)
-  let lostOne = false
-  let pending: (() => Promise<void>) | null = between
-  const server = net.createServer(down => {
-    const up = net.connect(Number(upstream.port), upstream.hostname)
-    let losing = false
-    let ended = false
-    const end = () => {
-      ended = true
-      down.destroy()
-      up.destroy()
-    }
-    down.on('data', chunk => {
-      if (!lostOne && chunk.includes(TARGET)) [lostOne, losing] = [true, true]
-      up.write(chunk)
-    })
-    up.on('data', chunk => {
-      if (ended) return
-      if (!losing) {
-        down.write(chunk)
-        return
-      }
-      ended = true
-      up.pause()
-      const run = pending
-      pending = null
-      void (run ? run() : Promise.resolve()).finally(end) // the answer is lost with its connection
-    })
-    down.on('end', () => up.end())
-    up.on('end', () => {
-      if (!ended) down.end()
-    })
-    down.on('error', end)
-    up.on('error', end)
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  return { url: `http://127.0.0.1:${port}`, lost: () => lostOne, close: () => server.close() }
+  const proxy = await proxyTo(Number(upstream.port), chunk => chunk.includes(TARGET), between, upstream.hostname)
+  return { ...proxy, url: `http://127.0.0.1:${proxy.port}` }
 }
 
 async function summaryOf(db: DynamoDBClient, TableName: string, id: string): Promise<string | null> {

@@ -12,12 +12,12 @@
 // answer came is StaleError, and told.
 // Without $TINYSTORE_GCS_URL this test skips, unless TINYSTORE_REQUIRE_GCS=1.
 import assert from 'node:assert/strict'
-import net from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
 import { type File, Storage } from '@google-cloud/storage'
 import { type Lease, StaleError, type Store, TinystoreError, guard, open } from 'tinystore'
 import { tempDir } from './helpers'
+import { type LosingProxy, losingProxy as proxyTo, startsWith } from './losing-proxy'
 
 const connection = process.env.TINYSTORE_GCS_URL
 if (!connection && process.env.TINYSTORE_REQUIRE_GCS === '1') {
@@ -37,64 +37,9 @@ function fileOf(name: string, port?: number): File {
   return new Storage({ apiEndpoint: at, projectId: 'test' }).bucket('tinystore').file(name)
 }
 
-/**
- * A loopback proxy in front of fake-gcs-server that loses its answer to the
- * first upload (POST /upload/): it forwards the request, waits for the
- * answer's first bytes (the server has written by then), runs `between`, and
- * closes the connection unanswered. Every other request and answer goes
- * through. `close` ends its connections too: the client keeps its own open
- * between requests (unreferenced), and fake-gcs-server never closes an idle
- * one, so the proxy's ends of them would keep the test process alive.
- */
-async function losingProxy(between: () => Promise<void> = async () => {}): Promise<{ port: number; lost: () => boolean; close: () => void }> {
-  const upstream = Number(HOST.exec(connection!)![1])
-  const target = 'POST /upload/'
-  let lostOne = false
-  let pending: (() => Promise<void>) | null = between
-  const connections = new Set<net.Socket>()
-  const server = net.createServer(down => {
-    const up = net.connect(upstream, '127.0.0.1')
-    for (const socket of [down, up]) {
-      connections.add(socket)
-      socket.on('close', () => connections.delete(socket))
-    }
-    let losing = false
-    let ended = false
-    const end = () => {
-      ended = true
-      down.destroy()
-      up.destroy()
-    }
-    down.on('data', chunk => {
-      if (!lostOne && chunk.subarray(0, target.length).toString() === target) [lostOne, losing] = [true, true]
-      up.write(chunk)
-    })
-    up.on('data', chunk => {
-      if (ended) return
-      if (!losing) {
-        down.write(chunk)
-        return
-      }
-      ended = true
-      up.pause()
-      const run = pending
-      pending = null
-      void (run ? run() : Promise.resolve()).finally(end) // the answer is lost with its connection
-    })
-    down.on('end', () => up.end())
-    up.on('end', () => {
-      if (!ended) down.end()
-    })
-    down.on('error', end)
-    up.on('error', end)
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  const close = () => {
-    server.close()
-    for (const socket of connections) socket.destroy()
-  }
-  return { port, lost: () => lostOne, close }
+/** The proxy that loses fake-gcs-server's answer to the first upload. */
+function losingProxy(between?: () => Promise<void>): Promise<LosingProxy> {
+  return proxyTo(Number(HOST.exec(connection!)![1]), startsWith('POST /upload/'), between)
 }
 
 async function bodyOf(name: string): Promise<[string, unknown] | null> {

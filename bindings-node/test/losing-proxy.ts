@@ -1,0 +1,82 @@
+// The proxy the lost-answer tests put in front of a real server
+// (fake-gcs-server, Azurite, moto): it loses the server's answer to one
+// request after the server has acted on it.
+import net from 'node:net'
+
+/** A running proxy: its port, whether it lost an answer yet, and its end. */
+export interface LosingProxy {
+  port: number
+  lost: () => boolean
+  close: () => void
+}
+
+/**
+ * A loopback proxy in front of the server at `host:upstream` that loses its
+ * answer to the first request whose first chunk `picks`: it forwards the
+ * request, waits for the answer's first bytes (the server has acted by
+ * then), runs `between`, and closes the connection unanswered. Every other
+ * request and answer goes through. `close` ends its connections too: a
+ * client keeps its own open between requests, and a server may never close
+ * an idle one, so the proxy's ends of them would keep the test process
+ * alive (the listener itself is unreferenced: a failed case leaves it
+ * open).
+ */
+export async function losingProxy(
+  upstream: number,
+  picks: (chunk: Buffer) => boolean,
+  between: () => Promise<void> = async () => {},
+  host = '127.0.0.1',
+): Promise<LosingProxy> {
+  let lostOne = false
+  let pending: (() => Promise<void>) | null = between
+  const connections = new Set<net.Socket>()
+  const server = net.createServer(down => {
+    const up = net.connect(upstream, host)
+    for (const socket of [down, up]) {
+      connections.add(socket)
+      socket.on('close', () => connections.delete(socket))
+    }
+    let losing = false
+    let ended = false
+    const end = () => {
+      ended = true
+      down.destroy()
+      up.destroy()
+    }
+    down.on('data', (chunk: Buffer) => {
+      if (!lostOne && picks(chunk)) [lostOne, losing] = [true, true]
+      up.write(chunk)
+    })
+    up.on('data', chunk => {
+      if (ended) return
+      if (!losing) {
+        down.write(chunk)
+        return
+      }
+      ended = true
+      up.pause()
+      const run = pending
+      pending = null
+      void (run ? run() : Promise.resolve()).finally(end) // the answer is lost with its connection
+    })
+    down.on('end', () => up.end())
+    up.on('end', () => {
+      if (!ended) down.end()
+    })
+    down.on('error', end)
+    up.on('error', end)
+  })
+  server.unref()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  const close = () => {
+    server.close()
+    for (const socket of connections) socket.destroy()
+  }
+  return { port, lost: () => lostOne, close }
+}
+
+/** Whether `chunk` starts with `text` (a request line's start). */
+export function startsWith(text: string): (chunk: Buffer) => boolean {
+  return chunk => chunk.subarray(0, text.length).toString() === text
+}
