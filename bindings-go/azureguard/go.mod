@@ -28,6 +28,7 @@ require (
 	github.com/Azure/azure-sdk-for-go/sdk/storage/internal v0.1.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
+	tinystore.dev/go/internal/losingproxy v0.0.0
 	tinystore.dev/go/internal/oteltest v0.0.0
 	tinystore.dev/go/tinystoreotel v0.0.0 // indirect
 )
@@ -35,5 +36,7 @@ require (
 replace tinystore.dev/go => ../
 
 replace tinystore.dev/go/tinystoreotel => ../tinystoreotel
+
+replace tinystore.dev/go/internal/losingproxy => ../internal/losingproxy
 
 replace tinystore.dev/go/internal/oteltest => ../internal/oteltest

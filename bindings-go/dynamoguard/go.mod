@@ -29,6 +29,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.12 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.25 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.12 // indirect
+	tinystore.dev/go/internal/losingproxy v0.0.0
 	tinystore.dev/go/internal/oteltest v0.0.0
 	tinystore.dev/go/tinystoreotel v0.0.0 // indirect
 )
@@ -36,5 +37,7 @@ require (
 replace tinystore.dev/go => ../
 
 replace tinystore.dev/go/tinystoreotel => ../tinystoreotel
+
+replace tinystore.dev/go/internal/losingproxy => ../internal/losingproxy
 
 replace tinystore.dev/go/internal/oteltest => ../internal/oteltest

@@ -16,92 +16,22 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
-	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"tinystore.dev/go/dynamoguard"
+	"tinystore.dev/go/internal/losingproxy"
 	"tinystore.dev/go/locks"
 	"tinystore.dev/go/tinystore"
 )
 
-// losingProxy is a loopback proxy in front of moto at upstream (a URL)
-// that loses moto's answer to the first TransactWriteItems: it forwards
-// the request, waits for the answer's first bytes (moto has decided by
-// then), runs between, and closes the connection unanswered. Every other
-// request and answer goes through as it is. It returns the proxy's URL
-// and whether it lost an answer.
-func losingProxy(t *testing.T, upstream string, between func()) (string, func() bool) {
-	t.Helper()
-	up, err := url.Parse(upstream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { listener.Close() })
-	var lostOne atomic.Bool
-	var once sync.Once
-	target := []byte("DynamoDB_20120810.TransactWriteItems")
-	go func() {
-		for {
-			down, err := listener.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer down.Close()
-				upc, err := net.Dial("tcp", up.Host)
-				if err != nil {
-					return
-				}
-				defer upc.Close()
-				var losing atomic.Bool
-				go func() {
-					buf := make([]byte, 64*1024)
-					for {
-						n, err := down.Read(buf)
-						if n > 0 {
-							if bytes.Contains(buf[:n], target) && lostOne.CompareAndSwap(false, true) {
-								losing.Store(true)
-							}
-							if _, werr := upc.Write(buf[:n]); werr != nil {
-								return
-							}
-						}
-						if err != nil {
-							return
-						}
-					}
-				}()
-				buf := make([]byte, 64*1024)
-				for {
-					n, err := upc.Read(buf)
-					if n > 0 {
-						if losing.Load() {
-							once.Do(between)
-							return // the answer is lost with its connection
-						}
-						if _, werr := down.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						return // moto closed it, or the client did
-					}
-				}
-			}()
-		}
-	}()
-	return "http://" + listener.Addr().String(), lostOne.Load
+// transaction picks moto's TransactWriteItems, whose answer the proxy
+// loses.
+func transaction(request []byte) bool {
+	return bytes.Contains(request, []byte("DynamoDB_20120810.TransactWriteItems"))
 }
 
 func unavailable(t *testing.T, err error) {
@@ -149,7 +79,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 
 	// Accepted, its answer lost: the retry carries the same fence, which
 	// is accepted again.
-	proxy, lost := losingProxy(t, upstream, func() {})
+	proxy, lost := losingproxy.Start(t, upstream, transaction, func() {})
 	if err := put(clientAt(proxy), "chats/alone", "alone", "by older", older); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +90,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	// Accepted, its answer lost, overtaken before the retry: the older
 	// write landed, so it may not be called stale.
 	overtaking := make(chan error, 1)
-	proxy, _ = losingProxy(t, upstream, func() {
+	proxy, _ = losingproxy.Start(t, upstream, transaction, func() {
 		overtaking <- put(d.client, "chats/overtaken", "overtaken-newer", "by newer", newer.Fence)
 	})
 	unavailable(t, put(clientAt(proxy), "chats/overtaken", "overtaken", "by older", older))
@@ -182,7 +112,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	if err := put(d.client, "chats/refused", "refused-newer", "by newer", newer); err != nil {
 		t.Fatal(err)
 	}
-	proxy, lost = losingProxy(t, upstream, func() {})
+	proxy, lost = losingproxy.Start(t, upstream, transaction, func() {})
 	unavailable(t, put(clientAt(proxy), "chats/refused", "refused", "by older", older))
 	if !lost() || d.summary("refused") != "none" {
 		t.Fatalf("lost %v, summary %q", lost(), d.summary("refused"))

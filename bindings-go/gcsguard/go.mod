@@ -54,6 +54,7 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20261110000943-09e21b237f2c // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	tinystore.dev/go/internal/losingproxy v0.0.0
 	tinystore.dev/go/internal/oteltest v0.0.0
 	tinystore.dev/go/tinystoreotel v0.0.0 // indirect
 )
@@ -61,5 +62,7 @@ require (
 replace tinystore.dev/go => ../
 
 replace tinystore.dev/go/tinystoreotel => ../tinystoreotel
+
+replace tinystore.dev/go/internal/losingproxy => ../internal/losingproxy
 
 replace tinystore.dev/go/internal/oteltest => ../internal/oteltest

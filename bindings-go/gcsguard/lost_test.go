@@ -18,12 +18,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,81 +27,10 @@ import (
 	"google.golang.org/api/option"
 
 	"tinystore.dev/go/gcsguard"
+	"tinystore.dev/go/internal/losingproxy"
 	"tinystore.dev/go/locks"
 	"tinystore.dev/go/tinystore"
 )
-
-// losingProxy is a loopback proxy in front of upstream (a URL) that loses
-// the answer to the first request whose bytes lose matches: it forwards
-// the request, waits for the answer's first bytes (the server has written
-// by then), runs between, and closes the connection without a byte of
-// that answer. Every other request and answer goes through as it is. It
-// returns the proxy's URL and whether it lost an answer.
-func losingProxy(t *testing.T, upstream string, lose func(request []byte) bool, between func()) (string, func() bool) {
-	t.Helper()
-	up, err := url.Parse(upstream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { listener.Close() })
-	var lostOne atomic.Bool
-	var once sync.Once
-	go func() {
-		for {
-			down, err := listener.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer down.Close()
-				upc, err := net.Dial("tcp", up.Host)
-				if err != nil {
-					return
-				}
-				defer upc.Close()
-				var losing atomic.Bool
-				go func() {
-					buf := make([]byte, 64*1024)
-					for {
-						n, err := down.Read(buf)
-						if n > 0 {
-							if lose(buf[:n]) && lostOne.CompareAndSwap(false, true) {
-								losing.Store(true)
-							}
-							if _, werr := upc.Write(buf[:n]); werr != nil {
-								return
-							}
-						}
-						if err != nil {
-							return
-						}
-					}
-				}()
-				buf := make([]byte, 64*1024)
-				for {
-					n, err := upc.Read(buf)
-					if n > 0 {
-						if losing.Load() {
-							once.Do(between)
-							return // the answer is lost with its connection
-						}
-						if _, werr := down.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						return // the server closed it, or the client did
-					}
-				}
-			}()
-		}
-	}()
-	return "http://" + listener.Addr().String(), lostOne.Load
-}
 
 // upload is fake-gcs-server's answer to an upload: the request line of a
 // multipart upload.
@@ -149,7 +74,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	// the first attempt wrote, the guard reads its own fence and uploads
 	// again.
 	alone := object(t)
-	proxy, lost := losingProxy(t, upstream, upload, func() {})
+	proxy, lost := losingproxy.Start(t, upstream, upload, func() {})
 	if _, err := gcsguard.Upload(ctx, via(proxy, alone), []byte("by older"), older); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +87,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	// upload landed (read there), so it may not be called stale.
 	overtaken := object(t)
 	var seen string
-	proxy, lost = losingProxy(t, upstream, upload, func() {
+	proxy, lost = losingproxy.Start(t, upstream, upload, func() {
 		seen, _, _ = content(t, overtaken)
 		if _, err := gcsguard.Upload(ctx, overtaken, []byte("by newer"), newer.Fence); err != nil {
 			t.Errorf("the newer writer: %v", err)

@@ -1,0 +1,3 @@
+module tinystore.dev/go/internal/losingproxy
+
+go 1.26.0
