@@ -67,9 +67,13 @@ impl Observers {
         self.switches.retain(|_, switch| switch.strong_count() > 0);
         let switch = Arc::new(Switch::default());
         self.switches.insert(id, Arc::downgrade(&switch));
-        let events = Pausable { watch, switch }
-            .map(move |event| (id, Seen::Watch(event)))
-            .take_until(stop.map(|_| ()));
+        let events = Pausable {
+            watch,
+            switch,
+            next: None,
+        }
+        .map(move |event| (id, Seen::Watch(event)))
+        .take_until(stop.map(|_| ()));
         self.streams.push(events.boxed());
     }
 
@@ -134,7 +138,7 @@ impl Observers {
 struct Switch {
     paused: AtomicBool,
     /// Resumed: the next event told is the `lagged` that says how many the
-    /// watch was not sent meanwhile (0: none).
+    /// store dropped meanwhile (0: none).
     resumed: AtomicBool,
     /// Resumed after a pause: what the store kept for the watch meanwhile
     /// is stale, counted in that `lagged` rather than sent.
@@ -150,6 +154,8 @@ struct Switch {
 struct Pausable {
     watch: Watch,
     switch: Arc<Switch>,
+    /// An event taken while making the `lagged` after a resume.
+    next: Option<Result<WatchEvent>>,
 }
 
 impl Stream for Pausable {
@@ -163,14 +169,26 @@ impl Stream for Pausable {
             return Poll::Pending;
         }
         if self.switch.resumed.swap(false, Ordering::Relaxed) {
-            // A running watch resumed missed nothing: what its buffer
-            // holds is sent as it comes, its own `lagged` in its place.
-            let missed = if self.switch.kept_stale.swap(false, Ordering::Relaxed) {
-                self.watch.skip_kept().unwrap_or(0)
-            } else {
-                0
+            if self.switch.kept_stale.swap(false, Ordering::Relaxed) {
+                if let Some(missed) = self.watch.skip_kept() {
+                    return Poll::Ready(Some(Ok(WatchEvent::Lagged { missed })));
+                }
+            }
+            // Running, or not a store's own watch: its `lagged`, if it
+            // lagged, is first.
+            let missed = match self.watch.poll_next_unpin(cx) {
+                Poll::Ready(Some(Ok(WatchEvent::Lagged { missed }))) => missed,
+                Poll::Ready(Some(other)) => {
+                    self.next = Some(other);
+                    0
+                }
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => 0,
             };
             return Poll::Ready(Some(Ok(WatchEvent::Lagged { missed })));
+        }
+        if let Some(next) = self.next.take() {
+            return Poll::Ready(Some(next));
         }
         self.watch.poll_next_unpin(cx)
     }
