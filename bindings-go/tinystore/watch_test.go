@@ -205,8 +205,8 @@ func TestWatcherThatNeverReadsIsToldItLaggedAndGoesOn(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// Told it lagged (after the oldest events kept for it), then it
-		// goes on.
+		// Told it lagged (before the newest events it kept, or after the
+		// oldest, as the store keeps them), then it goes on.
 		missed, kept := 0, 0
 		var last *locks.Lease
 		for {

@@ -131,8 +131,8 @@ for (const kind of ['embedded', 'served'] as const) {
         const lease = await busy.acquire('k')
         await lease.release()
       }
-      // Told it lagged (after the oldest events kept for it), then it
-      // goes on.
+      // Told it lagged (before the newest events it kept, or after the
+      // oldest, as the store keeps them), then it goes on.
       let missed = 0
       let kept = 0
       let last: bigint | undefined

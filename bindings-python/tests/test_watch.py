@@ -138,14 +138,14 @@ def test_a_watcher_that_never_reads_is_told_it_lagged_and_goes_on(kind: str, tmp
             for _ in range(3 * 1024):  # 6,144 events, none read: the holds go on
                 lease = await busy.acquire("k")
                 await lease.release()
-            # It is told it lagged (after the oldest events kept for it),
-            # then goes on.
+            # It is told it lagged (where depends on the store: before the
+            # newest events it kept, or after the oldest), then goes on.
             lagged: list[WatchEvent] = []
             kept = 0
             last = None
-            # At most a buffer kept for it, its lagged, and the grant after
-            # (served, what the store kept while the watch was paused is
-            # counted in the lagged); room for a second buffer besides.
+            # At most a buffer kept by the client, its lagged, a buffer
+            # kept by the store (a served watch is paused while full), and
+            # the grant after.
             for _ in range(2 * 1024 + 2):
                 (event,) = await read(slow, 1)
                 if event.kind == "lagged":

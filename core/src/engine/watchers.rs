@@ -1,15 +1,15 @@
 //! The engine's watchers: per group (its kind and name), the watches of
 //! it, each with its own bounded buffer (watch/buffer.rs), to which the
 //! grants, ends and changes of queue length on its keys are put, under the
-//! engine's lock. Putting never waits: a watch keeps the
-//! [`WATCH_BUFFER`](crate::WATCH_BUFFER) oldest events its reader has not
-//! taken, and one that falls further behind has the rest counted and is
-//! told `Lagged` after those it kept.
+//! engine's lock. Putting never waits: a watch keeps
+//! [`WATCH_BUFFER`](crate::WATCH_BUFFER)
+//! events its reader has not taken, and one that falls further behind has
+//! the rest counted and is told `Lagged` where they would have been.
 //!
 //! What is put under the lock is cheap: the key the engine holds already
 //! (shared) and a few numbers; each watcher makes its [`WatchEvent`] on its
 //! own side, and an event dropped for a watcher that fell behind costs only
-//! a count (it is not even made). Nothing is put when nobody watches the group, and an event of a
+//! a count. Nothing is put when nobody watches the group, and an event of a
 //! key goes only to the watchers of the whole group and of that key.
 
 use super::keys::SharedKey;
@@ -156,11 +156,11 @@ impl Watchers {
         let mut change = None;
         let mut gone = false;
         for watcher in watchers.iter().filter(|w| w.wants(key.key())) {
-            let told = || Told {
+            let told = Told {
                 key: key.clone(),
                 change: change.get_or_insert_with(&make).clone(),
             };
-            gone |= watcher.sink.put_with(told) == Pushed::Gone;
+            gone |= watcher.sink.put(told) == Pushed::Gone;
         }
         if gone {
             watchers.retain(|w| !w.sink.is_gone());

@@ -12,11 +12,10 @@
 //! A client may pause a watch (`watch_pause`) when it has no room for more
 //! of its events: its stream is then not polled at all, so the server
 //! neither takes its events from the store nor encodes or writes them; the
-//! store's bounded buffer for the watch keeps the oldest and counts the
-//! rest. Once the client resumes it (`watch_resume`), what the buffer kept
-//! is stale: it is counted with the dropped, and the first event after a
-//! resume is always one `lagged` with both (0 when the store neither kept
-//! nor dropped any), then the events of now.
+//! store's bounded buffer for the watch counts what it drops, told as one
+//! `lagged` once the client resumes it (`watch_resume`): after a resume
+//! the first event is always that `lagged`, with 0 when nothing was
+//! dropped.
 
 use crate::election::{Leader, Observer};
 use crate::error::Result;
@@ -85,8 +84,6 @@ impl Observers {
             return false;
         };
         if !paused {
-            let was_paused = switch.paused.load(Ordering::Relaxed);
-            switch.kept_stale.fetch_or(was_paused, Ordering::Relaxed);
             switch.resumed.store(true, Ordering::Relaxed);
         }
         switch.paused.store(paused, Ordering::Relaxed);
@@ -140,17 +137,13 @@ struct Switch {
     /// Resumed: the next event told is the `lagged` that says how many the
     /// store dropped meanwhile (0: none).
     resumed: AtomicBool,
-    /// Resumed after a pause: what the store kept for the watch meanwhile
-    /// is stale, counted in that `lagged` rather than sent.
-    kept_stale: AtomicBool,
     waker: AtomicWaker,
 }
 
 /// A watch that is not polled while its switch says paused: its events
 /// wait (or are dropped and counted) in the store's buffer. The first
-/// event after each resume is a `lagged` with what the store kept and
-/// dropped meanwhile (0 when nothing), so that the client knows where
-/// what it missed was counted; the events of now follow.
+/// event after each resume is a `lagged`, with 0 when nothing was
+/// dropped, so that the client knows where what it missed was counted.
 struct Pausable {
     watch: Watch,
     switch: Arc<Switch>,
@@ -169,13 +162,6 @@ impl Stream for Pausable {
             return Poll::Pending;
         }
         if self.switch.resumed.swap(false, Ordering::Relaxed) {
-            if self.switch.kept_stale.swap(false, Ordering::Relaxed) {
-                if let Some(missed) = self.watch.skip_kept() {
-                    return Poll::Ready(Some(Ok(WatchEvent::Lagged { missed })));
-                }
-            }
-            // Running, or not a store's own watch: its `lagged`, if it
-            // lagged, is first.
             let missed = match self.watch.poll_next_unpin(cx) {
                 Poll::Ready(Some(Ok(WatchEvent::Lagged { missed }))) => missed,
                 Poll::Ready(Some(other)) => {

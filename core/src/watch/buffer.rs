@@ -4,19 +4,14 @@
 //! [`WATCH_BUFFER`] events behind gets one `Lagged` where the dropped
 //! events would have been.
 //!
-//! Every buffer keeps the oldest events its reader has not taken: a full
-//! one counts the newer ones without keeping them, and its reader is told
-//! the [`WATCH_BUFFER`] it kept, then one `Lagged` with the count, then
-//! the events of after (the same from the engine, a connection or an etcd
-//! watch). So an event dropped for a reader that fell behind costs a
-//! count: [`Sink::put_with`] does not even make it.
-//!
 //! What a buffer holds is anything [`Buffered`]: the engine puts what it
 //! knows under its lock (a shared key and a few numbers) and the reader
-//! makes each [`WatchEvent`] on its own side ([`buffer_of`]). What the
-//! engine's buffer kept for a served watch that was paused is stale by
-//! the time it resumes: the server folds it into the watch's `Lagged`
-//! ([`Watch::skip_kept`](super::Watch)).
+//! makes each [`WatchEvent`] on its own side. The engine's buffers
+//! ([`buffer_of`]) keep the newest events: a full one drops its oldest,
+//! and its reader is told the `Lagged` first, then the newest
+//! [`WATCH_BUFFER`] (what someone watching the locks wants to see); the
+//! others keep the oldest, as a connection or an etcd watch brings them in
+//! order, and count the newer ones, told after them.
 //!
 //! A buffer made by [`buffer_pausing`] also asks its source to pause: the
 //! first event it has to drop makes [`Sink::put`] answer
@@ -86,6 +81,8 @@ type Resume = Box<dyn Fn() + Send + Sync>;
 
 struct Shared<T> {
     inner: Mutex<Inner<T>>,
+    /// A full buffer drops its oldest event, not the newest.
+    keep_newest: bool,
     resume: Option<Resume>,
     /// Held while a pause or a resume is decided and told, so that the
     /// source is told them in the order they were decided.
@@ -133,7 +130,7 @@ pub(crate) enum Pushed {
 /// A new buffer of events: its sink, and the watch that reads it, which
 /// calls `stop` when dropped.
 pub(crate) fn buffer(stop: impl FnOnce() + Send + 'static) -> (Sink, Watch) {
-    make(stop, None, |event| event)
+    make(stop, None, false, |event| event)
 }
 
 /// [`buffer`], whose sink asks its source to pause when it has to drop an
@@ -142,36 +139,26 @@ pub(crate) fn buffer_pausing(
     stop: impl FnOnce() + Send + 'static,
     resume: impl Fn() + Send + Sync + 'static,
 ) -> (Sink, Watch) {
-    make(stop, Some(Box::new(resume)), |event| event)
+    make(stop, Some(Box::new(resume)), false, |event| event)
 }
 
 /// A new buffer of what its source knows, which its reader makes into
-/// events with `into`; what it kept can be skipped
-/// ([`Watch::skip_kept`](super::Watch)).
+/// events with `into`; full, it drops its oldest.
 pub(crate) fn buffer_of<T: Buffered>(
     into: impl Fn(T) -> WatchEvent + Send + 'static,
 ) -> (Sink<T>, Watch) {
-    let (sink, watch) = make(|| {}, None, into);
-    let shared = sink.shared.clone();
-    (sink, watch.skipping(move || skip_kept(&shared)))
-}
-
-/// Drops what `shared` kept for its reader and the count of what it
-/// dropped before: how many events the reader will not be told.
-fn skip_kept<T>(shared: &Shared<T>) -> u64 {
-    let mut inner = shared.lock();
-    let kept = inner.events.len() as u64;
-    inner.events.clear();
-    kept + std::mem::take(&mut inner.missed)
+    make(|| {}, None, true, into)
 }
 
 fn make<T: Buffered>(
     stop: impl FnOnce() + Send + 'static,
     resume: Option<Resume>,
+    keep_newest: bool,
     into: impl Fn(T) -> WatchEvent + Send + 'static,
 ) -> (Sink<T>, Watch) {
     let shared = Arc::new(Shared {
         inner: Mutex::new(Inner::default()),
+        keep_newest,
         resume,
         telling: Mutex::new(()),
     });
@@ -211,21 +198,6 @@ impl<T: Buffered> Sink<T> {
 
     /// [`Sink::push`], saying also when the source should pause.
     pub(crate) fn put(&self, event: T) -> Pushed {
-        match event.lagged() {
-            Some(missed) => self.put_counted(missed, None::<fn() -> T>),
-            None => self.put_with(|| event),
-        }
-    }
-
-    /// [`Sink::put`] of the event `make` makes, made only when there is
-    /// room for it: one the reader will not be told is only counted.
-    pub(crate) fn put_with(&self, make: impl FnOnce() -> T) -> Pushed {
-        self.put_counted(1, Some(make))
-    }
-
-    /// Puts the event `make` makes, or (`make` is `None`) a source's own
-    /// count of `missed` events it dropped.
-    fn put_counted(&self, missed: u64, make: Option<impl FnOnce() -> T>) -> Pushed {
         let mut inner = self.shared.lock();
         if inner.dropped {
             return Pushed::Gone;
@@ -234,7 +206,8 @@ impl<T: Buffered> Sink<T> {
             return Pushed::Taken;
         }
         let mut pushed = Pushed::Taken;
-        if make.is_none() {
+        let lagged = event.lagged();
+        if let Some(missed) = lagged {
             inner.lagged_due = inner.lagged_due.saturating_sub(1);
             // The source dropped nothing while paused: nothing to tell, but
             // a reader waiting for this count may go on.
@@ -245,21 +218,25 @@ impl<T: Buffered> Sink<T> {
                 return pushed;
             }
         }
-        match make {
-            Some(make) if inner.missed == 0 && inner.events.len() < WATCH_BUFFER => {
-                inner.events.push_back(make());
+        if self.shared.keep_newest {
+            // The dropped were before every event kept: the reader is told
+            // them first.
+            if inner.events.len() >= WATCH_BUFFER {
+                inner.events.pop_front();
+                inner.missed += 1;
             }
-            _ => {
-                // Once one was dropped, every later one is too until the
-                // reader has caught up and taken its `Lagged`: events stay
-                // in order.
-                inner.missed += missed;
-                if self.shared.resume.is_some() && !inner.paused {
-                    inner.paused = true;
-                    inner.taken = 0;
-                    pushed = Pushed::Pause;
-                }
+            inner.events.push_back(event);
+        } else if inner.missed > 0 || inner.events.len() >= WATCH_BUFFER {
+            // Once one was dropped, every later one is too until the reader
+            // has caught up and taken its `Lagged`: events stay in order.
+            inner.missed += lagged.unwrap_or(1);
+            if self.shared.resume.is_some() && !inner.paused {
+                inner.paused = true;
+                inner.taken = 0;
+                pushed = Pushed::Pause;
             }
+        } else {
+            inner.events.push_back(event);
         }
         if let Some(waker) = inner.waker.take() {
             waker.wake();
@@ -309,6 +286,10 @@ impl<T: Buffered> Drop for Sink<T> {
 impl<T> Feed<T> {
     fn poll_next(&self, cx: &mut std::task::Context<'_>) -> Poll<Result<Next<T>>> {
         let mut inner = self.shared.lock();
+        if self.shared.keep_newest && inner.missed > 0 {
+            let missed = std::mem::take(&mut inner.missed);
+            return Poll::Ready(Ok(Next::Lagged(missed)));
+        }
         if let Some(event) = inner.events.pop_front() {
             inner.taken += 1;
             let resume = inner.paused && inner.taken >= WATCH_BUFFER / 2;
@@ -414,51 +395,24 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_engine_buffer_keeps_the_oldest_and_makes_no_event_it_drops() {
+    async fn an_engine_buffer_keeps_the_newest_and_tells_the_lagged_first() {
         let (sink, mut watch) = buffer_of(|Number(n)| queue(n));
         let total = WATCH_BUFFER as u64 + 10;
-        let made = std::sync::atomic::AtomicU64::new(0);
         for n in 0..total {
-            let pushed = sink.put_with(|| {
-                made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                Number(n)
-            });
-            assert_eq!(pushed, Pushed::Taken);
-        }
-        assert_eq!(
-            made.into_inner(),
-            WATCH_BUFFER as u64,
-            "only what was kept was made"
-        );
-        for n in 0..WATCH_BUFFER as u64 {
-            assert_eq!(watch.next().await.unwrap().unwrap(), queue(n));
+            assert!(sink.push(Number(n)));
         }
         assert_eq!(
             watch.next().await.unwrap().unwrap(),
             WatchEvent::Lagged { missed: 10 }
         );
+        for n in 10..total {
+            assert_eq!(watch.next().await.unwrap().unwrap(), queue(n));
+        }
         sink.push(Number(5000));
         assert_eq!(watch.next().await.unwrap().unwrap(), queue(5000));
         drop(watch);
         assert!(sink.is_gone());
         assert!(!sink.push(Number(1)));
-    }
-
-    #[tokio::test]
-    async fn skipping_what_an_engine_buffer_kept_counts_it_with_the_dropped() {
-        let (sink, mut watch) = buffer_of(|Number(n)| queue(n));
-        let total = WATCH_BUFFER as u64 + 10;
-        for n in 0..total {
-            sink.push(Number(n));
-        }
-        assert_eq!(watch.skip_kept(), Some(total));
-        // Nothing kept, nothing counted: the next event is told as it is.
-        assert_eq!(watch.skip_kept(), Some(0));
-        sink.push(Number(7));
-        assert_eq!(watch.next().await.unwrap().unwrap(), queue(7));
-        // A buffer of events from elsewhere is read through, never skipped.
-        let (_sink, plain) = buffer(|| {});
-        assert_eq!(plain.skip_kept(), None);
     }
 
     #[tokio::test]

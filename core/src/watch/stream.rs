@@ -14,9 +14,6 @@ pub const WATCH_BUFFER: usize = 1024;
 /// stops watching.
 pub struct Watch {
     events: BoxStream<'static, Result<WatchEvent>>,
-    /// Drops what the store's buffer kept for this watch, counting it;
-    /// `None` for a watch whose events come from elsewhere.
-    skip: Option<Box<dyn Fn() -> u64 + Send + Sync>>,
 }
 
 impl Watch {
@@ -27,25 +24,7 @@ impl Watch {
     ) -> Watch {
         Watch {
             events: events.boxed(),
-            skip: None,
         }
-    }
-
-    /// This watch, whose [`Watch::skip_kept`] calls `skip`.
-    pub(crate) fn skipping(self, skip: impl Fn() -> u64 + Send + Sync + 'static) -> Watch {
-        Watch {
-            skip: Some(Box::new(skip)),
-            ..self
-        }
-    }
-
-    /// Drops the events the store's buffer kept for this watch and the
-    /// count of those it dropped, and says how many that was: what a
-    /// server tells a watch it resumes as one `lagged`, rather than send
-    /// it events that are stale by then. `None` for a watch not fed by a
-    /// store's engine (over a connection, on etcd), which keeps its events.
-    pub(crate) fn skip_kept(&self) -> Option<u64> {
-        self.skip.as_ref().map(|skip| skip())
     }
 
     /// The next event; `None` once the watch ended (after its error).
