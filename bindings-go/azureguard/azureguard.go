@@ -57,7 +57,6 @@ import (
 	"maps"
 	"net/http"
 	"strings"
-	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -141,15 +140,13 @@ func upload(ctx context.Context, client *blockblob.Client, buffer []byte, mine b
 			if len(step.Params) == 0 || len(step.Params) > 2 {
 				return native.Observed{}, nil // not the machine's put: it says so
 			}
-			var lost atomic.Bool
-			observed, got, err := put(watched(ctx, retry, &lost), client, buffer, mine, step)
+			var attempts guardio.Attempts
+			observed, got, err := put(watched(ctx, retry, &attempts), client, buffer, mine, step)
 			if observed.Kind == native.ObservedWritten {
 				*written = got
 			}
-			if lost.Load() {
-				if err := m.VersionedAnswerLost(); err != nil {
-					return native.Observed{}, err
-				}
+			if err := attempts.Tell(m.VersionedAttempted); err != nil {
+				return native.Observed{}, err
 			}
 			return observed, err
 		}
@@ -181,10 +178,10 @@ var retried = []int{
 
 // watched is ctx with retry's options for the call, whose ShouldRetry
 // (retry's own, or azcore's rule: a transport error or one of the
-// StatusCodes) also sets lost when it makes again an attempt that got no
-// answer, a 5xx or a 408: the service may have written that attempt. A
-// 429 is an answer: nothing was written.
-func watched(ctx context.Context, retry policy.RetryOptions, lost *atomic.Bool) context.Context {
+// StatusCodes) also notes in attempts the status of each attempt it makes
+// again (0 for no answer); core decides which of them may have been
+// written.
+func watched(ctx context.Context, retry policy.RetryOptions, attempts *guardio.Attempts) context.Context {
 	should := retry.ShouldRetry
 	if should == nil {
 		statuses := retry.StatusCodes
@@ -197,8 +194,12 @@ func watched(ctx context.Context, retry policy.RetryOptions, lost *atomic.Bool) 
 	}
 	retry.ShouldRetry = func(answer *http.Response, err error) bool {
 		again := should(answer, err)
-		if again && (err != nil || answer == nil || answer.StatusCode >= 500 || answer.StatusCode == http.StatusRequestTimeout) {
-			lost.Store(true)
+		if again {
+			status := 0
+			if err == nil && answer != nil {
+				status = answer.StatusCode
+			}
+			attempts.Add(status)
 		}
 		return again
 	}

@@ -52,8 +52,9 @@
 // dropped connection, a timeout, a 5xx). The guard's call adds a
 // middleware of its own to the operation (the Deserialize step's
 // innermost, below the Finalize step's retries, so it sees each attempt)
-// that marks an attempt with no answer or a 5xx: when the transaction,
-// made again, then finds a larger fence, the call is unavailable (the
+// that notes each attempt's answer: when one got none, a 5xx or a 408,
+// and the transaction, made again, then finds a larger fence, the call is
+// unavailable (the
 // unanswered attempt may have been written; whether it was is unknown),
 // not stale, and the lease's store is told nothing.
 package dynamoguard
@@ -63,7 +64,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -203,15 +203,13 @@ func transact(ctx context.Context, client Client, table, resource string, items 
 	// follows a cancellation does not explain it away.
 	var cause error
 	for step.Kind != native.StepDone {
-		var lost atomic.Bool
-		observed, failed := do(ctx, client, items, step, &lost)
+		var attempts guardio.Attempts
+		observed, failed := do(ctx, client, items, step, &attempts)
 		if failed != nil {
 			cause = failed
 		}
-		if lost.Load() {
-			if err := m.AnswerLost(); err != nil {
-				return err
-			}
+		if err := attempts.Tell(m.DynamoAttempted); err != nil {
+			return err
 		}
 		if step, err = m.Observe(observed); err != nil {
 			return err
@@ -244,14 +242,14 @@ func missing(call, kind, resource string) error {
 
 // do makes the call step asks for and reports what DynamoDB answered,
 // and the SDK's error when it failed.
-func do(ctx context.Context, client Client, items []types.TransactWriteItem, step native.Step, lost *atomic.Bool) (native.Observed, error) {
+func do(ctx context.Context, client Client, items []types.TransactWriteItem, step native.Step, attempts *guardio.Attempts) (native.Observed, error) {
 	if len(step.Keys) != 1 || (step.Kind == native.StepTransact && len(step.Params) != 2) {
 		return native.Observed{}, nil // a step of no DynamoDB machine: the machine says so
 	}
 	switch step.Kind {
 	case native.StepTransact:
 		all := append(slices.Clip(items), register(step.Text, step.Keys[0], step.Params[0], step.Params[1]))
-		_, err := client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: all}, watchAttempts(lost))
+		_, err := client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: all}, watchAttempts(attempts))
 		if err == nil {
 			return native.Observed{Kind: native.ObservedWritten}, nil
 		}
@@ -281,16 +279,17 @@ const attemptsWatcher = "tinystore.dynamoguard.LostAnswers"
 
 // watchAttempts is an option of the call that adds, innermost in the
 // Deserialize step (below the retries, and below the deserializer, so
-// that it sees the raw answer), a middleware that sets lost when an
-// attempt got no answer (the transport's error: a lost connection, a
-// timeout) or a 5xx.
-func watchAttempts(lost *atomic.Bool) func(*dynamodb.Options) {
+// that it sees the raw answer), a middleware that notes in attempts each
+// attempt's status, 0 when it got no answer (the transport's error: a
+// lost connection, a timeout).
+func watchAttempts(attempts *guardio.Attempts) func(*dynamodb.Options) {
 	watch := middleware.DeserializeMiddlewareFunc(attemptsWatcher, func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
 		out, md, err := next.HandleDeserialize(ctx, in)
-		answer, ok := out.RawResponse.(*smithyhttp.Response)
-		if err != nil || !ok || answer == nil || answer.StatusCode >= 500 {
-			lost.Store(true)
+		status := 0
+		if answer, ok := out.RawResponse.(*smithyhttp.Response); ok && answer != nil && err == nil {
+			status = answer.StatusCode
 		}
+		attempts.Add(status)
 		return out, md, err
 	})
 	return func(o *dynamodb.Options) {

@@ -57,7 +57,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
@@ -140,15 +139,13 @@ func upload(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs s
 		case native.StepReadObject:
 			return read(ctx, obj, step.Text)
 		case native.StepPutVersioned:
-			var lost atomic.Bool
-			observed, got, err := put(ctx, obj, data, attrs, step, &lost)
+			var attempts guardio.Attempts
+			observed, got, err := put(ctx, obj, data, attrs, step, &attempts)
 			if got != nil {
 				*written = got
 			}
-			if lost.Load() {
-				if err := m.VersionedAnswerLost(); err != nil {
-					return native.Observed{}, err
-				}
+			if err := attempts.Tell(m.VersionedAttempted); err != nil {
+				return native.Observed{}, err
 			}
 			return observed, err
 		}
@@ -184,9 +181,9 @@ func read(ctx context.Context, obj *storage.ObjectHandle, key string) (native.Ob
 }
 
 // put uploads data with attrs and the fence on the step's condition, in
-// one request, and sets lost when an attempt of it went unanswered and
-// was made again (watched).
-func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs storage.ObjectAttrs, step native.Step, lost *atomic.Bool) (native.Observed, *storage.ObjectAttrs, error) {
+// one request, and notes in attempts the answer of each attempt of it
+// that was made again (watched).
+func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs storage.ObjectAttrs, step native.Step, attempts *guardio.Attempts) (native.Observed, *storage.ObjectAttrs, error) {
 	if len(step.Params) == 0 || len(step.Params) > 2 {
 		return native.Observed{}, nil, nil // not the machine's put: it says so
 	}
@@ -198,7 +195,7 @@ func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs stor
 		}
 		conditions = storage.Conditions{GenerationMatch: generation}
 	}
-	w := obj.Retryer(storage.WithErrorFunc(watched(lost))).If(conditions).NewWriter(ctx)
+	w := obj.Retryer(storage.WithErrorFunc(watched(attempts))).If(conditions).NewWriter(ctx)
 	w.ObjectAttrs = attrs
 	w.Bucket, w.Name = obj.BucketName(), obj.ObjectName()
 	w.Metadata = maps.Clone(attrs.Metadata)
@@ -225,26 +222,29 @@ func put(ctx context.Context, obj *storage.ObjectHandle, data []byte, attrs stor
 }
 
 // watched is the client's own retry predicate (storage.ShouldRetry), which
-// also sets lost when it retries an attempt that got no answer (a lost
-// connection, a timeout), a 5xx or a 408: the server may have written
-// that attempt. A 429 is an answer: nothing was written.
-func watched(lost *atomic.Bool) func(error) bool {
+// also notes in attempts the status of each attempt it makes again (0 for
+// no answer: a lost connection, a timeout); core decides which of them may
+// have been written.
+func watched(attempts *guardio.Attempts) func(error) bool {
 	return func(err error) bool {
 		retry := storage.ShouldRetry(err)
-		if retry && unanswered(err) {
-			lost.Store(true)
+		if retry {
+			attempts.Add(statusOf(err))
 		}
 		return retry
 	}
 }
 
-func unanswered(err error) bool {
+// statusOf is the HTTP status of an attempt's error: googleapi's code; a
+// gRPC ResourceExhausted as the 429 it stands for; 0 (no answer) for any
+// other error.
+func statusOf(err error) int {
 	var answer *googleapi.Error
 	if errors.As(err, &answer) {
-		return answer.Code >= 500 || answer.Code == http.StatusRequestTimeout
+		return answer.Code
 	}
-	if s, ok := status.FromError(err); ok {
-		return s.Code() != codes.ResourceExhausted
+	if s, ok := status.FromError(err); ok && s.Code() == codes.ResourceExhausted {
+		return http.StatusTooManyRequests
 	}
-	return true
+	return 0
 }

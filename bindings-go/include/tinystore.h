@@ -860,16 +860,20 @@ bool ts_guard_dynamo_new(const uint8_t *table,
                          struct TsGuardStep *first,
                          struct TsError *err);
 
-// Tells the machine that an attempt of its transaction got no answer (a
-// lost connection, a timeout) or a 5xx, and was made again: the Go side
-// calls it from the SDK's attempt middleware, before it observes the last
-// attempt's outcome. A larger fence observed then ends in
-// `TS_CODE_UNAVAILABLE` (the outcome unknown) rather than `stale`.
-// `TS_CODE_INVALID` for a NULL handle or a machine of another guard.
+// Tells the machine the answer of one attempt of its transaction: its
+// HTTP `status`, 0 when no answer came (a lost connection, a timeout).
+// The Go side calls it from the SDK's attempt middleware, before it
+// observes the last attempt's outcome. Core decides whether the attempt
+// may have been written (no answer, a 5xx, a 408): if so, a larger fence
+// observed then ends in `TS_CODE_UNAVAILABLE` (the outcome unknown)
+// rather than `stale`. `TS_CODE_INVALID` for a NULL handle or a machine
+// of another guard.
 //
 // # Safety
 // `machine` is NULL or a live handle; `err` is writable.
-bool ts_guard_dynamo_answer_lost(const struct TsGuardMachine *machine, struct TsError *err);
+bool ts_guard_dynamo_attempted(const struct TsGuardMachine *machine,
+                               uint16_t status,
+                               struct TsError *err);
 
 // Writes the DynamoDB guard's fixed texts to `*out`.
 //
@@ -1097,17 +1101,20 @@ bool ts_guard_versioned_check_metadata(const uint8_t *store_name,
                                        size_t keys_len,
                                        struct TsError *err);
 
-// Tells the machine that an attempt of its put got no answer (a lost
-// connection, a timeout), a 5xx or a 408, and was made again by the
-// client: it may have been written. The Go side calls it from the
-// client's retry hook, before it observes the put's outcome. A larger
-// fence observed from then on ends in `TS_CODE_UNAVAILABLE` (the outcome
-// unknown) rather than `stale`. `TS_CODE_INVALID` for a NULL handle or a
-// machine of another guard.
+// Tells the machine the answer of one attempt of its put that the client
+// made again: its HTTP `status`, 0 when no answer came (a lost
+// connection, a timeout). The Go side calls it from the client's retry
+// hook, before it observes the put's outcome. Core decides whether the
+// attempt may have been written (no answer, a 5xx, a 408): if so, a
+// larger fence observed from then on ends in `TS_CODE_UNAVAILABLE` (the
+// outcome unknown) rather than `stale`. `TS_CODE_INVALID` for a NULL
+// handle or a machine of another guard.
 //
 // # Safety
 // `machine` is NULL or a live handle; `err` is writable.
-bool ts_guard_versioned_answer_lost(const struct TsGuardMachine *machine, struct TsError *err);
+bool ts_guard_versioned_attempted(const struct TsGuardMachine *machine,
+                                  uint16_t status,
+                                  struct TsError *err);
 
 // Whether it is still held: false once released, run out, or lost with
 // its store or connection. When it was lost, `err` (when not NULL) gets

@@ -17,10 +17,11 @@
 // dropped connection, a timeout, a 5xx or 408). The guard adds to the
 // client's pipeline, once, a policy of its own below the retry policy (so
 // it sees each attempt), which does nothing outside a guarded upload (an
-// AsyncLocalStorage says which upload runs) and marks an attempt with no
-// answer, a 5xx or a 408; the machine is told (answerLost) before the
-// outcome, and a larger fence found by the retry is then `unavailable`,
-// not `stale`.
+// AsyncLocalStorage says which upload runs) and tells the machine each
+// attempt's status (attempted; none when no answer came) before the
+// outcome: after no answer, a 5xx or a 408, a larger fence found by the
+// retry is `unavailable`, not `stale` (core's rule; a 429 was answered and
+// wrote nothing).
 const { AsyncLocalStorage } = require('node:async_hooks')
 const { describe } = require('./convert')
 const { InvalidError } = require('./errors')
@@ -40,7 +41,7 @@ function answerOf(err) {
   return { status: e?.statusCode, code: e?.code }
 }
 
-/** The guarded upload running in this async context: its `lost` callback. */
+/** The guarded upload running in this async context: its `attempted` callback. */
 const attempts = new AsyncLocalStorage()
 const WATCHER = 'tinystoreGuardLostAnswers'
 
@@ -56,17 +57,17 @@ function watchAttempts(blob) {
   pipeline.addPolicy({
     name: WATCHER,
     async sendRequest(/** @type {any} */ request, /** @type {(r: any) => Promise<any>} */ next) {
-      const lost = /** @type {(() => void) | undefined} */ (attempts.getStore())
-      if (lost === undefined) return next(request)
+      const attempted = /** @type {((status: number | undefined) => void) | undefined} */ (attempts.getStore())
+      if (attempted === undefined) return next(request)
       let response
       try {
         response = await next(request)
       } catch (err) {
-        lost()
+        attempted(undefined)
         throw err
       }
       const status = response?.status
-      if (typeof status !== 'number' || status >= 500 || status === 408) lost()
+      attempted(typeof status === 'number' ? status : undefined)
       return response
     },
   }, { afterPhase: 'Retry' })
@@ -115,9 +116,9 @@ async function upload(blob, body, fence, options) {
       const found = Object.entries(props.metadata ?? {}).find(([k]) => k.toLowerCase() === AZURE_METADATA_KEY)
       return { version: String(props.etag), fence: found === undefined ? null : String(found[1]) }
     },
-    put: (version, metadata, lost) => {
+    put: (version, metadata, attempted) => {
       watchAttempts(b)
-      return attempts.run(lost, () => b.upload(bytes, bytes.byteLength, {
+      return attempts.run(attempted, () => b.upload(bytes, bytes.byteLength, {
         ...rest,
         metadata,
         conditions: version === null ? { ifNoneMatch: '*' } : { ifMatch: version },

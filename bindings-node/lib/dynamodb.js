@@ -24,9 +24,10 @@
 // The SDK makes a transaction again when an attempt's answer is lost (a
 // dropped connection, a timeout, a 5xx). The guard's transaction command
 // carries a middleware of its own (the deserialize step, below the retry
-// middleware, so it sees each attempt) that marks an attempt with no answer
-// or a 5xx; the machine is told (answerLost) before the outcome, and a
-// larger fence found by the retry is then `unavailable`, not `stale`.
+// middleware, so it sees each attempt) that notes each attempt's status;
+// the machine is told them (attempted; none when no answer came) before
+// the outcome: after no answer, a 5xx or a 408, a larger fence found by the
+// retry is `unavailable`, not `stale` (core's rule).
 const native = require('./native')
 const { describe } = require('./convert')
 const { InvalidError, TinystoreInternalError, mappedSync } = require('./errors')
@@ -198,12 +199,13 @@ function registerPut(step, document) {
 
 /**
  * Adds to `command`'s own middleware stack a step that runs once per
- * attempt and calls `lost` when the attempt got no answer (the handler
- * threw: a dropped connection, a timeout) or a 5xx.
+ * attempt and calls `attempted` with its status (undefined when the
+ * attempt got no answer: the handler threw, a dropped connection, a
+ * timeout).
  * @param {any} command
- * @param {() => void} lost
+ * @param {(status: number | undefined) => void} attempted
  */
-function watchAttempts(command, lost) {
+function watchAttempts(command, attempted) {
   const stack = command?.middlewareStack
   if (!stack || typeof stack.add !== 'function') return
   stack.add(
@@ -212,11 +214,11 @@ function watchAttempts(command, lost) {
       try {
         answer = await next(args)
       } catch (err) {
-        lost()
+        attempted(undefined)
         throw err
       }
       const status = answer?.response?.statusCode
-      if (typeof status !== 'number' || status >= 500) lost()
+      attempted(typeof status === 'number' ? status : undefined)
       return answer
     },
     // override: a document client's command resolves its stack twice.
@@ -255,14 +257,13 @@ async function run(client, resource, fence, table, items, rest) {
         const input = { ...rest, TransactItems: [...items, registerPut(current, document)] }
         const Transact = document ? documentCommands().TransactWriteCommand : sdk().TransactWriteItemsCommand
         const command = new Transact(input)
-        let answerLost = false
-        watchAttempts(command, () => {
-          answerLost = true
-        })
+        /** @type {(number | undefined)[]} */
+        const statuses = []
+        watchAttempts(command, status => statuses.push(status))
         try {
           output = await client.send(command)
         } finally {
-          if (answerLost) machine.answerLost()
+          for (const status of statuses) machine.attempted(status)
         }
         observed = () => machine.written()
       } else if (current.kind === 'read') {

@@ -19,10 +19,11 @@
 // Save's options hold no hook that sees an attempt, so the guard wraps that
 // function, once per Storage; the wrapper answers as the caller's function
 // does, and does nothing more outside a guarded save (an AsyncLocalStorage
-// says which save runs). An attempt made again after no answer, a 5xx or a
-// 408 tells the machine (answerLost) before the outcome, and a larger fence
-// found by the retry is then `unavailable`, not `stale`. A 429 made again
-// was answered, and not written; the guard's reads are not watched.
+// says which save runs). Each attempt made again tells the machine its
+// status (attempted; none when no answer came) before the outcome: after
+// no answer, a 5xx or a 408, a larger fence found by the retry is
+// `unavailable`, not `stale` (core's rule; a 429 was answered and wrote
+// nothing). The guard's reads are not watched.
 const { AsyncLocalStorage } = require('node:async_hooks')
 const { describe } = require('./convert')
 const { InvalidError } = require('./errors')
@@ -34,25 +35,27 @@ const { guardedPut, ownMetadata, bytesOf, GCS_METADATA_KEY, MAX_TRIES } = requir
  */
 
 /**
- * An HTTP status of a GCS error: its `code` (ApiError's), or its response's.
+ * An HTTP status of a GCS error: its `code` (ApiError's), or its response's;
+ * undefined for an attempt that got no answer.
  * @param {unknown} err
- * @returns {unknown}
+ * @returns {number | undefined}
  */
 function statusOf(err) {
   if (err === null || typeof err !== 'object') return undefined
   const e = /** @type {{ code?: unknown, response?: { status?: unknown } }} */ (err)
-  return typeof e.code === 'number' ? e.code : e.response?.status
+  const status = typeof e.code === 'number' ? e.code : e.response?.status
+  return typeof status === 'number' ? status : undefined
 }
 
-/** The guarded save running in this async context: its `lost` callback. */
+/** The guarded save running in this async context: its `attempted` callback. */
 const attempts = new AsyncLocalStorage()
 const WATCHER = Symbol.for('tinystore.guard.gcs.lostAnswers')
 
 /**
  * Wraps, once, the retryableErrorFn of `file`'s Storage (File#save calls it
- * with each failed attempt's error): within a guarded save, an attempt the
- * caller's function makes again whose answer was lost (no HTTP status), a
- * 5xx or a 408 calls the save's `lost`.
+ * with each failed attempt's error): within a guarded save, each attempt the
+ * caller's function makes again calls the save's `attempted` with its
+ * status (undefined: no answer came).
  * @param {any} file
  */
 function watchAttempts(file) {
@@ -65,11 +68,8 @@ function watchAttempts(file) {
    */
   const watched = function (err) {
     const again = retryable.call(this, err)
-    const lost = /** @type {(() => void) | undefined} */ (attempts.getStore())
-    if (again && lost !== undefined) {
-      const status = statusOf(err)
-      if (typeof status !== 'number' || status >= 500 || status === 408) lost()
-    }
+    const attempted = /** @type {((status: number | undefined) => void) | undefined} */ (attempts.getStore())
+    if (again && attempted !== undefined) attempted(statusOf(err))
     return again
   }
   Object.defineProperty(watched, WATCHER, { value: true })
@@ -123,12 +123,12 @@ async function save(file, data, fence, options) {
       const recorded = got?.metadata?.[GCS_METADATA_KEY]
       return { version: String(got?.generation), fence: typeof recorded === 'string' ? recorded : recorded == null ? null : String(recorded) }
     },
-    async put(version, metadata, lost) {
+    async put(version, metadata, attempted) {
       /** @type {Record<string, unknown>} */
       const objectMetadata = { metadata }
       if (contentType !== undefined) objectMetadata.contentType = contentType
       watchAttempts(f)
-      return attempts.run(lost, () => f.save(Buffer.from(body.buffer, body.byteOffset, body.byteLength), {
+      return attempts.run(attempted, () => f.save(Buffer.from(body.buffer, body.byteOffset, body.byteLength), {
         metadata: objectMetadata,
         preconditionOpts: { ifGenerationMatch: version === null ? 0 : version },
         resumable: false,

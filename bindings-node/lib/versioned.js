@@ -18,7 +18,7 @@ const { gcsMetadataKey: GCS_METADATA_KEY, azureMetadataKey: AZURE_METADATA_KEY, 
 /**
  * @typedef {import('../native').NativeVersionedStep} Step
  * @typedef {{ version: string, fence: string | null } | null} Read the object's version and fence, or null when absent
- * @typedef {{ read(): Promise<Read>, put(version: string | null, metadata: Record<string, string>, lost: () => void): Promise<unknown>, conditionFailed(err: unknown): boolean }} Store
+ * @typedef {{ read(): Promise<Read>, put(version: string | null, metadata: Record<string, string>, attempted: (status: number | undefined) => void): Promise<unknown>, conditionFailed(err: unknown): boolean }} Store
  */
 
 /**
@@ -88,10 +88,10 @@ async function guardedPut(kind, resource, fence, metadata, store) {
         observed = read === null ? () => machine.absent() : () => machine.found(read.version, read.fence)
       } else if (current.kind === 'put') {
         const key = /** @type {string} */ (current.metadataKey)
-        // `lost`: the store's client made the put again after an attempt
-        // went unanswered (or got a 5xx), which may have been written.
-        const lost = () => mappedSync(() => machine.answerLost())
-        output = await store.put(current.version ?? null, { ...metadata, [key]: /** @type {string} */ (current.fence) }, lost)
+        // `attempted`: an attempt of the put that the store's client made
+        // again got this status (undefined: no answer came).
+        const attempted = (/** @type {number | undefined} */ status) => mappedSync(() => machine.attempted(status))
+        output = await store.put(current.version ?? null, { ...metadata, [key]: /** @type {string} */ (current.fence) }, attempted)
         observed = () => machine.written()
       } else {
         throw new TinystoreInternalError(`the ${kind} guard was given a step it does not make: ${current.kind}`)

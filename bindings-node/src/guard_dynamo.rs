@@ -130,12 +130,13 @@ impl NativeDynamoCheck {
         dynamo_step(self.inner.start())
     }
 
-    /// Says that an attempt of the transaction got no answer (a lost
-    /// connection, a timeout) or a 5xx, and was made again; before the
-    /// last attempt's outcome is observed.
+    /// Says that an attempt of the transaction got `status` as its answer
+    /// (none: no answer came); before the last attempt's outcome is
+    /// observed. Core decides whether it may have been written.
     #[napi]
-    pub fn answer_lost(&mut self) {
-        self.inner.answer_lost();
+    pub fn attempted(&mut self, status: Option<u32>) {
+        self.inner
+            .attempted(status.map(|s| u16::try_from(s).unwrap_or(u16::MAX)));
     }
 
     /// After the transaction was written.

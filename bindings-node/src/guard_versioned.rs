@@ -162,12 +162,13 @@ impl NativeVersionedCheck {
         versioned_step(self.inner.observe(VersionedObserved::Absent))
     }
 
-    /// Says that an attempt of the put last given got no answer (a lost
-    /// connection, a timeout) or a 5xx, and the client made it again;
-    /// before the put's outcome is observed.
+    /// Says that an attempt of the put last given got `status` as its answer
+    /// (none: no answer came); before the put's outcome is observed. Core
+    /// decides whether it may have been written.
     #[napi]
-    pub fn answer_lost(&mut self) {
-        self.inner.answer_lost();
+    pub fn attempted(&mut self, status: Option<u32>) {
+        self.inner
+            .attempted(status.map(|s| u16::try_from(s).unwrap_or(u16::MAX)));
     }
 
     /// After the put landed.

@@ -20,11 +20,11 @@ export declare class NativeDynamoCheck {
    */
   start(): NativeDynamoStep
   /**
-   * Says that an attempt of the transaction got no answer (a lost
-   * connection, a timeout) or a 5xx, and was made again; before the
-   * last attempt's outcome is observed.
+   * Says that an attempt of the transaction got `status` as its answer
+   * (none: no answer came); before the last attempt's outcome is
+   * observed. Core decides whether it may have been written.
    */
-  answerLost(): void
+  attempted(status?: number | undefined | null): void
   /** After the transaction was written. */
   written(): NativeDynamoStep
   /**

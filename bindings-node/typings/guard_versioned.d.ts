@@ -21,11 +21,11 @@ export declare class NativeVersionedCheck {
   /** After a read found no object. */
   absent(): NativeVersionedStep
   /**
-   * Says that an attempt of the put last given got no answer (a lost
-   * connection, a timeout) or a 5xx, and the client made it again;
-   * before the put's outcome is observed.
+   * Says that an attempt of the put last given got `status` as its answer
+   * (none: no answer came); before the put's outcome is observed. Core
+   * decides whether it may have been written.
    */
-  answerLost(): void
+  attempted(status?: number | undefined | null): void
   /** After the put landed. */
   written(): NativeVersionedStep
   /**

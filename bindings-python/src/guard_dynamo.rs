@@ -42,11 +42,12 @@ impl DynamoCheck {
         step_of(py, step)
     }
 
-    /// Says that an attempt of the transaction got no answer (a lost
-    /// connection, a timeout) or a 5xx, and was made again; before the
-    /// last attempt's outcome is observed.
-    fn answer_lost(&mut self) {
-        self.0.answer_lost();
+    /// Says that an attempt of the transaction got `status` as its answer
+    /// (None: no answer came); before the last attempt's outcome is
+    /// observed. Core decides whether it may have been written.
+    #[pyo3(signature = (status))]
+    fn attempted(&mut self, status: Option<u16>) {
+        self.0.attempted(status);
     }
 
     /// After the transaction was written.

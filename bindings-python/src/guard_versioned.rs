@@ -61,11 +61,13 @@ impl VersionedCheck {
         step_of(py, step)
     }
 
-    /// Says that an attempt of the put last given got no answer (a lost
-    /// connection, a timeout) or a 5xx, and the client made it again;
-    /// before the put's outcome is observed.
-    fn answer_lost(&mut self) {
-        self.0.answer_lost();
+    /// Says that an attempt of the put last given got `status` as its
+    /// answer (None: no answer came) and the client made it again; before
+    /// the put's outcome is observed. Core decides whether it may have
+    /// been written.
+    #[pyo3(signature = (status))]
+    fn attempted(&mut self, status: Option<u16>) {
+        self.0.attempted(status);
     }
 
     /// After the put landed.

@@ -12,7 +12,7 @@
 
 use crate::error::{call, quiet, TsError};
 use crate::fence::TsFence;
-use crate::guard_machine::{dynamo_answer_lost, made, text, Machine, TsGuardMachine};
+use crate::guard_machine::{answer, dynamo_attempted, made, text, Machine, TsGuardMachine};
 use crate::guard_step::TsGuardStep;
 use crate::text::handle;
 use crate::text::put;
@@ -55,24 +55,27 @@ pub unsafe extern "C" fn ts_guard_dynamo_new(
     }
 }
 
-/// Tells the machine that an attempt of its transaction got no answer (a
-/// lost connection, a timeout) or a 5xx, and was made again: the Go side
-/// calls it from the SDK's attempt middleware, before it observes the last
-/// attempt's outcome. A larger fence observed then ends in
-/// `TS_CODE_UNAVAILABLE` (the outcome unknown) rather than `stale`.
-/// `TS_CODE_INVALID` for a NULL handle or a machine of another guard.
+/// Tells the machine the answer of one attempt of its transaction: its
+/// HTTP `status`, 0 when no answer came (a lost connection, a timeout).
+/// The Go side calls it from the SDK's attempt middleware, before it
+/// observes the last attempt's outcome. Core decides whether the attempt
+/// may have been written (no answer, a 5xx, a 408): if so, a larger fence
+/// observed then ends in `TS_CODE_UNAVAILABLE` (the outcome unknown)
+/// rather than `stale`. `TS_CODE_INVALID` for a NULL handle or a machine
+/// of another guard.
 ///
 /// # Safety
 /// `machine` is NULL or a live handle; `err` is writable.
 #[no_mangle]
-pub unsafe extern "C" fn ts_guard_dynamo_answer_lost(
+pub unsafe extern "C" fn ts_guard_dynamo_attempted(
     machine: *const TsGuardMachine,
+    status: u16,
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
     unsafe {
         call(err, || {
-            dynamo_answer_lost(handle(machine, "guard machine")?)
+            dynamo_attempted(handle(machine, "guard machine")?, answer(status))
         })
     }
 }

@@ -307,32 +307,39 @@ pub unsafe extern "C" fn ts_guard_read_found(
     }
 }
 
-/// Tells a DynamoDB machine that an attempt's answer was lost
-/// (`DynamoCheck::answer_lost`); `TS_CODE_INVALID` for another machine.
-pub(crate) fn dynamo_answer_lost(machine: &TsGuardMachine) -> Outcome {
+/// An attempt's answer as the C side gives it: its HTTP status, 0 when no
+/// answer came.
+pub(crate) fn answer(status: u16) -> Option<u16> {
+    (status != 0).then_some(status)
+}
+
+/// Tells a DynamoDB machine the answer of one attempt of its transaction
+/// (`DynamoCheck::attempted`; `None`: no answer came); `TS_CODE_INVALID`
+/// for another machine.
+pub(crate) fn dynamo_attempted(machine: &TsGuardMachine, status: Option<u16>) -> Outcome {
     let mut held = locked(machine)?;
     let Machine::Dynamo(check) = &mut held.machine else {
         return Err(Failure::new(
             TsCode::Invalid,
-            "ts_guard_dynamo_answer_lost was given a machine that is not a DynamoDB guard's",
+            "ts_guard_dynamo_attempted was given a machine that is not a DynamoDB guard's",
         ));
     };
-    check.answer_lost();
+    check.attempted(status);
     Ok(())
 }
 
-/// Tells a versioned machine (GCS, Azure) that an attempt of its put went
-/// unanswered (`VersionedCheck::answer_lost`); `TS_CODE_INVALID` for
-/// another machine.
-pub(crate) fn versioned_answer_lost(machine: &TsGuardMachine) -> Outcome {
+/// Tells a versioned machine (GCS, Azure) the answer of one attempt of its
+/// put that the client made again (`VersionedCheck::attempted`; `None`:
+/// no answer came); `TS_CODE_INVALID` for another machine.
+pub(crate) fn versioned_attempted(machine: &TsGuardMachine, status: Option<u16>) -> Outcome {
     let mut held = locked(machine)?;
     let Machine::Versioned(check, _) = &mut held.machine else {
         return Err(Failure::new(
             TsCode::Invalid,
-            "ts_guard_versioned_answer_lost was given a machine that is not a GCS or Azure guard's",
+            "ts_guard_versioned_attempted was given a machine that is not a GCS or Azure guard's",
         ));
     };
-    check.answer_lost();
+    check.attempted(status);
     Ok(())
 }
 

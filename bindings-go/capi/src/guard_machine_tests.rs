@@ -3,7 +3,7 @@
 use crate::error::{ts_error_clear, TsCode, TsError};
 use crate::fence::TsFence;
 use crate::guard_dynamo::{
-    ts_guard_dynamo_answer_lost, ts_guard_dynamo_names, ts_guard_dynamo_new, TsDynamoNames,
+    ts_guard_dynamo_attempted, ts_guard_dynamo_names, ts_guard_dynamo_new, TsDynamoNames,
 };
 use crate::guard_machine::*;
 use crate::guard_observed::{
@@ -16,7 +16,7 @@ use crate::guard_observed::{TS_OBSERVED_CANCELLED, TS_OBSERVED_FAILED, TS_OBSERV
 use crate::guard_redis::{ts_guard_redis_script_new, ts_guard_redis_set_new};
 use crate::guard_step::{TsGuardStep, TsStepKind, TsVerdictKind};
 use crate::guard_versioned::{
-    ts_guard_versioned_answer_lost, ts_guard_versioned_check_metadata, ts_guard_versioned_new,
+    ts_guard_versioned_attempted, ts_guard_versioned_check_metadata, ts_guard_versioned_new,
 };
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
@@ -451,7 +451,7 @@ fn a_larger_fence_after_a_lost_answer_is_unavailable_and_another_machine_invalid
     assert!(made);
     let mut err = error();
     // SAFETY: m is live; err is writable.
-    assert!(unsafe { ts_guard_dynamo_answer_lost(m, &mut err) });
+    assert!(unsafe { ts_guard_dynamo_attempted(m, 0, &mut err) });
     let larger = Fence::from_u128(9).text();
     let reasons = [lent("None"), lent("ConditionalCheckFailed")];
     let v = observe(m, &cancelled(&reasons, Some(&larger))).verdict;
@@ -466,7 +466,7 @@ fn a_larger_fence_after_a_lost_answer_is_unavailable_and_another_machine_invalid
     let (sql, _, _) = sql_check(b"chats/42", 7);
     let mut err = error();
     // SAFETY: sql is live; err is writable.
-    assert!(!unsafe { ts_guard_dynamo_answer_lost(sql, &mut err) });
+    assert!(!unsafe { ts_guard_dynamo_attempted(sql, 0, &mut err) });
     assert_eq!(err.code, TsCode::Invalid);
     assert!(
         message(&err).contains("not a DynamoDB"),
@@ -476,7 +476,7 @@ fn a_larger_fence_after_a_lost_answer_is_unavailable_and_another_machine_invalid
     // SAFETY: err was filled by this library; NULL is refused.
     unsafe {
         ts_error_clear(&mut err);
-        assert!(!ts_guard_dynamo_answer_lost(std::ptr::null(), &mut err));
+        assert!(!ts_guard_dynamo_attempted(std::ptr::null(), 0, &mut err));
         ts_error_clear(&mut err);
         ts_guard_free(sql);
     }
@@ -765,15 +765,23 @@ fn a_larger_fence_after_a_lost_put_answer_is_unavailable_and_another_machine_inv
     // Without a lost answer, a failed condition then a larger fence is
     // stale: another writer came in between, nothing was written.
     let larger = Fence::from_u128(9).text();
-    for (store, lost) in [(&b"gcs"[..], false), (b"azure", true), (b"gcs", true)] {
+    // An attempt answered 429 wrote nothing; one with no answer (0) or a
+    // 503 may have.
+    for (store, attempt, lost) in [
+        (&b"gcs"[..], None, false),
+        (b"azure", Some(0), true),
+        (b"gcs", Some(0), true),
+        (b"gcs", Some(429), false),
+        (b"azure", Some(503), true),
+    ] {
         let (m, _, _, made) = versioned(store, b"tinystore/chats/42");
         assert!(made);
         let step = observe(m, &observed(TS_OBSERVED_ABSENT));
         assert_eq!(step.kind, TsStepKind::PutVersioned);
-        if lost {
+        if let Some(status) = attempt {
             let mut err = error();
             // SAFETY: m is live; err is writable.
-            assert!(unsafe { ts_guard_versioned_answer_lost(m, &mut err) });
+            assert!(unsafe { ts_guard_versioned_attempted(m, status, &mut err) });
         }
         let step = observe(m, &observed(TS_OBSERVED_CONDITION_FAILED));
         assert_eq!(step.kind, TsStepKind::ReadObject);
@@ -801,7 +809,7 @@ fn a_larger_fence_after_a_lost_put_answer_is_unavailable_and_another_machine_inv
     observe(m, &observed(TS_OBSERVED_ABSENT));
     let mut err = error();
     // SAFETY: m is live; err is writable.
-    assert!(unsafe { ts_guard_versioned_answer_lost(m, &mut err) });
+    assert!(unsafe { ts_guard_versioned_attempted(m, 0, &mut err) });
     observe(m, &observed(TS_OBSERVED_CONDITION_FAILED));
     let own = Fence::from_u128(7).text();
     let step = observe(m, &found("12", Some(&own)));
@@ -814,7 +822,7 @@ fn a_larger_fence_after_a_lost_put_answer_is_unavailable_and_another_machine_inv
     let (sql, _, _) = sql_check(b"chats/42", 7);
     let mut err = error();
     // SAFETY: sql is live; err is writable.
-    assert!(!unsafe { ts_guard_versioned_answer_lost(sql, &mut err) });
+    assert!(!unsafe { ts_guard_versioned_attempted(sql, 0, &mut err) });
     assert_eq!(err.code, TsCode::Invalid);
     assert!(
         message(&err).contains("not a GCS or Azure"),
@@ -824,7 +832,7 @@ fn a_larger_fence_after_a_lost_put_answer_is_unavailable_and_another_machine_inv
     // SAFETY: err was filled by this library; NULL is refused.
     unsafe {
         ts_error_clear(&mut err);
-        assert!(!ts_guard_versioned_answer_lost(std::ptr::null(), &mut err));
+        assert!(!ts_guard_versioned_attempted(std::ptr::null(), 0, &mut err));
         assert_eq!(err.code, TsCode::Invalid);
         ts_error_clear(&mut err);
         ts_guard_free(sql);

@@ -10,12 +10,12 @@
 //! object has one), `TS_OBSERVED_ABSENT`, `TS_OBSERVED_WRITTEN`,
 //! `TS_OBSERVED_CONDITION_FAILED` and `TS_OBSERVED_FAILED`.
 //! `ts_guard_versioned_check_metadata` checks the caller's own metadata
-//! keys before any call; `ts_guard_versioned_answer_lost` tells the
-//! machine that an attempt of its put went unanswered.
+//! keys before any call; `ts_guard_versioned_attempted` tells the
+//! machine the answer of each attempt of its put made again.
 
 use crate::error::{call, Failure, Outcome, TsCode, TsError};
 use crate::fence::TsFence;
-use crate::guard_machine::{made, text, versioned_answer_lost, Machine, TsGuardMachine};
+use crate::guard_machine::{answer, made, text, versioned_attempted, Machine, TsGuardMachine};
 use crate::guard_observed::TsText;
 use crate::guard_step::TsGuardStep;
 use crate::text::{handle, slice};
@@ -104,25 +104,27 @@ pub unsafe extern "C" fn ts_guard_versioned_check_metadata(
     }
 }
 
-/// Tells the machine that an attempt of its put got no answer (a lost
-/// connection, a timeout), a 5xx or a 408, and was made again by the
-/// client: it may have been written. The Go side calls it from the
-/// client's retry hook, before it observes the put's outcome. A larger
-/// fence observed from then on ends in `TS_CODE_UNAVAILABLE` (the outcome
-/// unknown) rather than `stale`. `TS_CODE_INVALID` for a NULL handle or a
-/// machine of another guard.
+/// Tells the machine the answer of one attempt of its put that the client
+/// made again: its HTTP `status`, 0 when no answer came (a lost
+/// connection, a timeout). The Go side calls it from the client's retry
+/// hook, before it observes the put's outcome. Core decides whether the
+/// attempt may have been written (no answer, a 5xx, a 408): if so, a
+/// larger fence observed from then on ends in `TS_CODE_UNAVAILABLE` (the
+/// outcome unknown) rather than `stale`. `TS_CODE_INVALID` for a NULL
+/// handle or a machine of another guard.
 ///
 /// # Safety
 /// `machine` is NULL or a live handle; `err` is writable.
 #[no_mangle]
-pub unsafe extern "C" fn ts_guard_versioned_answer_lost(
+pub unsafe extern "C" fn ts_guard_versioned_attempted(
     machine: *const TsGuardMachine,
+    status: u16,
     err: *mut TsError,
 ) -> bool {
     // SAFETY: forwarded from the caller.
     unsafe {
         call(err, || {
-            versioned_answer_lost(handle(machine, "guard machine")?)
+            versioned_attempted(handle(machine, "guard machine")?, answer(status))
         })
     }
 }

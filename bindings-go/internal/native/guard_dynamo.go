@@ -53,19 +53,21 @@ func DynamoNamesOf() DynamoNames {
 	}
 }
 
-// AnswerLost tells the DynamoDB machine that an attempt of its
-// transaction got no answer (a lost connection, a timeout) or a 5xx, and
-// was made again; before the last attempt's outcome is observed. A larger
-// fence observed then ends in unavailable (the outcome unknown), not
-// stale. An invalid error for a machine of another guard.
-func (m *Machine) AnswerLost() error {
+// DynamoAttempted tells the DynamoDB machine the answer of one attempt
+// of its transaction: its HTTP status, 0 when no answer came (a lost
+// connection, a timeout); before the last attempt's outcome is observed.
+// Core decides whether that attempt may have been written (no answer, a
+// 5xx, a 408): if so, a larger fence observed then ends in unavailable
+// (the outcome unknown), not stale. An invalid error for a machine of
+// another guard.
+func (m *Machine) DynamoAttempted(status int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.p == nil {
 		return Invalid("a guard's machine was used after Free")
 	}
 	var e C.TsError
-	if !C.ts_guard_dynamo_answer_lost(m.p, &e) {
+	if !C.ts_guard_dynamo_attempted(m.p, answer(status), &e) {
 		return failure(&e)
 	}
 	return nil

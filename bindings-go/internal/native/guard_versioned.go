@@ -59,21 +59,31 @@ func VersionedCheckMetadata(store, resource string, keys []string) error {
 	return nil
 }
 
-// VersionedAnswerLost tells a versioned machine (GCS, Azure) that an
-// attempt of its put got no answer (a lost connection, a timeout), a 5xx
-// or a 408, and was made again by the client: it may have been written.
-// Call it before observing the put's outcome; a larger fence observed
-// from then on ends in unavailable (the outcome unknown), not stale. An
-// invalid error for a machine of another guard.
-func (m *Machine) VersionedAnswerLost() error {
+// VersionedAttempted tells a versioned machine (GCS, Azure) the answer
+// of one attempt of its put that the client made again: its HTTP status,
+// 0 when no answer came (a lost connection, a timeout). Core decides
+// whether that attempt may have been written (no answer, a 5xx, a 408):
+// if so, a larger fence observed from then on ends in unavailable (the
+// outcome unknown), not stale. Call it before observing the put's
+// outcome. An invalid error for a machine of another guard.
+func (m *Machine) VersionedAttempted(status int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.p == nil {
 		return Invalid("a guard's machine was used after Free")
 	}
 	var e C.TsError
-	if !C.ts_guard_versioned_answer_lost(m.p, &e) {
+	if !C.ts_guard_versioned_attempted(m.p, answer(status), &e) {
 		return failure(&e)
 	}
 	return nil
+}
+
+// answer is an attempt's status as the C side takes it: 0 for no answer
+// (or none that fits), else the status.
+func answer(status int) C.uint16_t {
+	if status <= 0 || status > 0xffff {
+		return 0
+	}
+	return C.uint16_t(status)
 }

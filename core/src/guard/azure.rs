@@ -126,7 +126,7 @@ impl Versioned for Blob<'_> {
                 err @ (object_store::Error::Precondition { .. }
                 | object_store::Error::AlreadyExists { .. }),
             ) => Ok(Put::ConditionFailed {
-                answer_lost: retried(&err),
+                retried: retried(&err),
             }),
             Err(err) => Err(err),
         }
@@ -137,15 +137,22 @@ impl Versioned for Blob<'_> {
     }
 }
 
-/// Whether object_store made the request of `err` more than once: it
-/// retries a request whose connection closed before the answer came (even
-/// a conditional put, which it otherwise deems not idempotent), a timeout
-/// of an idempotent one, and a 5xx, 408 or 429; an attempt so retried may
-/// have been written. object_store says so only in its error's text
-/// (`RetryError`: "..., after N retries, max_retries: M, ..."), which
-/// core/tests/integration/guard/versioned_lost.rs checks against Azurite.
-fn retried(err: &object_store::Error) -> bool {
-    err.to_string().contains(" retries, max_retries: ")
+/// The answers of the attempts object_store made again before `err`, as
+/// far as it tells. It retries a request whose connection closed before
+/// the answer came (even a conditional put, which it otherwise deems not
+/// idempotent), a timeout of an idempotent one, and a 5xx, 408 or 429,
+/// but says only how many (its `RetryError`'s text: "..., after N
+/// retries, max_retries: M, ...", which
+/// core/tests/integration/guard/versioned_lost.rs checks against Azurite),
+/// not which answers they got: they are told as one attempt whose outcome
+/// is unknown. A 429 so told makes a refusal `unavailable` where `stale`
+/// was true: in doubt, never wrongly sure.
+fn retried(err: &object_store::Error) -> Vec<Option<u16>> {
+    if err.to_string().contains(" retries, max_retries: ") {
+        vec![None]
+    } else {
+        vec![]
+    }
 }
 
 /// What object_store reports of a failed call: 401, 403 or 404 as the

@@ -19,7 +19,7 @@
 //! unanswered, and then overtaken by a larger fence before the retry: a
 //! store that does not answer the retry from the first attempt's outcome
 //! (`ClientRequestToken`) cancels it. The binding says so
-//! ([`DynamoCheck::answer_lost`]), and a larger fence found after it ends
+//! ([`DynamoCheck::attempted`]), and a larger fence found after it ends
 //! in `unavailable`, the outcome unknown, never `stale`, which says nothing
 //! was written (and which a lease's store would count).
 //!
@@ -34,6 +34,7 @@
 //! assert_eq!(check.observe(DynamoObserved::Written), DynamoStep::Done(Verdict::Accepted));
 //! ```
 
+use super::attempt::unknown_outcome;
 use super::decide::refused_in;
 use super::driver::DriverFailure;
 use super::resource::check_resource;
@@ -135,8 +136,8 @@ pub struct DynamoCheck {
     /// larger or malformed fence.
     unexplained: Option<DriverFailure>,
     /// Whether an attempt of the transaction went unanswered and was made
-    /// again ([`DynamoCheck::answer_lost`]).
-    answer_lost: bool,
+    /// again ([`DynamoCheck::attempted`]).
+    unknown_attempt: bool,
 }
 
 /// Reasons that say nothing of the register's value: a conflict, a
@@ -161,17 +162,18 @@ impl DynamoCheck {
             items,
             state: State::Start,
             unexplained: None,
-            answer_lost: false,
+            unknown_attempt: false,
         }
     }
 
-    /// Tells the machine that an attempt of the transaction got no answer
-    /// (a lost connection, a timeout) or a 5xx, and was made again: it may
-    /// have been written. Call it before observing the last attempt's
-    /// outcome; a larger fence observed then ends in `unavailable` (the
-    /// outcome unknown) rather than `stale`.
-    pub fn answer_lost(&mut self) {
-        self.answer_lost = true;
+    /// Tells the machine that an attempt of the transaction got `status`
+    /// as its answer (`None`: no answer came). An attempt whose outcome
+    /// that leaves unknown ([`unknown_outcome`]: no answer, a 5xx, a 408)
+    /// may have been written: a larger fence observed from then on ends in
+    /// `unavailable` (the outcome unknown) rather than `stale`. Call it for
+    /// each attempt, before observing the last attempt's outcome.
+    pub fn attempted(&mut self, status: Option<u16>) {
+        self.unknown_attempt |= unknown_outcome(status);
     }
 
     /// The first step: the transaction, or the end when the resource is bad,
@@ -308,7 +310,7 @@ impl DynamoCheck {
             return verdict;
         };
         match err.stale_detail() {
-            Some(stale) if self.answer_lost => Verdict::Refused(Error::new(
+            Some(stale) if self.unknown_attempt => Verdict::Refused(Error::new(
                 Code::Unavailable,
                 format!(
                     "the guarded DynamoDB transaction for {:?} with fence {} lost an answer and was made again, which found fence {} recorded: the attempt that went unanswered may have been written before it; whether it was is unknown",
@@ -346,7 +348,7 @@ mod tests {
             (vec!["None", CONDITION_FAILED], None, Some(larger.clone())),
         ] {
             let mut check = started(1);
-            check.answer_lost();
+            check.attempted(None);
             let mut step = check.observe(DynamoObserved::Cancelled {
                 codes: codes.iter().map(|c| c.to_string()).collect(),
                 recorded,
@@ -365,7 +367,7 @@ mod tests {
         }
         // A malformed register is corrupt all the same.
         let mut check = started(1);
-        check.answer_lost();
+        check.attempted(None);
         let step = check.observe(DynamoObserved::Cancelled {
             codes: vec!["None".into(), CONDITION_FAILED.into()],
             recorded: Some("seven".into()),
@@ -375,6 +377,23 @@ mod tests {
             panic!("{step:?}")
         };
         assert_eq!(err.code(), Code::Corrupt, "{err}");
+    }
+
+    #[test]
+    fn a_retried_attempt_that_was_answered_leaves_a_larger_fence_stale() {
+        let larger = Fence::from_u128(9).text();
+        for (status, code) in [
+            (Some(429), Code::Stale),
+            (Some(400), Code::Stale),
+            (Some(408), Code::Unavailable),
+            (Some(500), Code::Unavailable),
+            (None, Code::Unavailable),
+        ] {
+            let mut check = started(1);
+            check.attempted(status);
+            let step = check.observe(cancelled(&["None", CONDITION_FAILED], Some(&larger)));
+            assert_eq!(refused(step).code(), code, "{status:?}");
+        }
     }
 
     fn started(items: usize) -> DynamoCheck {

@@ -21,9 +21,9 @@
 //! told to its store, which counts the late writes refused per group.
 //!
 //! The SDK makes a transaction again when an attempt's answer is lost; an
-//! interceptor of the call tells the machine
-//! ([`DynamoCheck::answer_lost`]), so that a larger fence found by the
-//! retry is `unavailable` (the outcome unknown), not `stale`.
+//! interceptor of the call tells the machine each attempt's answer
+//! ([`DynamoCheck::attempted`]), so that a larger fence found after one
+//! whose outcome is unknown is `unavailable`, not `stale`.
 
 use super::driver::DriverFailure;
 use super::dynamo_check::{
@@ -44,8 +44,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Makes the register table `table` (key `resource`, a string; on-demand
 /// billing) if it is missing.
@@ -166,16 +165,16 @@ async fn transact(
             DynamoStep::Transact(register) => {
                 let mut all = items.clone();
                 all.push(register_put(&register)?);
-                let lost = Unanswered::default();
+                let attempts = Attempts::default();
                 let sent = client
                     .transact_write_items()
                     .set_transact_items(Some(all))
                     .customize()
-                    .interceptor(lost.clone())
+                    .interceptor(attempts.clone())
                     .send()
                     .await;
-                if lost.0.load(Ordering::SeqCst) {
-                    check.answer_lost();
+                for status in attempts.taken() {
+                    check.attempted(status);
                 }
                 match sent {
                     Ok(_) => DynamoObserved::Written,
@@ -209,14 +208,20 @@ async fn transact(
     }
 }
 
-/// Marks a call one of whose attempts got no answer (a lost connection, a
-/// timeout) or a 5xx, which may have been written all the same.
+/// The answers of a call's attempts, as the SDK made them: each one's
+/// HTTP status, `None` where no answer came (a lost connection, a timeout).
 #[derive(Debug, Clone, Default)]
-struct Unanswered(Arc<AtomicBool>);
+struct Attempts(Arc<Mutex<Vec<Option<u16>>>>);
 
-impl Intercept for Unanswered {
+impl Attempts {
+    fn taken(&self) -> Vec<Option<u16>> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl Intercept for Attempts {
     fn name(&self) -> &'static str {
-        "tinystore guard: unanswered attempts"
+        "tinystore guard: the answers of attempts"
     }
 
     fn read_after_attempt(
@@ -225,12 +230,11 @@ impl Intercept for Unanswered {
         _: &RuntimeComponents,
         _: &mut ConfigBag,
     ) -> std::result::Result<(), BoxError> {
-        let answered = context
-            .response()
-            .is_some_and(|answer| !answer.status().is_server_error());
-        if !answered {
-            self.0.store(true, Ordering::SeqCst);
-        }
+        let status = context.response().map(|answer| answer.status().as_u16());
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(status);
         Ok(())
     }
 }

@@ -123,7 +123,7 @@ impl Versioned for Upload<'_> {
             // client has a retry middleware, which the guard cannot see): a
             // 412 is the answer to this put's only attempt.
             Err(Error::Response(answer)) if answer.code == 412 => {
-                Ok(Put::ConditionFailed { answer_lost: false })
+                Ok(Put::ConditionFailed { retried: vec![] })
             }
             Err(err) => Err(err),
         }

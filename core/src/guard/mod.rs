@@ -31,6 +31,7 @@
 //! `guard-gcs`, `guard-azure`).
 //! docs/guards.md is the user's page.
 
+mod attempt;
 #[cfg(feature = "guard-azure")]
 pub mod azure;
 mod decide;
@@ -66,6 +67,7 @@ mod verdict;
 mod versioned;
 pub mod versioned_check;
 
+pub use attempt::unknown_outcome;
 pub use decide::{missing_table, not_in_transaction, refused, refused_in};
 pub use driver::{Class, DriverFailure};
 pub use object_read::ObjectRead;

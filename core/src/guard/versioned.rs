@@ -21,13 +21,13 @@ pub(super) struct Found {
 pub(super) enum Put<W> {
     /// It landed; the client's answer.
     Written(W),
-    /// Its condition failed: another writer came in between, or, when
-    /// `answer_lost`, the client made the put again after an attempt went
-    /// unanswered (or got a 5xx), which may have landed and changed the
-    /// version itself.
+    /// Its condition failed: another writer came in between, or the
+    /// client made the put again after an attempt whose outcome is
+    /// unknown, which may have landed and changed the version itself.
     ConditionFailed {
-        /// Whether an earlier attempt of this put went unanswered.
-        answer_lost: bool,
+        /// The answers of the attempts the client made again (`None`
+        /// where none came, or where the client does not say which).
+        retried: Vec<Option<u16>>,
     },
 }
 
@@ -85,9 +85,9 @@ pub(super) async fn put<V: Versioned>(
                     written = Some(answer);
                     VersionedObserved::Written
                 }
-                Ok(Put::ConditionFailed { answer_lost }) => {
-                    if answer_lost {
-                        check.answer_lost();
+                Ok(Put::ConditionFailed { retried }) => {
+                    for status in retried {
+                        check.attempted(status);
                     }
                     VersionedObserved::ConditionFailed
                 }

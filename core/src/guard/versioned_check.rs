@@ -19,7 +19,7 @@
 //! changed the version; the guard reads again. Finding its own fence, it
 //! puts once more (accepted). Finding a larger fence, it cannot tell a
 //! write that landed and was then overtaken from one that never landed:
-//! the binding says an answer was lost ([`VersionedCheck::answer_lost`]),
+//! the binding tells each retried attempt's answer ([`VersionedCheck::attempted`]),
 //! and the put ends in `unavailable`, "may have been written", never
 //! `stale`, which says nothing was written (and which a lease's store
 //! would count). A put that fails without an answer (no retry) is the
@@ -44,6 +44,7 @@
 //! assert_eq!(check.observe(VersionedObserved::Written), VersionedStep::Done(Verdict::Accepted));
 //! ```
 
+use super::attempt::unknown_outcome;
 use super::decide::refused_in;
 use super::driver::DriverFailure;
 use super::object::{METADATA_KEY, TOMBSTONE_KEY};
@@ -173,9 +174,9 @@ pub struct VersionedCheck {
     fence: Fence,
     state: State,
     puts: u32,
-    /// Whether a put's answer was lost and the put made again
-    /// ([`VersionedCheck::answer_lost`]).
-    answer_lost: bool,
+    /// Whether an attempt of a put whose outcome is unknown was made
+    /// again ([`VersionedCheck::attempted`]).
+    unknown_attempt: bool,
 }
 
 impl VersionedCheck {
@@ -188,7 +189,7 @@ impl VersionedCheck {
             fence,
             state: State::Start,
             puts: 0,
-            answer_lost: false,
+            unknown_attempt: false,
         }
     }
 
@@ -203,13 +204,15 @@ impl VersionedCheck {
         self.read()
     }
 
-    /// Tells the machine that an attempt of the put last given went
-    /// unanswered (a lost connection, a timeout, a 5xx) and was made again
-    /// by the client: it may have been written. Call it before observing
-    /// the put's outcome; a larger fence found from then on ends in
-    /// `unavailable` (the outcome unknown) rather than `stale`.
-    pub fn answer_lost(&mut self) {
-        self.answer_lost = true;
+    /// Tells the machine that an attempt of the put last given got
+    /// `status` as its answer (`None`: no answer came), the client making
+    /// it again. An attempt whose outcome that leaves unknown
+    /// ([`unknown_outcome`]: no answer, a 5xx, a 408) may have been
+    /// written: a larger fence found from then on ends in `unavailable`
+    /// (the outcome unknown) rather than `stale`. Call it for each attempt
+    /// the client made again, before observing the put's outcome.
+    pub fn attempted(&mut self, status: Option<u16>) {
+        self.unknown_attempt |= unknown_outcome(status);
     }
 
     /// The step after `observed`.
@@ -253,7 +256,7 @@ impl VersionedCheck {
         let register = format!("the metadata {:?}", self.store.metadata_key());
         match refused_in(&register, &self.resource, self.fence, Some(text)) {
             Ok(()) => self.put(Condition::Version(version)),
-            Err(err) if err.code() == Code::Stale && self.answer_lost => {
+            Err(err) if err.code() == Code::Stale && self.unknown_attempt => {
                 let largest = err.stale_detail().map_or(0, |s| s.largest);
                 let err = Error::new(
                     Code::Unavailable,
@@ -423,7 +426,7 @@ mod tests {
         let mut check = VersionedCheck::new(VersionedStore::Azure, "c/r", fence(7));
         check.start();
         put_of(check.observe(found("1", Some(5))));
-        check.answer_lost();
+        check.attempted(None);
         assert_eq!(
             check.observe(VersionedObserved::ConditionFailed),
             VersionedStep::Read
@@ -436,7 +439,7 @@ mod tests {
         let mut check = VersionedCheck::new(VersionedStore::Gcs, "b/r", fence(7));
         check.start();
         put_of(check.observe(VersionedObserved::Absent));
-        check.answer_lost();
+        check.attempted(None);
         check.observe(VersionedObserved::ConditionFailed);
         let condition = put_of(check.observe(found("2", Some(7))));
         assert_eq!(condition, Condition::Version("2".into()));
@@ -448,13 +451,36 @@ mod tests {
         let mut check = VersionedCheck::new(VersionedStore::Gcs, "b/r", fence(7));
         check.start();
         put_of(check.observe(VersionedObserved::Absent));
-        check.answer_lost();
+        check.attempted(None);
         check.observe(VersionedObserved::ConditionFailed);
         let step = check.observe(VersionedObserved::Found {
             version: "2".into(),
             fence: Some("seven".into()),
         });
         assert_eq!(refused(step).code(), Code::Corrupt);
+    }
+
+    #[test]
+    fn a_retried_attempt_that_was_answered_leaves_a_larger_fence_stale() {
+        for status in [Some(429), Some(412), Some(400)] {
+            let mut check = VersionedCheck::new(VersionedStore::Gcs, "b/r", fence(7));
+            check.start();
+            put_of(check.observe(found("1", Some(5))));
+            check.attempted(status);
+            check.observe(VersionedObserved::ConditionFailed);
+            let err = refused(check.observe(found("2", Some(9))));
+            assert_eq!(err.code(), Code::Stale, "{status:?}: {err}");
+        }
+        // One unanswered attempt among answered ones leaves it in doubt.
+        let mut check = VersionedCheck::new(VersionedStore::Azure, "c/r", fence(7));
+        check.start();
+        put_of(check.observe(found("1", Some(5))));
+        for status in [Some(429), Some(503), Some(429)] {
+            check.attempted(status);
+        }
+        check.observe(VersionedObserved::ConditionFailed);
+        let err = refused(check.observe(found("2", Some(9))));
+        assert_eq!(err.code(), Code::Unavailable, "{err}");
     }
 
     #[test]

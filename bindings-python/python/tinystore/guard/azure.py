@@ -87,8 +87,8 @@ def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[
                     response = blob.upload_blob(data, metadata={**mine, key: text}, **conditions,
                                                 **{**kwargs, **attempts.hooks()})
                 finally:
-                    if attempts.lost():
-                        machine.answer_lost()
+                    for status in attempts.answers.values():
+                        machine.attempted(status)
                 step = machine.written()
         except Exception as err:  # the client's: core classifies it
             if step[0] == "put" and _condition_failed(err):
@@ -123,11 +123,6 @@ class _Attempts:
         self.answers[id(response.http_request)] = response.http_response.status_code
         if self.on_response is not None:
             self.on_response(response)
-
-    def lost(self) -> bool:
-        """Whether a request's first attempt went unanswered, or was
-        answered with a status the client retries (5xx, 408)."""
-        return any(status is None or status >= 500 or status == 408 for status in self.answers.values())
 
 
 def _client_hook(blob: Any, name: str) -> Any:

@@ -64,24 +64,23 @@ _TAKES = {
 
 
 # The attempts of the guarded call running in this thread or task: a list
-# that the client's needs-retry handler appends to for each attempt whose
-# answer was lost; None outside a guarded call.
-_LOST: ContextVar[list[int] | None] = ContextVar("tinystore_dynamodb_lost", default=None)
+# of each attempt's HTTP status (None where no answer came) that the
+# client's needs-retry handler appends to; None outside a guarded call.
+_ATTEMPTS: ContextVar[list[int | None] | None] = ContextVar("tinystore_dynamodb_attempts", default=None)
 _WATCHER = "tinystore.guard.dynamodb: lost answers"
 
 
 def _attempted(response: Any = None, caught_exception: Any = None, **_: Any) -> None:
-    """botocore's ``needs-retry`` handler, called after each attempt: an
-    attempt with no answer (an exception) or a 5xx is marked lost. It
-    returns None, so botocore's own handler decides on the retry."""
-    lost = _LOST.get()
-    if lost is None:
+    """botocore's ``needs-retry`` handler, called after each attempt: the
+    attempt's status is noted, None when it got no answer (an exception).
+    It returns None, so botocore's own handler decides on the retry."""
+    attempts = _ATTEMPTS.get()
+    if attempts is None:
         return
     status = None
     if caught_exception is None and isinstance(response, tuple) and response:
         status = getattr(response[0], "status_code", None)
-    if status is None or status >= 500:
-        lost.append(1)
+    attempts.append(status if isinstance(status, int) else None)
 
 
 def _watch(client: Any) -> None:
@@ -171,14 +170,14 @@ def _transact(client: Any, resource: str, fence: int, table: str, items: list[An
                     }
                 }
                 _watch(client)
-                lost: list[int] = []
-                token = _LOST.set(lost)
+                attempts: list[int | None] = []
+                token = _ATTEMPTS.set(attempts)
                 try:
                     response = client.transact_write_items(TransactItems=[*items, register], **kwargs)
                 finally:
-                    _LOST.reset(token)
-                    if lost:
-                        machine.answer_lost()
+                    _ATTEMPTS.reset(token)
+                    for status in attempts:
+                        machine.attempted(status)
                 step = machine.written()
             else:
                 _, table_name, key = step

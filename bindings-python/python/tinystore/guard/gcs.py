@@ -25,10 +25,11 @@ google-cloud-storage makes an upload whose generation condition is set
 again when an attempt's answer is lost (a dropped connection, a timeout, a
 5xx). The guard gives each upload the client's default retry with an
 ``on_error`` of its own, which the retry calls for each attempt it makes
-again: when one was, and the upload, made again, finds a larger fence, the
-call raises :class:`tinystore.Unavailable` (the unanswered attempt may have
-been written; whether it was is unknown), not ``Stale``, and the lease's
-store is told nothing.
+again: when one of them went unanswered (or got a 5xx or 408) and the
+upload, made again, finds a larger fence, the call raises
+:class:`tinystore.Unavailable` (the unanswered attempt may have been
+written; whether it was is unknown), not ``Stale``, and the lease's store
+is told nothing. A 429 is an answer: that attempt wrote nothing.
 """
 
 from __future__ import annotations
@@ -77,16 +78,16 @@ def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[
             else:
                 _, version, key, text = step
                 blob.metadata = {**mine, key: text}
-                lost: list[BaseException] = []
+                retried: list[int | None] = []
                 try:
                     blob.upload_from_string(
                         data, content_type=content_type,
                         if_generation_match=0 if version is None else int(version),
-                        retry=_watched(lost.append),
+                        retry=_watched(lambda err: retried.append(_status_of(err))),
                     )
                 finally:
-                    if lost:
-                        machine.answer_lost()
+                    for status in retried:
+                        machine.attempted(status)
                 step = machine.written()
         except Exception as err:  # the client's: core classifies it
             if _precondition_failed(err) and step[0] == "put":
@@ -101,8 +102,7 @@ def _watched(on_error: Any) -> Any:
     (``DEFAULT_RETRY``, which ``DEFAULT_RETRY_IF_GENERATION_SPECIFIED``
     gives it, for the guard always sets ``if_generation_match``), calling
     ``on_error`` with each attempt's error that it retries: an attempt with
-    no answer (a dropped connection, a timeout) or a 5xx, 408 or 429, which
-    may have been written."""
+    no answer (a dropped connection, a timeout) or a 5xx, 408 or 429."""
     import copy
     import importlib
 
@@ -110,6 +110,13 @@ def _watched(on_error: Any) -> Any:
     retry: Any = copy.copy(importlib.import_module("google.cloud.storage.retry").DEFAULT_RETRY)
     retry._on_error = on_error  # google.api_core.retry.Retry's; no public setter
     return retry
+
+
+def _status_of(err: BaseException) -> int | None:
+    """The HTTP status of an attempt's error (``google.api_core``'s
+    ``code``), None for an attempt that got no answer."""
+    code = getattr(err, "code", None)
+    return code if isinstance(code, int) else None
 
 
 def _precondition_failed(err: BaseException) -> bool:
