@@ -12,12 +12,14 @@ package gcsguard_test
 // The guard reads again: its own fence, it uploads once more (accepted);
 // a larger fence, it says unavailable (the first attempt may have been
 // written, as it was) and tells the lease's store nothing. A refusal
-// whose answer came is stale, and told.
+// whose answer came is stale, and told; so is a larger fence found after
+// an attempt answered 429, which wrote nothing.
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -120,6 +122,37 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	if got := counts(); len(got) != 1 || got[0] != want {
 		t.Fatalf("late writes refused: %v; want %v", got, want)
 	}
+
+	// A 429 is the server's answer: that attempt wrote nothing. The proxy
+	// keeps the first upload from the server, lets the newer holder
+	// write, and answers 429; the client uploads again, whose condition
+	// fails on the newer object, and the guard reads the larger fence:
+	// stale, and told, not in doubt (core's rule: only no answer, a 5xx or
+	// a 408 leave an attempt's outcome unknown).
+	throttled := object(t)
+	var reached bool
+	proxy, answered := losingproxy.Answering(t, upstream, upload, func() {
+		_, _, reached = content(t, throttled)
+		if _, err := gcsguard.Upload(ctx, throttled, []byte("by newer"), newer.Fence); err != nil {
+			t.Errorf("the newer writer: %v", err)
+		}
+	}, tooManyRequests())
+	_, err = gcsguard.Upload(ctx, via(proxy, throttled), []byte("by older"), older)
+	stale(t, err, throttled, older.Fence, newer.Fence)
+	if !answered() || reached {
+		t.Fatalf("answered 429 %v; the throttled upload reached the server %v", answered(), reached)
+	}
+	has(t, throttled, "by newer", newer.Fence)
+	want.Refused = 2
+	if got := counts(); len(got) != 1 || got[0] != want {
+		t.Fatalf("late writes refused: %v; want %v", got, want)
+	}
+}
+
+// tooManyRequests is an HTTP 429 answer in the JSON API's form.
+func tooManyRequests() []byte {
+	body := `{"error": {"code": 429, "message": "rate limited by the test"}}`
+	return []byte(fmt.Sprintf("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
 }
 
 func unavailable(t *testing.T, err error) {

@@ -9,7 +9,8 @@
 // The guard reads again: its own fence, it saves once more (accepted); a
 // larger fence, it says `unavailable` (the first attempt may have been
 // written, as it was) and tells the lease's store nothing. A refusal whose
-// answer came is StaleError, and told.
+// answer came is StaleError, and told; so is a larger fence found after an
+// attempt the proxy answered 429 itself, which wrote nothing.
 // Without $TINYSTORE_GCS_URL this test skips, unless TINYSTORE_REQUIRE_GCS=1.
 import assert from 'node:assert/strict'
 import path from 'node:path'
@@ -37,10 +38,19 @@ function fileOf(name: string, port?: number): File {
   return new Storage({ apiEndpoint: at, projectId: 'test' }).bucket('tinystore').file(name)
 }
 
-/** The proxy that loses fake-gcs-server's answer to the first upload. */
-function losingProxy(between?: () => Promise<void>): Promise<LosingProxy> {
-  return proxyTo(Number(HOST.exec(connection!)![1]), startsWith('POST /upload/'), between)
+/**
+ * The proxy that loses fake-gcs-server's answer to the first upload, or,
+ * given `answer`, keeps that upload from the server and answers it so.
+ */
+function losingProxy(between?: () => Promise<void>, answer?: Buffer): Promise<LosingProxy> {
+  return proxyTo(Number(HOST.exec(connection!)![1]), startsWith('POST /upload/'), between, '127.0.0.1', answer)
 }
+
+const THROTTLED = '{"error": {"code": 429, "message": "rate limited by the test"}}'
+const TOO_MANY_REQUESTS = Buffer.from(
+  'HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\n' +
+    `Content-Length: ${Buffer.byteLength(THROTTLED)}\r\n\r\n${THROTTLED}`,
+)
 
 async function bodyOf(name: string): Promise<[string, unknown] | null> {
   const file = fileOf(name)
@@ -123,6 +133,41 @@ gcsTest('gcs: a lost answer retried is accepted or in doubt, never stale', async
     assert.deepEqual(await counts(store), [['chats', 'lock', 1]])
   } finally {
     for (const p of proxies) p.close()
+    await store.close()
+  }
+})
+
+// A 429 is the server's answer: that attempt wrote nothing. The proxy keeps
+// the first upload from the server, lets the newer holder write, and
+// answers 429; the client saves again, whose condition fails on the newer
+// object, and the guard reads the larger fence: stale, and told, not in
+// doubt (core's rule: only no answer, a 5xx or a 408 leave an attempt's
+// outcome unknown).
+gcsTest('gcs: a retried 429 was answered, so a larger fence after it is stale', async () => {
+  const store = await open(path.join(tempDir('tinystore-gcs-429-'), 'store'))
+  let proxy: LosingProxy | undefined
+  try {
+    const locks = store.locks('chats')
+    const older = await locks.acquire('42')
+    await older.release()
+    const newer = await locks.acquire('42')
+    const name = `throttled-${process.pid}-${Date.now()}`
+    const seen: unknown[] = []
+    proxy = await losingProxy(async () => {
+      seen.push(await bodyOf(name))
+      await guard.gcs.save(fileOf(name) as never, 'by newer', newer.fence)
+    }, TOO_MANY_REQUESTS)
+    await assert.rejects(guard.gcs.save(fileOf(name, proxy.port) as never, 'by older', older), (err: unknown) => {
+      assert.ok(err instanceof StaleError, String(err))
+      assert.equal(err.largest, newer.fence)
+      return true
+    })
+    assert.ok(proxy.lost(), 'the proxy answered no upload 429')
+    assert.deepEqual(seen, [null], 'the throttled save reached the server')
+    assert.deepEqual(await bodyOf(name), ['by newer', digits(newer.fence)])
+    assert.deepEqual(await counts(store), [['chats', 'lock', 1]])
+  } finally {
+    proxy?.close()
     await store.close()
   }
 })

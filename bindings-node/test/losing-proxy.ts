@@ -20,12 +20,18 @@ export interface LosingProxy {
  * an idle one, so the proxy's ends of them would keep the test process
  * alive (the listener itself is unreferenced: a failed case leaves it
  * open).
+ *
+ * Given `answer` (an HTTP answer's bytes), the proxy instead keeps the
+ * picked request from the server: it reads the request whole, runs
+ * `between`, gives the client `answer` and closes the connection, as a
+ * server that refused it (a 429) would.
  */
 export async function losingProxy(
   upstream: number,
   picks: (chunk: Buffer) => boolean,
   between: () => Promise<void> = async () => {},
   host = '127.0.0.1',
+  answer?: Buffer,
 ): Promise<LosingProxy> {
   let lostOne = false
   let pending: (() => Promise<void>) | null = between
@@ -43,8 +49,34 @@ export async function losingProxy(
       down.destroy()
       up.destroy()
     }
+    // The picked request so far, while the proxy reads it to answer it.
+    let refused: Buffer | null = null
+    const answerWhenWhole = () => {
+      if (refused === null || answer === undefined || !whole(refused)) return
+      refused = null
+      ended = true
+      const run = pending
+      pending = null
+      void (run ? run() : Promise.resolve()).finally(() => {
+        up.destroy()
+        down.end(answer)
+      })
+    }
     down.on('data', (chunk: Buffer) => {
-      if (!lostOne && picks(chunk)) [lostOne, losing] = [true, true]
+      if (refused !== null) {
+        refused = Buffer.concat([refused, chunk])
+        answerWhenWhole()
+        return
+      }
+      if (ended) return
+      if (!lostOne && picks(chunk)) {
+        ;[lostOne, losing] = [true, true]
+        if (answer !== undefined) {
+          refused = chunk
+          answerWhenWhole()
+          return
+        }
+      }
       up.write(chunk)
     })
     up.on('data', chunk => {
@@ -74,6 +106,20 @@ export async function losingProxy(
     for (const socket of connections) socket.destroy()
   }
   return { port, lost: () => lostOne, close }
+}
+
+/**
+ * Whether `request` holds a whole HTTP request: its headers and a body of
+ * its Content-Length, or a chunked body's last chunk.
+ */
+function whole(request: Buffer): boolean {
+  const at = request.indexOf('\r\n\r\n')
+  if (at < 0) return false
+  const head = request.subarray(0, at).toString()
+  const body = request.subarray(at + 4)
+  if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) return body.includes('\r\n0\r\n\r\n') || body.subarray(0, 5).toString() === '0\r\n\r\n'
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)
+  return body.length >= (length ? Number(length[1]) : 0)
 }
 
 /** Whether `chunk` starts with `text` (a request line's start). */

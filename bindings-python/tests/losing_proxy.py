@@ -4,7 +4,12 @@ answer's first bytes (the server has acted by then), runs ``between``, and
 closes the connection without passing a byte of that answer on, as a
 network that drops it would. Every other request and answer goes through
 as it is. The client sees the connection closed, and makes the request
-again if it retries."""
+again if it retries.
+
+Given ``answer`` (an HTTP answer's bytes), the proxy instead keeps the
+picked request from the server: it reads the request whole, runs
+``between``, gives the client ``answer`` and closes the connection, as a
+server that refused it (a 429) would."""
 
 from __future__ import annotations
 
@@ -19,8 +24,9 @@ class LosingProxy:
     proxy's, with the upstream's path."""
 
     def __init__(self, upstream: str, lose: Callable[[bytes], bool],
-                 between: Callable[[], None] = lambda: None) -> None:
+                 between: Callable[[], None] = lambda: None, answer: bytes | None = None) -> None:
         up = urlparse(upstream)
+        self.answer = answer
         self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
         self.lose = lose
         self.between: Callable[[], None] | None = between
@@ -57,6 +63,13 @@ class LosingProxy:
                         if not self.lost_one:
                             self.lost_one = True
                             losing.set()
+                    if losing.is_set() and self.answer is not None:
+                        try:
+                            self._refuse(down, data)
+                            up.shutdown(socket.SHUT_RDWR)  # ends the answers' loop
+                        except OSError:
+                            pass
+                        break
                 try:
                     up.sendall(data)
                 except OSError:
@@ -73,13 +86,7 @@ class LosingProxy:
                 if not data:
                     break
                 if losing.is_set():
-                    with self.lock:
-                        between, self.between = self.between, None
-                    if between is not None:
-                        try:
-                            between()
-                        except BaseException as err:  # raised again by the test
-                            self.failures.append(err)
+                    self._between()
                     break  # the answer is lost with its connection
                 down.sendall(data)
         except OSError:
@@ -92,6 +99,40 @@ class LosingProxy:
                 except OSError:
                     pass
                 s.close()
+
+    def _refuse(self, down: socket.socket, data: bytes) -> None:
+        """Reads the rest of the request ``data`` begins (its headers and a
+        body of its Content-Length), runs ``between`` and answers with
+        ``answer``."""
+        while b"\r\n\r\n" not in data:
+            more = down.recv(65536)
+            if not more:
+                return
+            data += more
+        head, _, got = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        while len(got) < length:
+            more = down.recv(65536)
+            if not more:
+                return
+            got += more
+        self._between()
+        assert self.answer is not None
+        down.sendall(self.answer)
+
+    def _between(self) -> None:
+        """Runs ``between``, once: its failure is raised again by close."""
+        with self.lock:
+            between, self.between = self.between, None
+        if between is not None:
+            try:
+                between()
+            except BaseException as err:  # raised again by the test
+                self.failures.append(err)
 
     def close(self) -> None:
         self.listener.close()

@@ -10,7 +10,8 @@ The retry's condition fails, for the first attempt changed the object. The
 guard reads again: its own fence, it uploads once more (accepted); a
 larger fence, it says ``Unavailable`` (the first attempt may have been
 written, as it was) and tells the lease's store nothing. A refusal whose
-answer came is ``Stale``, and told.
+answer came is ``Stale``, and told; so is a larger fence found after an
+attempt the proxy answered 429 itself, which wrote nothing.
 
 Without $TINYSTORE_GCS_URL these tests skip, unless TINYSTORE_REQUIRE_GCS=1,
 where they fail."""
@@ -48,10 +49,18 @@ def blob(name: str, via: str | None = None) -> Any:
     return client.bucket("tinystore").blob(name)
 
 
-def losing_proxy(between: Callable[[], None] = lambda: None) -> LosingProxy:
+def losing_proxy(between: Callable[[], None] = lambda: None, answer: bytes | None = None) -> LosingProxy:
     """A proxy in front of fake-gcs-server that loses its answer to the
-    first upload (``POST /upload/``)."""
-    return LosingProxy(str(URL), lambda data: data.startswith(b"POST /upload/"), between)
+    first upload (``POST /upload/``), or, given ``answer``, keeps that
+    upload from the server and answers it so."""
+    return LosingProxy(str(URL), lambda data: data.startswith(b"POST /upload/"), between, answer)
+
+
+THROTTLED = b'{"error": {"code": 429, "message": "rate limited by the test"}}'
+TOO_MANY_REQUESTS = (
+    b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\n"
+    + f"Content-Length: {len(THROTTLED)}\r\n\r\n".encode() + THROTTLED
+)
 
 
 @pytest.fixture
@@ -136,4 +145,33 @@ def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinyst
         guard.upload(racing, "by older", older)
     assert refused.value.largest == newer.fence
     assert body(raced) == ("by newer", f"{newer.fence:040d}")
+    assert counts(store) == [("chats", "lock", 1)]
+
+
+def test_a_retried_429_was_answered_so_a_larger_fence_after_it_is_stale(store: tinystore.Store) -> None:
+    """A 429 is the server's answer: that attempt wrote nothing. The proxy
+    keeps the first upload from the server, lets the newer holder write,
+    and answers 429; the client makes the upload again, whose condition
+    fails on the newer object, and the guard reads the larger fence:
+    stale, and told, not in doubt (core's rule: only no answer, a 5xx or
+    a 408 leave an attempt's outcome unknown)."""
+    locks = store.locks("chats")
+    older = locks.acquire_sync("42")
+    older.release_sync()
+    newer = locks.acquire_sync("42")
+    name = f"throttled-{uuid.uuid4().hex[:8]}"
+    seen: list[Any] = []
+
+    def newer_writes() -> None:
+        seen.append(body(name))
+        guard.upload(blob(name), "by newer", newer.fence)
+
+    proxy = losing_proxy(newer_writes, TOO_MANY_REQUESTS)
+    with pytest.raises(tinystore.Stale) as refused:
+        guard.upload(blob(name, proxy.url), "by older", older)
+    proxy.close()
+    assert proxy.lost_one, "the proxy answered no upload 429"
+    assert seen == [None], "the throttled upload reached the server"
+    assert refused.value.largest == newer.fence
+    assert body(name) == ("by newer", f"{newer.fence:040d}")
     assert counts(store) == [("chats", "lock", 1)]

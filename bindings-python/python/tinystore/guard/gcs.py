@@ -114,9 +114,13 @@ def _watched(on_error: Any) -> Any:
 
 def _status_of(err: BaseException) -> int | None:
     """The HTTP status of an attempt's error (``google.api_core``'s
-    ``code``), None for an attempt that got no answer."""
+    ``code``, or the status of the response an upload's ``InvalidResponse``
+    carries), None for an attempt that got no answer."""
     code = getattr(err, "code", None)
-    return code if isinstance(code, int) else None
+    if isinstance(code, int):
+        return code
+    status = getattr(getattr(err, "response", None), "status_code", None)
+    return status if isinstance(status, int) else None
 
 
 def _precondition_failed(err: BaseException) -> bool:
