@@ -14,10 +14,10 @@
 //! For SQL the register is one table, `tinystore_fences(resource, fence)`,
 //! and the check-and-record is one upsert whose update has a `where`, run in
 //! the caller's own transaction ([`sql`]). Every language binding runs these
-//! statements on its users' own database handles; [`rusqlite`],
-//! [`postgres`] and `mysql` (cargo features `guard-sqlite`, `guard-postgres`
+//! statements on its users' own database handles; `rusqlite`,
+//! `postgres` and `mysql` (cargo features `guard-sqlite`, `guard-postgres`
 //! and `guard-mysql`) are the Rust ones. [`object`] decides a guarded write to object storage (S3's
-//! conditional writes) and [`s3`] (cargo feature `guard-s3`) makes it on
+//! conditional writes) and `s3` (cargo feature `guard-s3`) makes it on
 //! the AWS SDK's client; [`http`] carries a fence over HTTP, with `http`
 //! types and a tower layer under cargo feature `guard-http`. For Redis,
 //! [`redis_check`] is one script that checks, writes and records, with the
