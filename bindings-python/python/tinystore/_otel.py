@@ -230,6 +230,8 @@ class _Off:
 
 
 _OFF = _Off()
+# The guard's context while nothing records, as guard_check gives it.
+OFF = _OFF
 
 _BACKENDS = {"sqlite3": "sqlite", "psycopg": "postgres", "pymysql": "mysql"}
 
