@@ -37,7 +37,7 @@ check-rust-run:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --features $(CORE_FEATURES) -- -D warnings
 	$(CARGO) test -q -p tinystore -p tinystore-cli --lib
-	$(CARGO) build -q -p tinystore-cli
+	$(DEBUG_BINS)
 
 check-go-run:
 	$(CARGO) test -q -p tinystore-capi

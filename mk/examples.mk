@@ -16,7 +16,7 @@ TESTS += test-examples
 .PHONY: examples-build test-examples
 
 examples-build: python-install node-deps go-tools go-lib
-	$(CARGO) build -q -p tinystore-cli -p chat-summaries -p scheduler
+	$(DEBUG_BINS)
 	# (go build would keep an old output that links an older Rust library)
 	rm -f $(CARGO_TARGET_DIR)/chat-summaries-go $(CARGO_TARGET_DIR)/scheduler-go
 	cd $(EXAMPLE_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/chat-summaries-go .
@@ -45,7 +45,7 @@ TESTS += test-fenced-service
 
 test-fenced-service: python-install $(if $(filter node,$(FENCED_LANGUAGES)),node-deps) \
   $(if $(filter go,$(FENCED_LANGUAGES)),go-tools go-lib)
-	$(CARGO) build -q -p tinystore-cli $(if $(filter rust,$(FENCED_LANGUAGES)),-p fenced-service-worker)
+	$(DEBUG_BINS)
 	$(if $(filter go,$(FENCED_LANGUAGES)),rm -f $(CARGO_TARGET_DIR)/fenced-service-worker-go && \
 	  cd $(FENCED_DIR)/go && $(GO) vet . && $(GO) build -o $(CARGO_TARGET_DIR)/fenced-service-worker-go .)
 	cd $(FENCED_DIR) && $(PY) -m mypy --strict --no-incremental service.py python tests

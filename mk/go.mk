@@ -155,7 +155,7 @@ go-header-check: go-tools
 	  else rm -f $$tmp; echo "bindings-go/$(GO_HEADER) drifted from capi: run make go-header" >&2; exit 1; fi
 
 test-go: go-tools go-lib go-header-check s3-deps gcs-deps azurite-deps
-	$(CARGO) build -q -p tinystore-cli
+	$(DEBUG_BINS)
 	$(CARGO) test -q -p tinystore-capi
 	cd $(GO_DIR) && $(GO) vet ./...
 	cd $(GO_GUARD_TOOLS) && $(GO) vet ./...
@@ -184,7 +184,7 @@ test-go: go-tools go-lib go-header-check s3-deps gcs-deps azurite-deps
 GO_KIT_REPEAT ?= 200
 .PHONY: test-kit-repeat-go
 test-kit-repeat-go: go-tools go-lib
-	$(CARGO) build -q -p tinystore-cli
+	$(DEBUG_BINS)
 	@cd $(GO_DIR) && log=$$(mktemp) && start=$$(date +%s.%N) && status=0 && \
 	  { env TINYSTORE_BIN=$(GO_TINYSTORE_BIN) $(GO) test -count=$(GO_KIT_REPEAT) -v ./tinystoretest/ >$$log 2>&1 || status=$$?; } && \
 	  fails=$$(grep -c '^--- FAIL' $$log || true) && \

@@ -77,7 +77,7 @@ test-guards-rust: deps deps-rust s3-deps gcs-deps azurite-deps
 # transaction), on GCS (fake-gcs-server, a versioned bucket) and on Azure
 # Blob (Azurite) (tests/guards/README.md).
 test-guards-contention: python-install node-deps guard-worker-go s3-deps gcs-deps azurite-deps
-	$(CARGO) build -q -p tinystore-cli -p chat-summaries
+	$(DEBUG_BINS)
 	$(WITH_S3) $(WITH_PG) $(WITH_REDIS) $(WITH_MARIADB) $(WITH_GCS) $(WITH_AZURE) \
 	  $(PY) tests/guards/contention.py --seconds 10 --dbs dynamodb,gcs,azure \
 	  --dbs sqlite,postgres,mysql,s3,redis

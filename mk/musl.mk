@@ -14,7 +14,7 @@ CLI_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 .PHONY: dist-cli
 
 dist-cli: $(DIST_TOOLS) deps-rust dist-rust-targets
-	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) $(CARGO) zigbuild --release -p tinystore-cli \
+	$(DIST_RUN) CARGO_TARGET_DIR=$(DIST_ZIGBUILD_TARGET) $(DIST_CLI_PROFILE) $(CARGO) zigbuild --release -p tinystore-cli \
 	  $(foreach triple,$(CLI_MUSL_TRIPLES),--target $(triple))
 	mkdir -p $(DIST) && rm -f $(DIST)/tinystore-*-linux-musl
 	$(foreach triple,$(CLI_MUSL_TRIPLES),cp $(DIST_ZIGBUILD_TARGET)/$(triple)/release/tinystore $(DIST)/tinystore-$(CLI_VERSION)-$(triple) &&) true

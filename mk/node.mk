@@ -70,7 +70,7 @@ node-deps: dist-node
 	  build/Release/better_sqlite3.node
 
 test-node: node-deps s3-deps gcs-deps azurite-deps
-	$(CARGO) build -q -p tinystore-cli
+	$(DEBUG_BINS)
 	cd $(NODE_DIR) && node scripts/typings.js --check
 	cd $(NODE_DIR) && npx tsc --strict -p tsconfig.json
 	rm -rf $(NODE_BUILD) && cd $(NODE_DIR) && npx tsc --strict -p test/tsconfig.json

@@ -32,7 +32,7 @@ test-platforms: deps deps-rust | $(DIST_TOOLS)
 	CARGO_TARGET_DIR=$(PLATFORM_TARGET) $(DIST_RUN) cargo-zigbuild build -q --target $(PLATFORM_WINDOWS) -p tinystore-cli
 	$(DIST_RUN) python-zig cc -target x86_64-windows-gnu -shared -O2 \
 	  -o $(PLATFORM_WINDOWS_BIN)/bcryptprimitives.dll tests/platforms/bcryptprimitives.c -ladvapi32
-	$(CARGO) build -q -p tinystore-cli
+	$(DEBUG_BINS)
 	WINEPREFIX=$(PLATFORM_TARGET)/wine tests/platforms/windows.sh \
 	  $(PLATFORM_WINDOWS_BIN)/tinystore.exe $(CARGO_TARGET_DIR)/debug/tinystore
 	@echo "test-platforms: core, the command and wakeup build for $(PLATFORM_TRIPLES); the command runs under wine"

@@ -24,10 +24,16 @@ $(PY): | deps
 # guard's on Google Cloud Storage and Azure Blob; requests, httpx and
 # uvicorn (an ASGI server) for tinystore.http's; OpenTelemetry's API and SDK
 # (its in-memory exporter and reader) for tinystore's spans' (test_otel.py).
-python-env: $(PY)
+# Installed once per venv, and again when this file changes (PY_ENV_DONE
+# marks it): `make test` needs it in three makes, and each pip run asked the
+# index again (about 15 s).
+PY_ENV_DONE := $(PY_VENV)/.python-env
+python-env: $(PY_ENV_DONE)
+$(PY_ENV_DONE): mk/python.mk | $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip maturin mypy pytest 'psycopg[binary]>=3.1,<4' \
 	  'boto3>=1.36' 'redis>=5' 'PyMySQL>=1.1' 'google-cloud-storage>=3' 'azure-storage-blob>=12' \
 	  requests httpx uvicorn 'opentelemetry-api>=1.20' 'opentelemetry-sdk>=1.20'
+	touch $@
 
 # The wheels, x86_64 and aarch64, are built by zig for glibc 2.17 and
 # stripped, in the target folder and profile of the other glibc builds
@@ -52,7 +58,7 @@ python-install: python-env dist-python
 # GCS and Azure guards', which TINYSTORE_REQUIRE_PG=1 and the other
 # TINYSTORE_REQUIRE_* forbid to skip.
 test-python: python-install s3-deps gcs-deps azurite-deps
-	$(CARGO) build -q -p tinystore-cli
+	$(DEBUG_BINS)
 	cd bindings-python && $(PY) -m mypy --strict python/tinystore tests bench
 	cd bindings-python && TINYSTORE_BIN=$(PY_TINYSTORE_BIN) TINYSTORE_REQUIRE_PG=1 TINYSTORE_REQUIRE_S3=1 \
 	  TINYSTORE_REQUIRE_REDIS=1 TINYSTORE_REQUIRE_MYSQL=1 TINYSTORE_REQUIRE_GCS=1 TINYSTORE_REQUIRE_AZURE=1 \
@@ -69,7 +75,7 @@ test-python: python-install s3-deps gcs-deps azurite-deps
 PY_KIT_TESTS := tests/test_testing.py
 .PHONY: test-kit-repeat-python
 test-kit-repeat-python: python-install
-	$(CARGO) build -q -p tinystore-cli
+	$(DEBUG_BINS)
 	@cd bindings-python && log=$$(mktemp) && first=$$(mktemp) && start=$$(date +%s) && failures=0 && \
 	for run in $$(seq $(KIT_RUNS)); do \
 	  TINYSTORE_BIN=$(PY_TINYSTORE_BIN) $(PY) -m pytest -q -p no:cacheprovider $(PY_KIT_TESTS) >$$log 2>&1 || { \
