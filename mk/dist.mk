@@ -74,7 +74,7 @@ endif
 export TINYSTORE_DIST_PROFILE := $(DIST_PROFILE)
 TESTS += test-dist
 
-.PHONY: dist test-dist dist-rust-targets dist-crate
+.PHONY: dist test-dist dist-rust-targets dist-crate dist-tools
 
 dist:
 	$(MAKE) dist-python dist-node dist-go dist-cli dist-crate
@@ -83,6 +83,11 @@ dist:
 # Quick when they are there already.
 dist-rust-targets:
 	rustup target add $(DIST_RUST_TARGETS)
+
+# The same, by a name the files read before this one can use in a rule
+# (mk/arm64.mk: a rule's prerequisites are expanded when it is read, before
+# this file sets DIST_TOOLS).
+dist-tools: $(DIST_TOOLS)
 
 $(DIST_TOOLS): | deps
 	python3 -m venv $(DIST_VENV)
