@@ -29,10 +29,11 @@ mkdir -p "$tree"
 # header, and the docs; not the guards that are modules of their own
 # (s3guard, redisguard, dynamoguard, gcsguard, azureguard) nor tinystoreotel,
 # whose clients this module must not need, nor their tests' shared module
-# internal/oteltest and lost_test.go's internal/losingproxy.
+# internal/oteltest and the lost_test.go files' internal/losingproxy and
+# internal/superseded.
 (cd "$src" && find . -path ./capi -prune -o -path ./build -prune -o -path ./s3guard -prune -o -path ./redisguard -prune -o \
 	-path ./dynamoguard -prune -o -path ./gcsguard -prune -o -path ./azureguard -prune -o -path ./tinystoreotel -prune -o \
-	-path ./internal/oteltest -prune -o -path ./internal/losingproxy -prune -o \
+	-path ./internal/oteltest -prune -o -path ./internal/losingproxy -prune -o -path ./internal/superseded -prune -o \
 	\( -name '*.go' ! -name '*_test.go' -o -name '*.h' -o -name go.mod -o -name README.md \) -type f -print) |
 	while read -r f; do mkdir -p "$tree/$(dirname "$f")" && cp "$src/$f" "$tree/$f"; done
 root=$(cd "$src/.." && pwd)

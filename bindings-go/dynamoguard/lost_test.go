@@ -15,15 +15,13 @@ package dynamoguard_test
 import (
 	"bytes"
 	"context"
-	"errors"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"tinystore.dev/go/dynamoguard"
 	"tinystore.dev/go/internal/losingproxy"
+	"tinystore.dev/go/internal/superseded"
 	"tinystore.dev/go/locks"
 	"tinystore.dev/go/tinystore"
 )
@@ -34,47 +32,14 @@ func transaction(request []byte) bool {
 	return bytes.Contains(request, []byte("DynamoDB_20120810.TransactWriteItems"))
 }
 
-func unavailable(t *testing.T, err error) {
-	t.Helper()
-	var e *locks.Error
-	if !errors.As(err, &e) || e.Code != locks.CodeUnavailable || errors.Is(err, locks.ErrStale) || !strings.Contains(e.Message, "may have been written") {
-		t.Fatalf("got %v; want unavailable, the write in doubt", err)
-	}
-}
-
 func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	ctx := context.Background()
 	d := newDB(t)
 	upstream := endpoint(t)
-	store, err := tinystore.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	chats := store.Locks("chats")
-	// The older lease runs out rather than being released: Go tells the
-	// refusals of a released lease only if a guard saw it before
-	// (locks.Fenced).
-	older, err := chats.Acquire(ctx, "42", locks.TTL(20*time.Millisecond), locks.NoRenew())
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-older.Done()
-	newer, err := chats.Acquire(ctx, "42")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer newer.Release(ctx)
+	leases := superseded.Open(t)
+	older, newer := leases.Older, leases.Newer
 	put := func(client *dynamodb.Client, resource, id, summary string, under locks.Fenced) error {
 		return dynamoguard.PutItem(ctx, client, resource, d.put(id, summary), under, dynamoguard.Register(d.register))
-	}
-	counts := func() []tinystore.RefusedStatus {
-		t.Helper()
-		status, err := store.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return status.LateWritesRefused
 	}
 
 	// Accepted, its answer lost: the retry carries the same fence, which
@@ -93,7 +58,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	proxy, _ = losingproxy.Start(t, upstream, transaction, func() {
 		overtaking <- put(d.client, "chats/overtaken", "overtaken-newer", "by newer", newer.Fence)
 	})
-	unavailable(t, put(clientAt(proxy), "chats/overtaken", "overtaken", "by older", older))
+	superseded.InDoubt(t, put(clientAt(proxy), "chats/overtaken", "overtaken", "by older", older))
 	if err := <-overtaking; err != nil {
 		t.Fatalf("the newer writer: %v", err)
 	}
@@ -103,7 +68,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	if got := d.summary("overtaken-newer"); got != "by newer" {
 		t.Fatalf("the newer write reads %q", got)
 	}
-	if got := counts(); len(got) != 0 {
+	if got := leases.Refused(t); len(got) != 0 {
 		t.Fatalf("late writes refused: %v; want none", got)
 	}
 
@@ -113,11 +78,11 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	proxy, lost = losingproxy.Start(t, upstream, transaction, func() {})
-	unavailable(t, put(clientAt(proxy), "chats/refused", "refused", "by older", older))
+	superseded.InDoubt(t, put(clientAt(proxy), "chats/refused", "refused", "by older", older))
 	if !lost() || d.summary("refused") != "none" {
 		t.Fatalf("lost %v, summary %q", lost(), d.summary("refused"))
 	}
-	if got := counts(); len(got) != 0 {
+	if got := leases.Refused(t); len(got) != 0 {
 		t.Fatalf("late writes refused: %v; want none", got)
 	}
 
@@ -125,7 +90,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	// refusal the store counts, so that neither case above was told.
 	stale(t, put(d.client, "chats/refused", "refused", "by older", older), "chats/refused", older.Fence, newer.Fence)
 	want := tinystore.RefusedStatus{Name: "chats", Kind: "lock", Refused: 1}
-	if got := counts(); len(got) != 1 || got[0] != want {
+	if got := leases.Refused(t); len(got) != 1 || got[0] != want {
 		t.Fatalf("late writes refused: %v; want %v", got, want)
 	}
 }

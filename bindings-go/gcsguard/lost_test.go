@@ -18,19 +18,16 @@ package gcsguard_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/option"
 
 	"tinystore.dev/go/gcsguard"
 	"tinystore.dev/go/internal/losingproxy"
-	"tinystore.dev/go/locks"
+	"tinystore.dev/go/internal/superseded"
 	"tinystore.dev/go/tinystore"
 )
 
@@ -41,33 +38,8 @@ func upload(request []byte) bool { return bytes.HasPrefix(request, []byte("POST 
 func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	ctx := context.Background()
 	upstream := emulator(t)
-	store, err := tinystore.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	chats := store.Locks("chats")
-	// The older lease runs out rather than being released: Go tells the
-	// refusals of a released lease only if a guard saw it before
-	// (locks.Fenced).
-	older, err := chats.Acquire(ctx, "42", locks.TTL(20*time.Millisecond), locks.NoRenew())
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-older.Done()
-	newer, err := chats.Acquire(ctx, "42")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer newer.Release(ctx)
-	counts := func() []tinystore.RefusedStatus {
-		t.Helper()
-		status, err := store.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return status.LateWritesRefused
-	}
+	leases := superseded.Open(t)
+	older, newer := leases.Older, leases.Newer
 	via := func(proxy string, obj *storage.ObjectHandle) *storage.ObjectHandle {
 		return client(t, option.WithEndpoint(proxy+"/storage/v1/")).Bucket(bucket).Object(obj.ObjectName())
 	}
@@ -95,13 +67,13 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 			t.Errorf("the newer writer: %v", err)
 		}
 	})
-	_, err = gcsguard.Upload(ctx, via(proxy, overtaken), []byte("by older"), older)
-	unavailable(t, err)
+	_, err := gcsguard.Upload(ctx, via(proxy, overtaken), []byte("by older"), older)
+	superseded.InDoubt(t, err)
 	if !lost() || seen != "by older" {
 		t.Fatalf("lost %v; the object read %q before the newer upload, want the older's", lost(), seen)
 	}
 	has(t, overtaken, "by newer", newer.Fence)
-	if got := counts(); len(got) != 0 {
+	if got := leases.Refused(t); len(got) != 0 {
 		t.Fatalf("late writes refused: %v; want none", got)
 	}
 
@@ -119,7 +91,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	stale(t, err, raced, older.Fence, newer.Fence)
 	has(t, raced, "by newer", newer.Fence)
 	want := tinystore.RefusedStatus{Name: "chats", Kind: "lock", Refused: 1}
-	if got := counts(); len(got) != 1 || got[0] != want {
+	if got := leases.Refused(t); len(got) != 1 || got[0] != want {
 		t.Fatalf("late writes refused: %v; want %v", got, want)
 	}
 
@@ -144,7 +116,7 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	}
 	has(t, throttled, "by newer", newer.Fence)
 	want.Refused = 2
-	if got := counts(); len(got) != 1 || got[0] != want {
+	if got := leases.Refused(t); len(got) != 1 || got[0] != want {
 		t.Fatalf("late writes refused: %v; want %v", got, want)
 	}
 }
@@ -153,12 +125,4 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 func tooManyRequests() []byte {
 	body := `{"error": {"code": 429, "message": "rate limited by the test"}}`
 	return []byte(fmt.Sprintf("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
-}
-
-func unavailable(t *testing.T, err error) {
-	t.Helper()
-	var e *locks.Error
-	if !errors.As(err, &e) || e.Code != locks.CodeUnavailable || errors.Is(err, locks.ErrStale) || !strings.Contains(e.Message, "may have been written") {
-		t.Fatalf("got %v; want unavailable, the upload in doubt", err)
-	}
 }

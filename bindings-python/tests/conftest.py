@@ -47,6 +47,25 @@ def store(tmp_path: Path) -> Iterator[tinystore.Store]:
 
 
 @dataclass
+class Superseded:
+    """One key's two leases in turn: ``older`` released, then ``newer``,
+    whose fence is larger (a holder that paused past its lease, and the
+    one after it)."""
+
+    older: tinystore.Lease
+    newer: tinystore.Lease
+
+
+@pytest.fixture
+def superseded(store: tinystore.Store) -> Superseded:
+    """Key "42" of the locks "chats" in ``store``, held twice in turn."""
+    locks = store.locks("chats")
+    older = locks.acquire_sync("42")
+    older.release_sync()
+    return Superseded(older, locks.acquire_sync("42"))
+
+
+@dataclass
 class Server:
     """A running `tinystore serve DIR`."""
 

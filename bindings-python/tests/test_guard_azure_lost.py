@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
 
 import tinystore
-from losing_proxy import LosingProxy
+from conftest import Superseded
 from guard_matrix.versioned import Racing
+from losing_proxy import LosingProxy
+from refused import counts
 from tinystore.guard import azure as guard
 
 CONNECTION = os.environ.get("TINYSTORE_AZURE_CONNECTION_STRING")
@@ -66,12 +67,6 @@ def losing_proxy(name: str, between: Callable[[], None] = lambda: None) -> Losin
     return LosingProxy(upstream, lambda data: data.startswith(target), between)
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[tinystore.Store]:
-    with tinystore.open(tmp_path / "store") as s:
-        yield s
-
-
 def body(name: str) -> tuple[str, str | None] | None:
     from azure.core.exceptions import ResourceNotFoundError
 
@@ -82,15 +77,8 @@ def body(name: str) -> tuple[str, str | None] | None:
     return got.readall().decode(), (got.properties.metadata or {}).get(guard.METADATA_KEY)
 
 
-def counts(store: tinystore.Store) -> list[tuple[str, str, int]]:
-    return [(r.name, r.kind, r.refused) for r in store.status_sync().late_writes_refused]
-
-
-def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinystore.Store) -> None:
-    locks = store.locks("chats")
-    older = locks.acquire_sync("42")
-    older.release_sync()
-    newer = locks.acquire_sync("42")
+def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinystore.Store, superseded: Superseded) -> None:
+    older, newer = superseded.older, superseded.newer
     run = uuid.uuid4().hex[:8]
 
     # Accepted, its answer lost: the retry's condition fails on the blob

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import tinystore
+from conftest import Superseded
 from losing_proxy import LosingProxy
+from refused import counts
 from tinystore.guard import dynamodb as guard
 
 boto3: Any = pytest.importorskip("boto3")
@@ -68,12 +69,6 @@ def db() -> Any:
     return c
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[tinystore.Store]:
-    with tinystore.open(tmp_path / "store") as s:
-        yield s
-
-
 def summary(db: Any, chat: str) -> str | None:
     item = db.get_item(TableName=db.chats, Key={"id": {"S": chat}}, ConsistentRead=True).get("Item")
     return None if item is None else str(item["summary"]["S"])
@@ -85,20 +80,13 @@ def put(via: Any, db: Any, resource: str, chat: str, text: str, under: int | tin
                    Item={"id": {"S": chat}, "summary": {"S": text}})
 
 
-def counts(store: tinystore.Store) -> list[tuple[str, str, int]]:
-    return [(r.name, r.kind, r.refused) for r in store.status_sync().late_writes_refused]
-
-
 def losing(between: Callable[[], None] = lambda: None) -> tuple[Any, LosingProxy]:
     proxy = losing_proxy(between)
     return client(proxy.url), proxy
 
 
-def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(db: Any, store: tinystore.Store) -> None:
-    locks = store.locks("chats")
-    older = locks.acquire_sync("42")
-    older.release_sync()
-    newer = locks.acquire_sync("42")
+def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(db: Any, store: tinystore.Store, superseded: Superseded) -> None:
+    older, newer = superseded.older, superseded.newer
 
     # Accepted, its answer lost: the retry carries the same fence, which is
     # accepted again.

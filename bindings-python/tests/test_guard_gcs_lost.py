@@ -21,14 +21,16 @@ from __future__ import annotations
 import importlib
 import os
 import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import tinystore
+from conftest import Superseded
+from guard_matrix.versioned import Racing
 from losing_proxy import LosingProxy
+from refused import counts
 from tinystore.guard import gcs as guard
 
 URL = os.environ.get("TINYSTORE_GCS_URL")
@@ -63,12 +65,6 @@ TOO_MANY_REQUESTS = (
 )
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[tinystore.Store]:
-    with tinystore.open(tmp_path / "store") as s:
-        yield s
-
-
 def body(name: str) -> tuple[str, str | None] | None:
     found = blob(name).bucket.get_blob(name)
     if found is None:
@@ -76,36 +72,8 @@ def body(name: str) -> tuple[str, str | None] | None:
     return found.download_as_bytes().decode(), (found.metadata or {}).get(guard.METADATA_KEY)
 
 
-def counts(store: tinystore.Store) -> list[tuple[str, str, int]]:
-    return [(r.name, r.kind, r.refused) for r in store.status_sync().late_writes_refused]
-
-
-class Racing:
-    """An object whose first upload lets ``between`` write first."""
-
-    def __init__(self, inner: Any, between: Callable[[], None]) -> None:
-        self._inner, self._between = inner, [between]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("_inner", "_between"):
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self._inner, name, value)
-
-    def upload_from_string(self, *args: Any, **kwargs: Any) -> Any:
-        if self._between:
-            self._between.pop()()
-        return self._inner.upload_from_string(*args, **kwargs)
-
-
-def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinystore.Store) -> None:
-    locks = store.locks("chats")
-    older = locks.acquire_sync("42")
-    older.release_sync()
-    newer = locks.acquire_sync("42")
+def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinystore.Store, superseded: Superseded) -> None:
+    older, newer = superseded.older, superseded.newer
     run = uuid.uuid4().hex[:8]
 
     # Accepted, its answer lost: the retry's condition fails on the object
@@ -140,7 +108,7 @@ def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinyst
     # its upload, the upload's 412 answered) is stale, and told: the one
     # refusal the store counts, so that the case above was not told.
     raced = f"raced-{run}"
-    racing = Racing(blob(raced), lambda: guard.upload(blob(raced), "by newer", newer.fence))
+    racing = Racing(blob(raced), "upload_from_string", lambda: guard.upload(blob(raced), "by newer", newer.fence))
     with pytest.raises(tinystore.Stale) as refused:
         guard.upload(racing, "by older", older)
     assert refused.value.largest == newer.fence
@@ -148,17 +116,14 @@ def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinyst
     assert counts(store) == [("chats", "lock", 1)]
 
 
-def test_a_retried_429_was_answered_so_a_larger_fence_after_it_is_stale(store: tinystore.Store) -> None:
+def test_a_retried_429_was_answered_so_a_larger_fence_after_it_is_stale(store: tinystore.Store, superseded: Superseded) -> None:
     """A 429 is the server's answer: that attempt wrote nothing. The proxy
     keeps the first upload from the server, lets the newer holder write,
     and answers 429; the client makes the upload again, whose condition
     fails on the newer object, and the guard reads the larger fence:
     stale, and told, not in doubt (core's rule: only no answer, a 5xx or
     a 408 leave an attempt's outcome unknown)."""
-    locks = store.locks("chats")
-    older = locks.acquire_sync("42")
-    older.release_sync()
-    newer = locks.acquire_sync("42")
+    older, newer = superseded.older, superseded.newer
     name = f"throttled-{uuid.uuid4().hex[:8]}"
     seen: list[Any] = []
 

@@ -18,6 +18,7 @@ import pytest
 
 import tinystore
 from conftest import free_port, start_server, stop_server
+from refused import counts
 
 
 def overtaken(store: tinystore.Store, db: sqlite3.Connection, name: str = "orders", key: str = "42") -> tinystore.Lease:
@@ -35,10 +36,6 @@ def late_write(db: sqlite3.Connection, under: int | tinystore.Lease, resource: s
     with pytest.raises(tinystore.Stale) as refused, db:
         tinystore.guard.check(db, resource, under)
     return refused.value
-
-
-def counts(store: tinystore.Store) -> list[tuple[str, str, int]]:
-    return [(r.name, r.kind, r.refused) for r in store.status_sync().late_writes_refused]
 
 
 def until_counts(store: tinystore.Store, want: list[tuple[str, str, int]]) -> None:
