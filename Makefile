@@ -51,12 +51,16 @@ build:
 # `make test` first runs lint beside what the suites download (TEST_FETCH:
 # pip and npm packages and Debian's arm64 packages, which wait on the
 # network more than on the two cores lint's compile keeps busy), then every
-# suite in turn. DIST_PROFILE and GO_LIB_ZIG, chosen because the goal is
-# `test`, reach both makes through the environment.
+# suite in turn, with test-platforms' builds for macOS and Windows at the
+# lowest priority beside them (mk/platforms.mk: platforms-build, which only
+# compiles). DIST_PROFILE and GO_LIB_ZIG, chosen because the goal is
+# `test`, reach every make through the environment.
 TEST_FETCH := $(DIST_TOOLS) python-env s3-deps azurite-deps arm64-fetch
 test: deps
-	$(MAKE) --no-print-directory -j lint $(TEST_FETCH)
-	$(MAKE) --no-print-directory $(TESTS)
+	$(MAKE) --no-print-directory -j lint $(TEST_FETCH) platforms-targets
+	@mkdir -p $(dir $(PLATFORM_BUILD_LOG))
+	nice -n 19 $(MAKE) --no-print-directory platforms-build >$(PLATFORM_BUILD_LOG) 2>&1 & background=$$!; \
+	  $(MAKE) --no-print-directory $(TESTS); status=$$?; wait $$background; exit $$status
 	@echo "make test: every suite passed ($(TESTS))"
 
 # Every cargo feature of core that some test turns on. Every Rust test run
