@@ -50,14 +50,18 @@ build:
 
 # `make test` first runs lint beside what the suites download (TEST_FETCH:
 # pip and npm packages and Debian's arm64 packages, which wait on the
-# network more than on the two cores lint's compile keeps busy), then every
-# suite in turn, with test-platforms' builds for macOS and Windows at the
-# lowest priority beside them (mk/platforms.mk: platforms-build, which only
-# compiles). DIST_PROFILE and GO_LIB_ZIG, chosen because the goal is
-# `test`, reach every make through the environment.
+# network more than on the two cores lint's compile keeps busy), then
+# test-rust and the dist builds, then every suite in turn with
+# test-platforms' builds for macOS and Windows at the lowest priority
+# beside them (mk/platforms.mk: platforms-build, which only compiles): the
+# suites leave CPU idle while they wait on servers and processes, the
+# builds before them do not (started after lint, the background build
+# slowed them by about two minutes). DIST_PROFILE and GO_LIB_ZIG, chosen
+# because the goal is `test`, reach every make through the environment.
 TEST_FETCH := $(DIST_TOOLS) python-env s3-deps azurite-deps arm64-fetch
 test: deps
 	$(MAKE) --no-print-directory -j lint $(TEST_FETCH) platforms-targets
+	$(MAKE) --no-print-directory test-rust dist
 	@mkdir -p $(dir $(PLATFORM_BUILD_LOG))
 	nice -n 19 $(MAKE) --no-print-directory platforms-build >$(PLATFORM_BUILD_LOG) 2>&1 & background=$$!; \
 	  $(MAKE) --no-print-directory $(TESTS); status=$$?; wait $$background; exit $$status
