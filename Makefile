@@ -56,7 +56,8 @@ build:
 # beside them (mk/platforms.mk: platforms-build, which only compiles): the
 # suites leave CPU idle while they wait on servers and processes, the
 # builds before them do not (started after lint, the background build
-# slowed them by about two minutes). DIST_PROFILE and GO_LIB_ZIG, chosen
+# slowed them by about two minutes); test-rust runs once, in the second
+# make. DIST_PROFILE and GO_LIB_ZIG, chosen
 # because the goal is `test`, reach every make through the environment.
 TEST_FETCH := $(DIST_TOOLS) python-env s3-deps azurite-deps arm64-fetch
 test: deps
@@ -64,7 +65,7 @@ test: deps
 	$(MAKE) --no-print-directory test-rust dist
 	@mkdir -p $(dir $(PLATFORM_BUILD_LOG))
 	nice -n 19 $(MAKE) --no-print-directory platforms-build >$(PLATFORM_BUILD_LOG) 2>&1 & background=$$!; \
-	  $(MAKE) --no-print-directory $(TESTS); status=$$?; wait $$background; exit $$status
+	  $(MAKE) --no-print-directory $(filter-out test-rust,$(TESTS)); status=$$?; wait $$background; exit $$status
 	@echo "make test: every suite passed ($(TESTS))"
 
 # Every cargo feature of core that some test turns on. Every Rust test run
