@@ -16,10 +16,10 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
 import { BlobServiceClient, type BlockBlobClient } from '@azure/storage-blob'
-import { type Lease, StaleError, guard, open } from 'tinystore'
+import { type Lease, StaleError, fenceText, guard, open } from 'tinystore'
 import { tempDir } from './helpers'
 import { type LosingProxy, losingProxy as proxyTo, startsWith } from './losing-proxy'
-import { counts, digits, inDoubt, racing, superseded } from './superseded'
+import { counts, inDoubt, racing, superseded } from './superseded'
 
 const connection = process.env.TINYSTORE_AZURE_CONNECTION_STRING
 if (!connection && process.env.TINYSTORE_REQUIRE_AZURE === '1') {
@@ -66,7 +66,7 @@ azureTest('azure: a lost answer retried is accepted or in doubt, never stale', a
     await put(blobOf(alone, proxy.port), 'by older', older)
     proxy.close()
     assert.ok(proxy.lost())
-    assert.deepEqual(await bodyOf(alone), ['by older', digits(older.fence)])
+    assert.deepEqual(await bodyOf(alone), ['by older', fenceText(older.fence)])
 
     // Accepted, its answer lost, overtaken before the retry: the older
     // upload landed (read there), so it may not be called stale.
@@ -78,8 +78,8 @@ azureTest('azure: a lost answer retried is accepted or in doubt, never stale', a
     })
     await assert.rejects(put(blobOf(overtaken, proxy.port), 'by older', older), inDoubt)
     proxy.close()
-    assert.deepEqual(seen, [['by older', digits(older.fence)]], 'the older upload landed before the newer')
-    assert.deepEqual(await bodyOf(overtaken), ['by newer', digits(newer.fence)])
+    assert.deepEqual(seen, [['by older', fenceText(older.fence)]], 'the older upload landed before the newer')
+    assert.deepEqual(await bodyOf(overtaken), ['by newer', fenceText(newer.fence)])
     assert.deepEqual(await counts(store), [])
 
     // A refusal whose answer came (a writer between the guard's read and
@@ -95,7 +95,7 @@ azureTest('azure: a lost answer retried is accepted or in doubt, never stale', a
       assert.equal(err.largest, newer.fence)
       return true
     })
-    assert.deepEqual(await bodyOf(raced), ['by newer', digits(newer.fence)])
+    assert.deepEqual(await bodyOf(raced), ['by newer', fenceText(newer.fence)])
     assert.deepEqual(await counts(store), [['chats', 'lock', 1]])
   } finally {
     await store.close()

@@ -16,10 +16,10 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
 import { type File, Storage } from '@google-cloud/storage'
-import { type Lease, StaleError, guard, open } from 'tinystore'
+import { type Lease, StaleError, fenceText, guard, open } from 'tinystore'
 import { tempDir } from './helpers'
 import { type LosingProxy, losingProxy as proxyTo, startsWith } from './losing-proxy'
-import { counts, digits, inDoubt, racing, superseded } from './superseded'
+import { counts, inDoubt, racing, superseded } from './superseded'
 
 const connection = process.env.TINYSTORE_GCS_URL
 if (!connection && process.env.TINYSTORE_REQUIRE_GCS === '1') {
@@ -81,7 +81,7 @@ gcsTest('gcs: a lost answer retried is accepted or in doubt, never stale', async
     proxies.push(proxy)
     await put(fileOf(alone, proxy.port), 'by older', older)
     assert.ok(proxy.lost())
-    assert.deepEqual(await bodyOf(alone), ['by older', digits(older.fence)])
+    assert.deepEqual(await bodyOf(alone), ['by older', fenceText(older.fence)])
 
     // Accepted, its answer lost, overtaken before the retry: the older
     // save landed (read there), so it may not be called stale.
@@ -93,8 +93,8 @@ gcsTest('gcs: a lost answer retried is accepted or in doubt, never stale', async
     })
     proxies.push(proxy)
     await assert.rejects(put(fileOf(overtaken, proxy.port), 'by older', older), inDoubt)
-    assert.deepEqual(seen, [['by older', digits(older.fence)]], 'the older save landed before the newer')
-    assert.deepEqual(await bodyOf(overtaken), ['by newer', digits(newer.fence)])
+    assert.deepEqual(seen, [['by older', fenceText(older.fence)]], 'the older save landed before the newer')
+    assert.deepEqual(await bodyOf(overtaken), ['by newer', fenceText(newer.fence)])
     assert.deepEqual(await counts(store), [])
 
     // A refusal whose answer came (a writer between the guard's read and
@@ -110,7 +110,7 @@ gcsTest('gcs: a lost answer retried is accepted or in doubt, never stale', async
       assert.equal(err.largest, newer.fence)
       return true
     })
-    assert.deepEqual(await bodyOf(raced), ['by newer', digits(newer.fence)])
+    assert.deepEqual(await bodyOf(raced), ['by newer', fenceText(newer.fence)])
     assert.deepEqual(await counts(store), [['chats', 'lock', 1]])
   } finally {
     for (const p of proxies) p.close()
@@ -142,7 +142,7 @@ gcsTest('gcs: a retried 429 was answered, so a larger fence after it is stale', 
     })
     assert.ok(proxy.lost(), 'the proxy answered no upload 429')
     assert.deepEqual(seen, [null], 'the throttled save reached the server')
-    assert.deepEqual(await bodyOf(name), ['by newer', digits(newer.fence)])
+    assert.deepEqual(await bodyOf(name), ['by newer', fenceText(newer.fence)])
     assert.deepEqual(await counts(store), [['chats', 'lock', 1]])
   } finally {
     proxy?.close()

@@ -19,9 +19,6 @@ export async function counts(store: Store): Promise<[string, string, number][]> 
   return (await store.status()).lateWritesRefused.map(r => [r.name, r.kind, r.refused])
 }
 
-/** A fence as the guards record it on an object: 40 decimal digits. */
-export const digits = (fence: bigint) => fence.toString().padStart(40, '0')
-
 /** `client`, whose `method` runs `first` before its first call goes through. */
 export function racing<T extends object>(client: T, method: keyof T & string, first: () => Promise<void>): T {
   const inner = client[method] as (...args: unknown[]) => Promise<unknown>

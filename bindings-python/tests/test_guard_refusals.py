@@ -10,7 +10,6 @@ import os
 import signal
 import sqlite3
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 import tinystore
 from conftest import free_port, start_server, stop_server
-from refused import counts
+from refused import counts, until_counts
 
 
 def overtaken(store: tinystore.Store, db: sqlite3.Connection, name: str = "orders", key: str = "42") -> tinystore.Lease:
@@ -36,15 +35,6 @@ def late_write(db: sqlite3.Connection, under: int | tinystore.Lease, resource: s
     with pytest.raises(tinystore.Stale) as refused, db:
         tinystore.guard.check(db, resource, under)
     return refused.value
-
-
-def until_counts(store: tinystore.Store, want: list[tuple[str, str, int]]) -> None:
-    """A served store counts a message that comes after the guard's answer."""
-    for _ in range(1000):
-        if counts(store) == want:
-            return
-        time.sleep(0.01)
-    assert counts(store) == want
 
 
 def refusals_are_counted_per_group(store: tinystore.Store, tmp_path: Path) -> None:

@@ -13,7 +13,6 @@ TINYSTORE_REQUIRE_* is 1, when it fails (the guards' own tests say so)."""
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 import tinystore
+from refused import counts, until_counts
 from test_otel import EXPORTER, READER, _providers, attrs
 from tinystore.testing import TestStore
 
@@ -56,19 +56,6 @@ def refused_on(backend: str) -> int:
                         if dict(point.attributes or {}) == {"tinystore.backend": backend}:
                             total += int(getattr(point, "value"))
     return total
-
-
-def counts(store: tinystore.Store) -> list[tuple[str, str, int]]:
-    return [(r.name, r.kind, r.refused) for r in store.status_sync().late_writes_refused]
-
-
-def until_counts(store: tinystore.Store, want: list[tuple[str, str, int]]) -> None:
-    """A served store counts a message that comes after the guard's answer."""
-    for _ in range(1000):
-        if counts(store) == want:
-            return
-        time.sleep(0.01)
-    assert counts(store) == want
 
 
 def told_and_traced(kit: TestStore, backend: str, resource: str, write: Callable[[tinystore.Lease], object]) -> None:
