@@ -121,6 +121,37 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 	}
 }
 
+// Each attempt made again is told, not only the first: the proxy answers
+// the first upload 429 (it wrote nothing), forwards the second and loses
+// its answer after fake-gcs-server wrote it, and lets the newer holder
+// write; the third attempt's condition fails and the guard reads the
+// larger fence. The second attempt was written: in doubt, never stale,
+// and the store is told nothing.
+func TestA429ThenALostAnswerThenANewerWriterIsInDoubt(t *testing.T) {
+	ctx := context.Background()
+	upstream := emulator(t)
+	leases := superseded.Open(t)
+	older, newer := leases.Older, leases.Newer
+	obj := object(t)
+	var seen string
+	proxy, played := losingproxy.Plan(t, upstream, upload, func() {
+		seen, _, _ = content(t, obj)
+		if _, err := gcsguard.Upload(ctx, obj, []byte("by newer"), newer.Fence); err != nil {
+			t.Errorf("the newer writer: %v", err)
+		}
+	}, [][]byte{tooManyRequests(), nil})
+	proxied := client(t, option.WithEndpoint(proxy+"/storage/v1/")).Bucket(bucket).Object(obj.ObjectName())
+	_, err := gcsguard.Upload(ctx, proxied, []byte("by older"), older)
+	superseded.InDoubt(t, err)
+	if played() != 2 || seen != "by older" {
+		t.Fatalf("steps played %d, want 2; the object read %q before the newer upload, want the older's", played(), seen)
+	}
+	has(t, obj, "by newer", newer.Fence)
+	if got := leases.Refused(t); len(got) != 0 {
+		t.Fatalf("late writes refused: %v; want none", got)
+	}
+}
+
 // tooManyRequests is an HTTP 429 answer in the JSON API's form.
 func tooManyRequests() []byte {
 	body := `{"error": {"code": 429, "message": "rate limited by the test"}}`

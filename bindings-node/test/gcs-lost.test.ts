@@ -40,11 +40,11 @@ function fileOf(name: string, port?: number): File {
 }
 
 /**
- * The proxy that loses fake-gcs-server's answer to the first upload, or,
- * given `answer`, keeps that upload from the server and answers it so.
+ * The proxy that loses fake-gcs-server's answer to the first upload, or
+ * plays `plan` on the uploads (losingProxy in losing-proxy.ts).
  */
-function losingProxy(between?: () => Promise<void>, answer?: Buffer): Promise<LosingProxy> {
-  return proxyTo(Number(HOST.exec(connection!)![1]), startsWith('POST /upload/'), between, '127.0.0.1', answer)
+function losingProxy(between?: () => Promise<void>, plan?: (Buffer | null)[]): Promise<LosingProxy> {
+  return proxyTo(Number(HOST.exec(connection!)![1]), startsWith('POST /upload/'), between, '127.0.0.1', plan)
 }
 
 const THROTTLED = '{"error": {"code": 429, "message": "rate limited by the test"}}'
@@ -80,7 +80,7 @@ gcsTest('gcs: a lost answer retried is accepted or in doubt, never stale', async
     let proxy = await losingProxy()
     proxies.push(proxy)
     await put(fileOf(alone, proxy.port), 'by older', older)
-    assert.ok(proxy.lost())
+    assert.equal(proxy.played(), 1)
     assert.deepEqual(await bodyOf(alone), ['by older', fenceText(older.fence)])
 
     // Accepted, its answer lost, overtaken before the retry: the older
@@ -134,16 +134,44 @@ gcsTest('gcs: a retried 429 was answered, so a larger fence after it is stale', 
     proxy = await losingProxy(async () => {
       seen.push(await bodyOf(name))
       await guard.gcs.save(fileOf(name) as never, 'by newer', newer.fence)
-    }, TOO_MANY_REQUESTS)
+    }, [TOO_MANY_REQUESTS])
     await assert.rejects(guard.gcs.save(fileOf(name, proxy.port) as never, 'by older', older), (err: unknown) => {
       assert.ok(err instanceof StaleError, String(err))
       assert.equal(err.largest, newer.fence)
       return true
     })
-    assert.ok(proxy.lost(), 'the proxy answered no upload 429')
+    assert.equal(proxy.played(), 1, 'the proxy answered no upload 429')
     assert.deepEqual(seen, [null], 'the throttled save reached the server')
     assert.deepEqual(await bodyOf(name), ['by newer', fenceText(newer.fence)])
     assert.deepEqual(await counts(store), [['chats', 'lock', 1]])
+  } finally {
+    proxy?.close()
+    await store.close()
+  }
+})
+
+// Each attempt made again is told, not only the first: the proxy answers
+// the first upload 429 (it wrote nothing), forwards the second and loses
+// its answer after fake-gcs-server wrote it, and lets the newer holder
+// write; the third attempt's condition fails and the guard reads the
+// larger fence. The second attempt was written: in doubt, never stale, and
+// the store is told nothing.
+gcsTest('gcs: a 429, then a lost answer, then a newer writer is in doubt', async () => {
+  const store = await open(path.join(tempDir('tinystore-gcs-429-lost-'), 'store'))
+  let proxy: LosingProxy | undefined
+  try {
+    const { older, newer } = await superseded(store)
+    const name = `throttled-then-lost-${process.pid}-${Date.now()}`
+    const seen: unknown[] = []
+    proxy = await losingProxy(async () => {
+      seen.push(await bodyOf(name))
+      await guard.gcs.save(fileOf(name) as never, 'by newer', newer.fence)
+    }, [TOO_MANY_REQUESTS, null])
+    await assert.rejects(guard.gcs.save(fileOf(name, proxy.port) as never, 'by older', older), inDoubt)
+    assert.equal(proxy.played(), 2)
+    assert.deepEqual(seen, [['by older', fenceText(older.fence)]], 'the second attempt landed before the newer')
+    assert.deepEqual(await bodyOf(name), ['by newer', fenceText(newer.fence)])
+    assert.deepEqual(await counts(store), [])
   } finally {
     proxy?.close()
     await store.close()

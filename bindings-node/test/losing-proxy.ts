@@ -3,10 +3,10 @@
 // request after the server has acted on it.
 import net from 'node:net'
 
-/** A running proxy: its port, whether it lost an answer yet, and its end. */
+/** A running proxy: its port, how many steps of its plan it played, and its end. */
 export interface LosingProxy {
   port: number
-  lost: () => boolean
+  played: () => number
   close: () => void
 }
 
@@ -21,20 +21,28 @@ export interface LosingProxy {
  * alive (the listener itself is unreferenced: a failed case leaves it
  * open).
  *
- * Given `answer` (an HTTP answer's bytes), the proxy instead keeps the
- * picked request from the server: it reads the request whole, runs
- * `between`, gives the client `answer` and closes the connection, as a
- * server that refused it (a 429) would.
+ * Given a `plan`, the proxy plays it on the requests `picks` chooses, one
+ * step each, in turn: `null` loses the answer as above; an HTTP answer's
+ * bytes keeps the request from the server (read whole) and gives the
+ * client those bytes, closing the connection, as a server that refused it
+ * (a 429) would. `between` runs at the plan's last step; requests picked
+ * after it go through.
  */
 export async function losingProxy(
   upstream: number,
   picks: (chunk: Buffer) => boolean,
   between: () => Promise<void> = async () => {},
   host = '127.0.0.1',
-  answer?: Buffer,
+  plan: (Buffer | null)[] = [null],
 ): Promise<LosingProxy> {
-  let lostOne = false
+  let played = 0
   let pending: (() => Promise<void>) | null = between
+  /** Runs `between` if `last`, once. */
+  const betweenIf = (last: boolean): Promise<void> => {
+    const run = last ? pending : null
+    if (last) pending = null
+    return run ? run() : Promise.resolve()
+  }
   const connections = new Set<net.Socket>()
   const server = net.createServer(down => {
     const up = net.connect(upstream, host)
@@ -43,6 +51,7 @@ export async function losingProxy(
       socket.on('close', () => connections.delete(socket))
     }
     let losing = false
+    let last = false
     let ended = false
     const end = () => {
       ended = true
@@ -51,15 +60,15 @@ export async function losingProxy(
     }
     // The picked request so far, while the proxy reads it to answer it.
     let refused: Buffer | null = null
+    let answer: Buffer | null = null
     const answerWhenWhole = () => {
-      if (refused === null || answer === undefined || !whole(refused)) return
+      if (refused === null || answer === null || !whole(refused)) return
+      const given = answer
       refused = null
       ended = true
-      const run = pending
-      pending = null
-      void (run ? run() : Promise.resolve()).finally(() => {
+      void betweenIf(last).finally(() => {
         up.destroy()
-        down.end(answer)
+        down.end(given)
       })
     }
     down.on('data', (chunk: Buffer) => {
@@ -69,13 +78,16 @@ export async function losingProxy(
         return
       }
       if (ended) return
-      if (!lostOne && picks(chunk)) {
-        ;[lostOne, losing] = [true, true]
-        if (answer !== undefined) {
+      if (!losing && played < plan.length && picks(chunk)) {
+        answer = plan[played] ?? null
+        played += 1
+        last = played === plan.length
+        if (answer !== null) {
           refused = chunk
           answerWhenWhole()
           return
         }
+        losing = true
       }
       up.write(chunk)
     })
@@ -87,9 +99,7 @@ export async function losingProxy(
       }
       ended = true
       up.pause()
-      const run = pending
-      pending = null
-      void (run ? run() : Promise.resolve()).finally(end) // the answer is lost with its connection
+      void betweenIf(last).finally(end) // the answer is lost with its connection
     })
     down.on('end', () => up.end())
     up.on('end', () => {
@@ -105,7 +115,7 @@ export async function losingProxy(
     server.close()
     for (const socket of connections) socket.destroy()
   }
-  return { port, lost: () => lostOne, close }
+  return { port, played: () => played, close }
 }
 
 /**

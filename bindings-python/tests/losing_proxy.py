@@ -6,16 +6,19 @@ network that drops it would. Every other request and answer goes through
 as it is. The client sees the connection closed, and makes the request
 again if it retries.
 
-Given ``answer`` (an HTTP answer's bytes), the proxy instead keeps the
-picked request from the server: it reads the request whole, runs
-``between``, gives the client ``answer`` and closes the connection, as a
-server that refused it (a 429) would."""
+Given a ``plan``, the proxy plays it on the requests ``lose`` picks, one
+step each, in turn: None loses the answer as above; an HTTP answer's
+bytes keeps the request from the server (read whole) and gives the client
+those bytes, closing the connection, as a server that refused it (a 429)
+would. ``between`` runs at the plan's last step, before its answer is
+lost or given; the requests picked after it go through. ``played``
+counts the steps played."""
 
 from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from urllib.parse import urlparse
 
 
@@ -24,13 +27,13 @@ class LosingProxy:
     proxy's, with the upstream's path."""
 
     def __init__(self, upstream: str, lose: Callable[[bytes], bool],
-                 between: Callable[[], None] = lambda: None, answer: bytes | None = None) -> None:
+                 between: Callable[[], None] = lambda: None, plan: Sequence[bytes | None] = (None,)) -> None:
         up = urlparse(upstream)
-        self.answer = answer
+        self.plan = list(plan)
+        self.played = 0
         self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
         self.lose = lose
         self.between: Callable[[], None] | None = between
-        self.lost_one = False
         self.lock = threading.Lock()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}{up.path}"
@@ -49,6 +52,8 @@ class LosingProxy:
     def _serve(self, down: socket.socket, up: socket.socket) -> None:
         losing = threading.Event()
         done = threading.Event()
+        # Whether the lost answer is the plan's last step (``between`` runs).
+        last = [False]
 
         def requests() -> None:
             while not done.is_set():
@@ -58,18 +63,17 @@ class LosingProxy:
                     break
                 if not data:
                     break
-                if self.lose(data):
-                    with self.lock:
-                        if not self.lost_one:
-                            self.lost_one = True
-                            losing.set()
-                    if losing.is_set() and self.answer is not None:
+                step = self._step() if self.lose(data) and not losing.is_set() else None
+                if step is not None:
+                    answer, last[0] = step
+                    if answer is not None:
                         try:
-                            self._refuse(down, data)
+                            self._refuse(down, data, answer, last[0])
                             up.shutdown(socket.SHUT_RDWR)  # ends the answers' loop
                         except OSError:
                             pass
                         break
+                    losing.set()
                 try:
                     up.sendall(data)
                 except OSError:
@@ -86,7 +90,8 @@ class LosingProxy:
                 if not data:
                     break
                 if losing.is_set():
-                    self._between()
+                    if last[0]:
+                        self._between()
                     break  # the answer is lost with its connection
                 down.sendall(data)
         except OSError:
@@ -100,10 +105,19 @@ class LosingProxy:
                     pass
                 s.close()
 
-    def _refuse(self, down: socket.socket, data: bytes) -> None:
+    def _step(self) -> tuple[bytes | None, bool] | None:
+        """The plan's next step (an answer, or None: lose it) and whether it
+        is the last; None once the plan was played."""
+        with self.lock:
+            if self.played >= len(self.plan):
+                return None
+            self.played += 1
+            return self.plan[self.played - 1], self.played == len(self.plan)
+
+    def _refuse(self, down: socket.socket, data: bytes, answer: bytes, last: bool) -> None:
         """Reads the rest of the request ``data`` begins (its headers and a
-        body of its Content-Length), runs ``between`` and answers with
-        ``answer``."""
+        body of its Content-Length), runs ``between`` if ``last``, and
+        answers with ``answer``."""
         while b"\r\n\r\n" not in data:
             more = down.recv(65536)
             if not more:
@@ -120,9 +134,9 @@ class LosingProxy:
             if not more:
                 return
             got += more
-        self._between()
-        assert self.answer is not None
-        down.sendall(self.answer)
+        if last:
+            self._between()
+        down.sendall(answer)
 
     def _between(self) -> None:
         """Runs ``between``, once: its failure is raised again by close."""

@@ -59,12 +59,17 @@ def blob(name: str, via: str | None = None) -> Any:
     return service.get_blob_client("tinystore", name)
 
 
-def losing_proxy(name: str, between: Callable[[], None] = lambda: None) -> LosingProxy:
+SERVER_BUSY = (b"HTTP/1.1 503 Server Busy\r\nx-ms-error-code: ServerBusy\r\nConnection: close\r\n"
+               b"Content-Length: 0\r\n\r\n")
+
+
+def losing_proxy(name: str, between: Callable[[], None] = lambda: None,
+                 plan: tuple[bytes | None, ...] = (None,)) -> LosingProxy:
     """A proxy in front of Azurite that loses Azurite's answer to the first
-    upload (``PUT``) of blob ``name``."""
+    upload (``PUT``) of blob ``name``, or plays ``plan`` on its uploads."""
     upstream = endpoint(str(CONNECTION))
     target = f"PUT {urlparse(upstream).path}/tinystore/{name} ".encode()
-    return LosingProxy(upstream, lambda data: data.startswith(target), between)
+    return LosingProxy(upstream, lambda data: data.startswith(target), between, plan)
 
 
 def body(name: str) -> tuple[str, str | None] | None:
@@ -88,7 +93,7 @@ def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinyst
     proxy = losing_proxy(alone)
     guard.upload_blob(blob(alone, proxy.url), "by older", older)
     proxy.close()
-    assert proxy.lost_one
+    assert proxy.played == 1
     assert body(alone) == ("by older", f"{older.fence:040d}")
 
     # Accepted, its answer lost, overtaken before the retry: the older
@@ -119,3 +124,42 @@ def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinyst
     assert refused.value.largest == newer.fence
     assert body(raced) == ("by newer", f"{newer.fence:040d}")
     assert counts(store) == [("chats", "lock", 1)]
+
+
+def test_every_attempt_made_again_is_told_not_only_the_last(store: tinystore.Store, superseded: Superseded) -> None:
+    """The proxy answers the first upload 503 without passing it on, then
+    forwards the second and loses its answer after Azurite wrote it, and
+    lets the newer holder write; the third attempt's condition fails (412)
+    and the guard reads the larger fence. The guard is told both attempts
+    made again, not only the last answer (a 412): in doubt
+    (``Unavailable``), never stale, and the store is told nothing."""
+    older, newer = superseded.older, superseded.newer
+    name = f"busy-then-lost-{uuid.uuid4().hex[:8]}"
+    seen: list[Any] = []
+
+    def newer_writes() -> None:
+        seen.append(body(name))
+        guard.upload_blob(blob(name), "by newer", newer.fence)
+
+    proxy = losing_proxy(name, newer_writes, (SERVER_BUSY, None))
+    with pytest.raises(tinystore.Unavailable, match="may have been written") as doubt:
+        guard.upload_blob(blob(name, proxy.url), "by older", older)
+    proxy.close()
+    assert proxy.played == 2
+    assert not isinstance(doubt.value, tinystore.Stale)
+    assert seen == [("by older", f"{older.fence:040d}")], "the second attempt landed before the newer"
+    assert body(name) == ("by newer", f"{newer.fence:040d}")
+    assert counts(store) == []
+
+
+def test_the_callers_own_retry_hook_still_runs(superseded: Superseded) -> None:
+    """The guard's ``retry_hook`` calls the caller's with each attempt made
+    again: here the first upload's answer, lost."""
+    name = f"hooked-{uuid.uuid4().hex[:8]}"
+    theirs: list[Any] = []
+    proxy = losing_proxy(name)
+    guard.upload_blob(blob(name, proxy.url), "by older", superseded.older,
+                      retry_hook=lambda **attempt: theirs.append(attempt.get("response")))
+    proxy.close()
+    assert theirs == [None]
+    assert body(name) == ("by older", f"{superseded.older.fence:040d}")

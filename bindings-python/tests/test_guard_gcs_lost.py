@@ -55,7 +55,7 @@ def losing_proxy(between: Callable[[], None] = lambda: None, answer: bytes | Non
     """A proxy in front of fake-gcs-server that loses its answer to the
     first upload (``POST /upload/``), or, given ``answer``, keeps that
     upload from the server and answers it so."""
-    return LosingProxy(str(URL), lambda data: data.startswith(b"POST /upload/"), between, answer)
+    return LosingProxy(str(URL), lambda data: data.startswith(b"POST /upload/"), between, (answer,))
 
 
 THROTTLED = b'{"error": {"code": 429, "message": "rate limited by the test"}}'
@@ -83,7 +83,7 @@ def test_a_lost_answer_retried_is_accepted_or_in_doubt_never_stale(store: tinyst
     proxy = losing_proxy()
     guard.upload(blob(alone, proxy.url), "by older", older)
     proxy.close()
-    assert proxy.lost_one
+    assert proxy.played == 1
     assert body(alone) == ("by older", f"{older.fence:040d}")
 
     # Accepted, its answer lost, overtaken before the retry: the older
@@ -135,8 +135,35 @@ def test_a_retried_429_was_answered_so_a_larger_fence_after_it_is_stale(store: t
     with pytest.raises(tinystore.Stale) as refused:
         guard.upload(blob(name, proxy.url), "by older", older)
     proxy.close()
-    assert proxy.lost_one, "the proxy answered no upload 429"
+    assert proxy.played == 1, "the proxy answered no upload 429"
     assert seen == [None], "the throttled upload reached the server"
     assert refused.value.largest == newer.fence
     assert body(name) == ("by newer", f"{newer.fence:040d}")
     assert counts(store) == [("chats", "lock", 1)]
+
+
+def test_a_429_then_a_lost_answer_then_a_newer_writer_is_in_doubt(store: tinystore.Store, superseded: Superseded) -> None:
+    """Each attempt made again is told, not only the first: the proxy
+    answers the first upload 429 (it wrote nothing), forwards the second
+    and loses its answer after fake-gcs-server wrote it, and lets the newer
+    holder write; the third attempt's condition fails and the guard reads
+    the larger fence. The second attempt was written: in doubt
+    (``Unavailable``), never stale, and the store is told nothing."""
+    older, newer = superseded.older, superseded.newer
+    name = f"throttled-then-lost-{uuid.uuid4().hex[:8]}"
+    seen: list[Any] = []
+
+    def newer_writes() -> None:
+        seen.append(body(name))
+        guard.upload(blob(name), "by newer", newer.fence)
+
+    proxy = LosingProxy(str(URL), lambda data: data.startswith(b"POST /upload/"), newer_writes,
+                        (TOO_MANY_REQUESTS, None))
+    with pytest.raises(tinystore.Unavailable, match="may have been written") as doubt:
+        guard.upload(blob(name, proxy.url), "by older", older)
+    proxy.close()
+    assert proxy.played == 2
+    assert not isinstance(doubt.value, tinystore.Stale)
+    assert seen == [("by older", f"{older.fence:040d}")], "the second attempt landed before the newer"
+    assert body(name) == ("by newer", f"{newer.fence:040d}")
+    assert counts(store) == []

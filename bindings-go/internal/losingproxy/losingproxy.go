@@ -1,7 +1,8 @@
 // Package losingproxy is the proxy the guards' lost-answer tests put in
 // front of a real server (moto, fake-gcs-server, Azurite): it loses the
 // server's answer to one request after the server has acted on it, or
-// answers that request itself (a 429) without passing it on. A module of
+// answers that request itself (a 429) without passing it on, or plays a
+// plan of both on the requests it picks in turn. A module of
 // its own, needed by those tests only (never shipped).
 package losingproxy
 
@@ -25,7 +26,8 @@ import (
 // listening when the test ends.
 func Start(t testing.TB, upstream string, lose func(request []byte) bool, between func()) (string, func() bool) {
 	t.Helper()
-	return start(t, upstream, lose, between, nil)
+	url, played := Plan(t, upstream, lose, between, [][]byte{nil})
+	return url, func() bool { return played() > 0 }
 }
 
 // Answering starts a proxy like Start's that keeps the first request
@@ -35,10 +37,17 @@ func Start(t testing.TB, upstream string, lose func(request []byte) bool, betwee
 // It returns the proxy's URL and whether it answered a request yet.
 func Answering(t testing.TB, upstream string, pick func(request []byte) bool, between func(), answer []byte) (string, func() bool) {
 	t.Helper()
-	return start(t, upstream, pick, between, answer)
+	url, played := Plan(t, upstream, pick, between, [][]byte{answer})
+	return url, func() bool { return played() > 0 }
 }
 
-func start(t testing.TB, upstream string, lose func(request []byte) bool, between func(), answer []byte) (string, func() bool) {
+// Plan starts a proxy that plays plan on the requests whose bytes pick
+// matches, one step each, in turn: nil loses the answer (as Start's
+// proxy does), an HTTP answer's bytes keeps the request from the server
+// and gives the client those bytes (as Answering's does). between runs at
+// the plan's last step; requests picked after it go through. It returns
+// the proxy's URL and how many steps were played.
+func Plan(t testing.TB, upstream string, pick func(request []byte) bool, between func(), plan [][]byte) (string, func() int) {
 	t.Helper()
 	up, err := url.Parse(upstream)
 	if err != nil {
@@ -49,7 +58,19 @@ func start(t testing.TB, upstream string, lose func(request []byte) bool, betwee
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { listener.Close() })
-	var lostOne atomic.Bool
+	var mu sync.Mutex
+	played := 0
+	// step takes the plan's next step: its answer (nil: lose it), whether
+	// it is the last, and whether there was one.
+	step := func() ([]byte, bool, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if played >= len(plan) {
+			return nil, false, false
+		}
+		played++
+		return plan[played-1], played == len(plan), true
+	}
 	var once sync.Once
 	go func() {
 		for {
@@ -64,20 +85,27 @@ func start(t testing.TB, upstream string, lose func(request []byte) bool, betwee
 					return
 				}
 				defer upc.Close()
-				var losing atomic.Bool
+				var losing, last atomic.Bool
 				go func() {
 					buf := make([]byte, 64*1024)
 					for {
 						n, err := down.Read(buf)
-						if n > 0 {
-							if lose(buf[:n]) && lostOne.CompareAndSwap(false, true) {
-								losing.Store(true)
+						if n > 0 && !losing.Load() && pick(buf[:n]) {
+							if answer, isLast, ok := step(); ok {
+								last.Store(isLast)
 								if answer != nil {
-									refuse(down, append([]byte(nil), buf[:n]...), func() { once.Do(between) }, answer)
+									run := func() {}
+									if isLast {
+										run = func() { once.Do(between) }
+									}
+									refuse(down, append([]byte(nil), buf[:n]...), run, answer)
 									upc.Close() // ends the answers' loop
 									return
 								}
+								losing.Store(true)
 							}
+						}
+						if n > 0 {
 							if _, werr := upc.Write(buf[:n]); werr != nil {
 								return
 							}
@@ -92,7 +120,9 @@ func start(t testing.TB, upstream string, lose func(request []byte) bool, betwee
 					n, err := upc.Read(buf)
 					if n > 0 {
 						if losing.Load() {
-							once.Do(between)
+							if last.Load() {
+								once.Do(between)
+							}
 							return // the answer is lost with its connection
 						}
 						if _, werr := down.Write(buf[:n]); werr != nil {
@@ -106,7 +136,11 @@ func start(t testing.TB, upstream string, lose func(request []byte) bool, betwee
 			}()
 		}
 	}()
-	return "http://" + listener.Addr().String(), lostOne.Load
+	return "http://" + listener.Addr().String(), func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return played
+	}
 }
 
 // refuse reads the rest of the request that request begins (its headers

@@ -24,13 +24,14 @@ it takes the fence with the blob (docs/guards.md says what to do instead).
 
 azure-storage-blob makes an upload again when an attempt's answer is lost
 (a dropped connection, a timeout, a 5xx or 408). The guard watches each
-upload's first attempt (the per-call ``raw_request_hook`` and
-``raw_response_hook``, which the client runs on a call's first attempt
-only, and which call yours, given or the client's, in turn): when it went
-unanswered and the upload, made again, finds a larger fence, the call
-raises :class:`tinystore.Unavailable` (the unanswered attempt may have
-been written; whether it was is unknown), not ``Stale``, and the lease's
-store is told nothing.
+attempt made again through the per-call ``retry_hook``, which the client's
+retry policy calls with that attempt's answer (none when it got none)
+before it makes the next one, and which calls yours, if you give one:
+when an attempt went unanswered, or was answered with a 5xx or 408, and
+the upload, made again, finds a larger fence, the call raises
+:class:`tinystore.Unavailable` (that attempt may have been written;
+whether it was is unknown), not ``Stale``, and the lease's store is told
+nothing.
 """
 
 from __future__ import annotations
@@ -82,12 +83,12 @@ def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[
                     {"overwrite": False} if version is None
                     else {"overwrite": True, "etag": version, "match_condition": MatchConditions.IfNotModified}
                 )
-                attempts = _Attempts(blob, kwargs)
+                retried: list[int | None] = []
                 try:
                     response = blob.upload_blob(data, metadata={**mine, key: text}, **conditions,
-                                                **{**kwargs, **attempts.hooks()})
+                                                **{**kwargs, "retry_hook": _watched(retried, kwargs)})
                 finally:
-                    for status in attempts.answers.values():
+                    for status in retried:
                         machine.attempted(status)
                 step = machine.written()
         except Exception as err:  # the client's: core classifies it
@@ -99,41 +100,20 @@ def _upload(blob: Any, data: bytes | str, fence: int, resource: str, mine: dict[
     return response
 
 
-class _Attempts:
-    """The requests of one upload, as the client's hooks see them: each
-    request's first attempt (the client pops a call's hooks when it first
-    runs them, so a retry runs the client's own, if any) and the status of
-    its answer, None while none came. The caller's hooks, given to the call
-    or to the client, run after the guard's."""
+def _watched(retried: list[int | None], kwargs: dict[str, Any]) -> Any:
+    """The upload's ``retry_hook``: notes in ``retried`` the status of
+    each attempt the client makes again (None when it got no answer), then
+    calls the caller's own ``retry_hook``, if given."""
+    theirs = kwargs.get("retry_hook")
 
-    def __init__(self, blob: Any, kwargs: dict[str, Any]) -> None:
-        self.answers: dict[int, int | None] = {}
-        self.on_request = kwargs.get("raw_request_hook") or _client_hook(blob, "_request_callback")
-        self.on_response = kwargs.get("raw_response_hook") or _client_hook(blob, "_response_callback")
+    def hook(**attempt: Any) -> None:
+        response = attempt.get("response")
+        status = getattr(response, "status_code", None)
+        retried.append(status if isinstance(status, int) else None)
+        if theirs is not None:
+            theirs(**attempt)
 
-    def hooks(self) -> dict[str, Any]:
-        return {"raw_request_hook": self._request, "raw_response_hook": self._response}
-
-    def _request(self, request: Any) -> None:
-        self.answers.setdefault(id(request.http_request), None)
-        if self.on_request is not None:
-            self.on_request(request)
-
-    def _response(self, response: Any) -> None:
-        self.answers[id(response.http_request)] = response.http_response.status_code
-        if self.on_response is not None:
-            self.on_response(response)
-
-
-def _client_hook(blob: Any, name: str) -> Any:
-    """The hook given to the client when it was made (``raw_request_hook``
-    or ``raw_response_hook``), which a call's own replaces."""
-    pipeline = getattr(blob, "_pipeline", None)
-    for policy in getattr(pipeline, "_impl_policies", None) or []:
-        hook = getattr(getattr(policy, "_policy", policy), name, None)  # a SansIO policy is wrapped
-        if hook is not None:
-            return hook
-    return None
+    return hook
 
 
 def _read(blob: Any, machine: Any) -> Any:

@@ -2,13 +2,16 @@
 //! (SqlCheck, ObjectWrite, ObjectRead, VersionedCheck) driven against
 //! models of a register row, of S3 and of an object whose puts are
 //! conditional on its version (GCS, Azure), every interleaving of three writers explored, with
-//! answers lost and requests made again, fences that tie, bodies (and so
-//! S3 ETags) that repeat, and hand edits. In every reachable state the
-//! fence readers see never goes down, no write is accepted after a larger
-//! fence was recorded, a refused write always met a larger fence, writers
-//! of equal fences are all accepted, and every run ends. The guard's
-//! earlier in-place S3 protocol and an upsert without its `where` are
-//! explored too, and must be caught.
+//! answers lost and requests made again, puts answered 429 and made
+//! again, fences that tie, bodies (and so S3 ETags) that repeat, and hand
+//! edits. In every reachable state the fence readers see never goes down,
+//! no write is accepted after a larger fence was recorded, a refused write
+//! always met a larger fence, a versioned put that landed is never called
+//! stale, writers of equal fences are all accepted, and every run ends.
+//! The guard's earlier in-place S3 protocol, an upsert without its
+//! `where`, a put without its condition and a driver that does not tell
+//! its machine the attempts made again are explored too, and must be
+//! caught.
 
 mod explore;
 mod object;
@@ -65,6 +68,21 @@ fn objects_tied_fences_tombstones_and_a_reader() {
         tombstones: true,
     };
     holds("objects/ties, tombstones, reader", &model, model.start());
+}
+
+#[test]
+fn objects_a_guarded_delete_retried_after_a_lost_answer() {
+    // The second writer deletes (a tombstone); every answer may be lost
+    // once and the request made again, before and after the others.
+    let model = object::Objects {
+        writers: vec![(5, 'X'), (6, 'Y'), (7, 'X')],
+        reader: false,
+        retries: 1,
+        edits: 0,
+        before: vec![(4, 'Z')],
+        tombstones: true,
+    };
+    holds("objects/delete, lost answers", &model, model.start());
 }
 
 #[test]
@@ -158,6 +176,8 @@ fn versioned(fences: Vec<u128>, before: Option<u128>, conditional: bool) -> vers
         before,
         conditional,
         retries: 1,
+        throttles: 0,
+        tells_attempts: true,
         edits: 0,
     }
 }
@@ -171,6 +191,25 @@ fn versioned_three_writers_ties_and_lost_answers() {
     holds("versioned/equal", &model, model.start());
     let model = versioned(vec![9, 7, 8], Some(8), true);
     holds("versioned/one late", &model, model.start());
+}
+
+#[test]
+fn versioned_a_429_and_a_lost_answer_are_told_never_stale_after_landing() {
+    let mut model = versioned(vec![4, 5], Some(3), true);
+    model.throttles = 1;
+    let found = holds("versioned/429 and a lost answer", &model, model.start());
+    assert!(found.states > 200, "too few states: {found:?}");
+    let mut model = versioned(vec![6, 5, 5], None, true);
+    model.throttles = 2;
+    holds("versioned/429s, 3 writers", &model, model.start());
+}
+
+#[test]
+fn versioned_a_driver_that_does_not_tell_the_attempts_is_caught() {
+    let mut model = versioned(vec![4, 5], Some(3), true);
+    model.tells_attempts = false;
+    let why = caught("versioned/attempts untold", &model, model.start());
+    assert!(why.contains("called stale though its put landed"), "{why}");
 }
 
 #[test]

@@ -205,6 +205,9 @@ fn seen(writers: &[Writer]) -> Vec<Seen<'_>> {
             fence: w.fence,
             landed_over: w.landed_over,
             verdict: w.verdict.as_deref(),
+            // A lost answer is made again inside the caller's transaction,
+            // which nothing outside sees before its commit: never in doubt.
+            may_doubt: false,
         })
         .collect()
 }

@@ -10,6 +10,9 @@ pub struct Seen<'a> {
     pub landed_over: u128,
     /// Its verdict, once decided: `accepted`, or an error's code.
     pub verdict: Option<&'a str>,
+    /// Whether it may end in doubt (`unavailable`): an attempt of its write
+    /// went unanswered and was made again.
+    pub may_doubt: bool,
 }
 
 /// Across one transition, from `was` to `now` (the writers in the same
@@ -37,12 +40,16 @@ pub fn check_decided(was: &[Seen], now: &[Seen], max_ever: u128) -> Result<(), S
 }
 
 /// Where a run ends: every writer decided, `accepted` or `stale` (or
-/// `corrupt` once the record was `edited` by hand); and writers of one
-/// fence (`all_equal`, none below what was recorded before) all accepted.
+/// `corrupt` once the record was `edited` by hand, or `unavailable` after
+/// an attempt of its own went unanswered); and writers of one fence
+/// (`all_equal`, none below what was recorded before) all accepted.
 pub fn check_ended(writers: &[Seen], edited: bool, all_equal: bool) -> Result<(), String> {
     for w in writers {
         let v = w.verdict.ok_or(format!("fence {} undecided", w.fence))?;
-        if !(matches!(v, "accepted" | "stale") || edited && v == "corrupt") {
+        let allowed = matches!(v, "accepted" | "stale")
+            || edited && v == "corrupt"
+            || w.may_doubt && v == "unavailable";
+        if !allowed {
             return Err(format!("fence {} ended {v}", w.fence));
         }
     }

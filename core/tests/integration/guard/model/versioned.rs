@@ -3,8 +3,16 @@
 //! its version (a counter: every write makes a new one), its fence
 //! metadata; a read and a conditional put each atomic, their answers
 //! delivered later, an answer possibly lost and the request made again,
-//! and a hand edit (an unguarded put of a malformed fence). A put made
-//! without its condition must be caught.
+//! a put answered 429 without the store acting and made again, and a hand
+//! edit (an unguarded put of a malformed fence). The writer tells its
+//! machine each attempt made again, as the bindings do
+//! (`VersionedCheck::attempted`: no answer, or 429).
+//!
+//! Beyond the shared checks: a put that landed is never called `stale`
+//! (which says nothing was written), one accepted landed, and a writer is
+//! in doubt (`unavailable`) only after an attempt whose outcome it could
+//! not know. A put made without its condition must be caught, and so must
+//! a driver that does not tell its machine the attempts made again.
 
 use super::explore::Model;
 use super::verdicts::{all_equal, check_decided, check_ended, Seen};
@@ -30,6 +38,10 @@ pub struct Writer {
     verdict: Option<String>,
     /// The object's fence when this writer's put last landed.
     landed_over: u128,
+    /// Whether a put of this writer landed.
+    landed: bool,
+    /// Whether an attempt of this writer's put went unanswered.
+    unknown: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -37,6 +49,7 @@ pub struct State {
     object: Option<Object>,
     writers: Vec<Writer>,
     retries: u8,
+    throttles: u8,
     edits: u8,
     max_ever: u128,
 }
@@ -48,7 +61,14 @@ pub struct Versioned {
     /// Whether puts carry their condition (as core's steps say); a broken
     /// guard puts unconditionally.
     pub conditional: bool,
+    /// How many answers may be lost (the request made again).
     pub retries: u8,
+    /// How many puts may be answered 429 without the store acting (the
+    /// put made again).
+    pub throttles: u8,
+    /// Whether the writer tells its machine each attempt made again; a
+    /// broken driver does not.
+    pub tells_attempts: bool,
     pub edits: u8,
 }
 
@@ -75,6 +95,8 @@ impl Versioned {
                     answer: None,
                     verdict: None,
                     landed_over: 0,
+                    landed: false,
+                    unknown: false,
                 };
                 w.take(first);
                 w
@@ -89,8 +111,18 @@ impl Versioned {
             object,
             writers,
             retries: self.retries,
+            throttles: self.throttles,
             edits: self.edits,
             max_ever,
+        }
+    }
+
+    /// `w`'s put was made again after an attempt answered `status` (`None`:
+    /// no answer): told to its machine, unless the driver is broken.
+    fn made_again(&self, w: &mut Writer, status: Option<u16>) {
+        w.unknown |= status.is_none();
+        if self.tells_attempts {
+            w.check.attempted(status);
         }
     }
 
@@ -122,6 +154,7 @@ impl Versioned {
                     return VersionedObserved::ConditionFailed;
                 }
                 w.landed_over = w.landed_over.max(value(object).unwrap_or(0));
+                w.landed = true;
                 let version = object.as_ref().map_or(1, |o| o.version + 1);
                 *object = Some(Object {
                     version,
@@ -163,6 +196,14 @@ impl Model for Versioned {
                 let answer = self.run(&mut t.object, &mut t.writers[i], &request);
                 t.writers[i].answer = Some(answer);
                 next.push(t);
+                if s.throttles > 0 && matches!(request, VersionedStep::Put { .. }) {
+                    // Answered 429, the store having done nothing: the
+                    // client makes the put again later.
+                    let mut t = s.clone();
+                    t.throttles -= 1;
+                    self.made_again(&mut t.writers[i], Some(429));
+                    next.push(t);
+                }
                 continue;
             }
             let answer = t.writers[i].answer.take().unwrap();
@@ -173,6 +214,9 @@ impl Model for Versioned {
                 // The answer is lost: the client makes the request again.
                 let mut t = s.clone();
                 t.retries -= 1;
+                if matches!(request, VersionedStep::Put { .. }) {
+                    self.made_again(&mut t.writers[i], None);
+                }
                 let answer = self.run(&mut t.object, &mut t.writers[i], &request);
                 t.writers[i].answer = Some(answer);
                 next.push(t);
@@ -202,7 +246,34 @@ impl Model for Versioned {
                 ));
             }
         }
-        check_decided(&seen(&from.writers), &seen(&to.writers), to.max_ever)
+        check_decided(&seen(&from.writers), &seen(&to.writers), to.max_ever)?;
+        for (w, before) in to.writers.iter().zip(&from.writers) {
+            if before.verdict.is_some() {
+                continue;
+            }
+            match w.verdict.as_deref() {
+                Some("stale") if w.landed => {
+                    return Err(format!(
+                        "fence {} was called stale though its put landed",
+                        w.fence
+                    ))
+                }
+                Some("accepted") if !w.landed => {
+                    return Err(format!(
+                        "fence {} was accepted though no put of it landed",
+                        w.fence
+                    ))
+                }
+                Some("unavailable") if !w.unknown => {
+                    return Err(format!(
+                        "fence {} was called in doubt though every attempt was answered",
+                        w.fence
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     fn check_end(&self, s: &State) -> Result<(), String> {
@@ -223,6 +294,7 @@ fn seen(writers: &[Writer]) -> Vec<Seen<'_>> {
             fence: w.fence,
             landed_over: w.landed_over,
             verdict: w.verdict.as_deref(),
+            may_doubt: w.unknown,
         })
         .collect()
 }
