@@ -128,3 +128,39 @@ func TestALostAnswerRetriedIsAcceptedOrInDoubtNeverStale(t *testing.T) {
 		t.Fatalf("late writes refused: %v; want %v", got, want)
 	}
 }
+
+// serverBusy is Azure's 503 answer to a request it could not take.
+const serverBusy = "HTTP/1.1 503 Server Busy\r\nx-ms-error-code: ServerBusy\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+
+// Each attempt made again is told, not only the last: the proxy answers
+// the first Put Blob 503 without passing it on, forwards the second (which
+// azcore sends with Expect: 100-continue) and loses its final answer after
+// Azurite wrote it, and lets the newer holder write; the third attempt's
+// condition fails and the guard reads the larger fence. The second
+// attempt was written: in doubt, never stale, and the store is told
+// nothing.
+func TestEveryAttemptMadeAgainIsToldNotOnlyTheLast(t *testing.T) {
+	ctx := context.Background()
+	conn := connection(t)
+	leases := superseded.Open(t)
+	older, newer := leases.Older, leases.Newer
+	blob := fresh(t)
+	var seen string
+	proxy, played := losingproxy.Plan(t, endpoint(t, conn), putBlob, func() {
+		seen, _, _, _ = content(t, blob)
+		if _, err := azureguard.UploadBuffer(ctx, blob, []byte("by newer"), newer.Fence, nil); err != nil {
+			t.Errorf("the newer writer: %v", err)
+		}
+	}, [][]byte{[]byte(serverBusy), nil})
+	proxied, _ := via(t, conn, proxy)
+	quick := azureguard.Retry(policy.RetryOptions{RetryDelay: time.Millisecond})
+	_, err := azureguard.UploadBuffer(ctx, clientOf(t, proxied, name(t, blob), nil), []byte("by older"), older, nil, quick)
+	superseded.InDoubt(t, err)
+	if played() != 2 || seen != "by older" {
+		t.Fatalf("steps played %d, want 2; the blob read %q before the newer upload, want the older's", played(), seen)
+	}
+	has(t, blob, "by newer", newer.Fence)
+	if got := leases.Refused(t); len(got) != 0 {
+		t.Fatalf("late writes refused: %v; want none", got)
+	}
+}

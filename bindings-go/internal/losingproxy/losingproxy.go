@@ -19,8 +19,8 @@ import (
 
 // Start starts a loopback proxy in front of upstream (a URL) that loses
 // the answer to the first request whose bytes lose matches: it forwards
-// the request, waits for the answer's first bytes (the server has acted
-// by then), runs between, and closes the connection without a byte of
+// the request, waits for the final answer's first bytes (the server has
+// acted by then; an interim 100 Continue is passed on), runs between, and closes the connection without a byte of
 // that answer. Every other request and answer goes through as it is. It
 // returns the proxy's URL and whether it lost an answer; the proxy stops
 // listening when the test ends.
@@ -119,13 +119,25 @@ func Plan(t testing.TB, upstream string, pick func(request []byte) bool, between
 				for {
 					n, err := upc.Read(buf)
 					if n > 0 {
+						data := buf[:n]
 						if losing.Load() {
+							// An interim answer (100 Continue, to a client that
+							// sent Expect: 100-continue, as azcore does when it
+							// makes a request again) comes before the server has
+							// the body: passed on, the final answer is lost.
+							final := afterInterim(data)
+							if _, werr := down.Write(data[:len(data)-len(final)]); werr != nil {
+								return
+							}
+							if len(final) == 0 {
+								continue
+							}
 							if last.Load() {
 								once.Do(between)
 							}
 							return // the answer is lost with its connection
 						}
-						if _, werr := down.Write(buf[:n]); werr != nil {
+						if _, werr := down.Write(data); werr != nil {
 							return
 						}
 					}
@@ -141,6 +153,19 @@ func Plan(t testing.TB, upstream string, pick func(request []byte) bool, between
 		defer mu.Unlock()
 		return played
 	}
+}
+
+// afterInterim is what follows the whole interim (1xx) answers that data
+// begins with: all of data when it begins with none.
+func afterInterim(data []byte) []byte {
+	for bytes.HasPrefix(data, []byte("HTTP/1.1 1")) {
+		_, rest, found := bytes.Cut(data, []byte("\r\n\r\n"))
+		if !found {
+			return nil // the rest of it comes in the next read
+		}
+		data = rest
+	}
+	return data
 }
 
 // refuse reads the rest of the request that request begins (its headers
