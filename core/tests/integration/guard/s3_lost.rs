@@ -10,7 +10,8 @@
 //! fence: `stale`, our object deleted, as when a larger fence is put
 //! between our put and our listing with the answer kept (docs/guards.md,
 //! "A refusal after the put"). An SDK that makes no retry gives its error,
-//! saying the put may have been written.
+//! saying the put may have been written. A guarded delete (a tombstone put
+//! at its fence) is played the same way.
 #![cfg(feature = "guard-s3")]
 
 use super::losing::{losing_proxy, nothing, refusals_counted, Between};
@@ -19,7 +20,7 @@ use crate::support::served::served;
 use aws_sdk_s3::config::retry::RetryConfig;
 use aws_sdk_s3::Client;
 use tinystore::guard::s3 as guard;
-use tinystore::{Code, Lease};
+use tinystore::{Code, Fence, Lease};
 
 /// A client of moto at `url` whose first put's answer is lost, `between`
 /// run after moto wrote it; `retries` says whether the SDK retries
@@ -105,4 +106,54 @@ async fn a_lost_answer_retried_is_accepted_or_refused_after_the_put() {
         .unwrap_err();
     assert_eq!(err.code(), Code::Stale, "{err}");
     refusals_counted(&store, "s3-lost", 2).await;
+
+    // A guarded delete is a tombstone put at its fence: its answer lost
+    // alone, the SDK puts the tombstone again and the delete is accepted.
+    guard::put(
+        &client,
+        &bucket,
+        "gone",
+        b"before",
+        Fence::from_u128(old - 1),
+    )
+    .await
+    .unwrap();
+    let lossy = losing(&url, nothing(), true).await;
+    guard::delete(&lossy, &bucket, "gone", &older)
+        .await
+        .unwrap();
+    assert_eq!(body(&client, &bucket, "gone").await, None, "deleted");
+
+    // Overtaken before the retry: the tombstone landed (the object read
+    // as gone), the newer put over it; the retry's listing finds the
+    // newer fence: stale, the newer's body kept, not deleted.
+    guard::put(
+        &client,
+        &bucket,
+        "kept",
+        b"before",
+        Fence::from_u128(old - 1),
+    )
+    .await
+    .unwrap();
+    let (c, b, n) = (client.clone(), bucket.clone(), newer.fence());
+    let overtake: Between = Box::pin(async move {
+        assert_eq!(
+            body(&c, &b, "kept").await,
+            None,
+            "the tombstone landed first"
+        );
+        guard::put(&c, &b, "kept", b"by newer", n)
+            .await
+            .expect("the newer writer is accepted");
+    });
+    let lossy = losing(&url, overtake, true).await;
+    let err = guard::delete(&lossy, &bucket, "kept", &older)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Stale, "{err}");
+    assert_eq!(err.stale_detail().unwrap().largest, new);
+    let read = body(&client, &bucket, "kept").await;
+    assert_eq!(read, Some(("by newer".into(), new)));
+    refusals_counted(&store, "s3-lost", 3).await;
 }
