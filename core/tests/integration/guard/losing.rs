@@ -1,13 +1,15 @@
 //! What the lost-answer tests of the guards share: a loopback proxy that
 //! loses the server's answer to one request (the server has decided it by
-//! then), with another writer let in before the connection closes, and the
-//! wait for a store's count of refusals.
+//! then), or plays a plan of such losses and answers of its own, with
+//! another writer let in before the connection closes, and the wait for a
+//! store's count of refusals.
 #![allow(dead_code)]
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tinystore::RefusedStatus;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -32,18 +34,42 @@ pub(crate) async fn losing_proxy(
     target: &'static [u8],
     between: Between,
 ) -> String {
+    planned_proxy(upstream, target, between, vec![None]).await
+}
+
+/// A proxy like [`losing_proxy`]'s that plays `plan` on the requests
+/// carrying `target`, one step each, in turn: `None` loses the answer;
+/// `Some(answer)` keeps the request from the server (read whole) and gives
+/// the client `answer` (an HTTP answer's bytes), closing the connection, as
+/// a server that refused it would. `between` runs at the plan's last
+/// step; requests after it go through.
+pub(crate) async fn planned_proxy(
+    upstream: String,
+    target: &'static [u8],
+    between: Between,
+    plan: Vec<Option<&'static [u8]>>,
+) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let between = Arc::new(tokio::sync::Mutex::new(Some(between)));
-    let lost_one = Arc::new(AtomicBool::new(false));
+    let steps = Arc::new(Mutex::new(plan.into_iter().collect::<VecDeque<_>>()));
     tokio::spawn(async move {
         while let Ok((mut down, _)) = listener.accept().await {
             let mut up = TcpStream::connect(&upstream).await.unwrap();
-            let (between, lost_one) = (between.clone(), lost_one.clone());
+            let (between, steps) = (between.clone(), steps.clone());
             tokio::spawn(async move {
-                let (mut down_read, mut down_write) = down.split();
+                let (mut down_read, down_write) = down.split();
+                // Written by the answers, or by the proxy's own answer.
+                let down_write = tokio::sync::Mutex::new(down_write);
                 let (mut up_read, mut up_write) = up.split();
                 let losing = AtomicBool::new(false);
+                // Whether the step played on this connection is the last.
+                let last = AtomicBool::new(false);
+                let run_between = || async {
+                    if let Some(writer) = between.lock().await.take() {
+                        writer.await;
+                    }
+                };
                 let requests = async {
                     let mut buf = vec![0u8; 64 * 1024];
                     loop {
@@ -51,10 +77,38 @@ pub(crate) async fn losing_proxy(
                         if n == 0 {
                             break;
                         }
-                        if buf[..n].windows(target.len()).any(|w| w == target)
-                            && !lost_one.swap(true, Ordering::SeqCst)
-                        {
-                            losing.store(true, Ordering::SeqCst);
+                        let picked = !losing.load(Ordering::SeqCst)
+                            && buf[..n].windows(target.len()).any(|w| w == target);
+                        let step = if picked {
+                            let mut steps = steps.lock().unwrap();
+                            steps.pop_front().map(|step| (step, steps.is_empty()))
+                        } else {
+                            None
+                        };
+                        if let Some((step, is_last)) = step {
+                            last.store(is_last, Ordering::SeqCst);
+                            let Some(answer) = step else {
+                                losing.store(true, Ordering::SeqCst);
+                                if up_write.write_all(&buf[..n]).await.is_err() {
+                                    break;
+                                }
+                                continue;
+                            };
+                            let mut request = buf[..n].to_vec();
+                            while !whole(&request) {
+                                let n = down_read.read(&mut buf).await.unwrap_or(0);
+                                if n == 0 {
+                                    return;
+                                }
+                                request.extend_from_slice(&buf[..n]);
+                            }
+                            if is_last {
+                                run_between().await;
+                            }
+                            let mut down_write = down_write.lock().await;
+                            let _ = down_write.write_all(answer).await;
+                            let _ = down_write.shutdown().await;
+                            return;
                         }
                         if up_write.write_all(&buf[..n]).await.is_err() {
                             break;
@@ -72,16 +126,16 @@ pub(crate) async fn losing_proxy(
                             break;
                         }
                         if losing.load(Ordering::SeqCst) {
-                            if let Some(writer) = between.lock().await.take() {
-                                writer.await;
+                            if last.load(Ordering::SeqCst) {
+                                run_between().await;
                             }
                             return; // the answer is lost with its connection
                         }
-                        if down_write.write_all(&buf[..n]).await.is_err() {
+                        if down_write.lock().await.write_all(&buf[..n]).await.is_err() {
                             break;
                         }
                     }
-                    let _ = down_write.shutdown().await;
+                    let _ = down_write.lock().await.shutdown().await;
                 };
                 tokio::select! {
                     _ = requests => {}
@@ -91,6 +145,21 @@ pub(crate) async fn losing_proxy(
         }
     });
     address.to_string()
+}
+
+/// Whether `request` holds a whole HTTP request: its headers and a body of
+/// its Content-Length (none without one).
+fn whole(request: &[u8]) -> bool {
+    let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
+    let length = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    request.len() - end - 4 >= length
 }
 
 /// `store`'s count of refusals in the lock group `group` comes to `want`
