@@ -20,8 +20,8 @@ import (
 // Start starts a loopback proxy in front of upstream (a URL) that loses
 // the answer to the first request whose bytes lose matches: it forwards
 // the request, waits for the final answer's first bytes (the server has
-// acted by then; an interim 100 Continue is passed on), runs between, and closes the connection without a byte of
-// that answer. Every other request and answer goes through as it is. It
+// acted by then; an interim 100 Continue is passed on), runs between, and
+// closes the connection without a byte of that answer. Every other request and answer goes through as it is. It
 // returns the proxy's URL and whether it lost an answer; the proxy stops
 // listening when the test ends.
 func Start(t testing.TB, upstream string, lose func(request []byte) bool, between func()) (string, func() bool) {
